@@ -1,0 +1,68 @@
+# croupier: every target sets itself up (virtual environment, install, code generation).
+# `make run` starts the whole platform on a private Redis; `make test` runs the whole suite.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PROTOS := $(shell find protos -name '*.proto' | sort)
+GEN_STAMP := croupier/.generated
+
+.PHONY: all venv protos test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
+
+all: test
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Re-install whenever the project metadata changes.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	touch $@
+
+venv: $(STAMP)
+
+# Generated code (python, grpc, .pyi stubs) lands in the git-ignored package croupier/.
+$(GEN_STAMP): $(STAMP) $(PROTOS) tools/gen_protos.py
+	$(BIN)/python tools/gen_protos.py
+	touch $@
+
+protos: $(GEN_STAMP)
+
+test: protos
+	$(BIN)/python -m pytest tests
+
+test-unit: protos
+	$(BIN)/python -m pytest tests/unit
+
+test-contract: protos
+	$(BIN)/python -m pytest tests/contract
+
+test-integration: protos
+	$(BIN)/python -m pytest tests/integration
+
+test-e2e: protos
+	$(BIN)/python -m pytest tests/e2e
+
+lint: protos proto-lint
+	$(BIN)/ruff check services tests bench tools
+	$(BIN)/ruff format --check services tests bench tools
+	$(BIN)/mypy services tools
+
+# buf (from the npm registry) when node is available; the same conventions are also
+# checked in Python by tests/unit/protos, which `make test` always runs.
+proto-lint:
+	@if command -v npm >/dev/null 2>&1; then \
+		[ -x .tools/node_modules/.bin/buf ] || npm install --silent --prefix .tools @bufbuild/buf >/dev/null; \
+		.tools/node_modules/.bin/buf lint; \
+	else echo "npm not found: skipping buf lint (tests/unit/protos checks the conventions)"; fi
+
+run: protos
+	$(BIN)/croupier run
+
+bench: protos
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) croupier .tools .mypy_cache .ruff_cache .pytest_cache

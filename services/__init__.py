@@ -1,0 +1,1 @@
+"""croupier services: one package per deployable plus the pure game core and shared plumbing."""

@@ -1,0 +1,1 @@
+"""Bots: pure decision policies and the SDK that external bot programs use."""

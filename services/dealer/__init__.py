@@ -1,0 +1,1 @@
+"""Dealer service: auditable seeded shuffles, dealing on demand, reveal and verification."""

@@ -1,0 +1,1 @@
+"""Evaluator service: hand ranking (high, low, wild cards), showdowns and equities."""

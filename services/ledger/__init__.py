@@ -1,0 +1,1 @@
+"""Chip ledger service: double-entry accounts, two-phase escrow and settlement."""

@@ -1,0 +1,1 @@
+"""Plumbing shared by every deployable: settings, errors, identity, gRPC bootstrap, event store."""

@@ -1,0 +1,1 @@
+"""Celery workers: action timeouts and bot moves (thin shells over table-service RPCs)."""
