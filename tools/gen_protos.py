@@ -5,11 +5,12 @@ Run by `make protos`. Never edit the generated files; change the .proto and rege
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
 
-import grpc_tools
+import grpc_tools  # type: ignore[import-untyped]
 from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +24,10 @@ def main() -> int:
         shutil.rmtree(OUT)
     OUT.mkdir()
     well_known = Path(grpc_tools.__file__).parent / "_proto"
+    # protoc finds the mypy plugins on PATH; `make` does not activate the venv, so put the
+    # interpreter's bin directory (where protoc-gen-mypy is installed) first.
+    bin_dir = str(Path(sys.executable).parent)
+    os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
     args = [
         "grpc_tools.protoc",
         f"-I{PROTO_ROOT}",
