@@ -1,0 +1,47 @@
+"""Shared fixtures. Redis: one server per session (REDIS_URL or a private one with AOF on)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from tests.fixtures.redis_server import RedisServer, unique_prefix
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """The session's Redis. Never 127.0.0.1:6379 unless REDIS_URL says so."""
+    with RedisServer.from_env() as server:
+        yield server
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    return redis_server.url
+
+
+@pytest.fixture
+def key_prefix(request: pytest.FixtureRequest) -> str:
+    """Unique per test: use it in every key a test creates so a shared REDIS_URL stays safe."""
+    return unique_prefix(request.node.name[:40])
+
+
+@pytest.fixture
+def redis_client(redis_server: RedisServer) -> Iterator[redis.Redis]:
+    """A client on a clean database: FLUSHALL on our private server, never on a shared one."""
+    client = redis_server.client()
+    if redis_server.private:
+        client.flushall()
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def private_redis_server() -> Iterator[RedisServer]:
+    """A server of this test's own (always private, even with REDIS_URL): kill/restart freely."""
+    with RedisServer.private_server() as server:
+        yield server

