@@ -57,7 +57,13 @@ def issue_token(key: str, subject: str, role: Role, ttl_seconds: int = 3600) -> 
     if not key:
         raise ValueError("signing key must not be empty")
     now = int(time.time())
-    claims = {"iss": ISSUER, "sub": subject, "role": role.value, "iat": now, "exp": now + ttl_seconds}
+    claims = {
+        "iss": ISSUER,
+        "sub": subject,
+        "role": role.value,
+        "iat": now,
+        "exp": now + ttl_seconds,
+    }
     return jwt.encode(claims, key, algorithm=ALGORITHM)
 
 

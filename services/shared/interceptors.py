@@ -1,0 +1,242 @@
+"""Server interceptors every croupier gRPC server installs, outermost first:
+
+1. `MetricsInterceptor` — request count by service/method/code and a latency histogram.
+2. `ErrorInterceptor` — the one place domain errors become gRPC statuses; anything else
+   becomes INTERNAL with a generic message and a logged traceback (no internals leak).
+3. `AuthInterceptor` — verifies the bearer token and binds the caller's `Principal` for the
+   duration of the call (health and reflection are exempt so probes need no token).
+
+Each wraps the behaviour of unary and streaming handlers alike. For a server-streaming RPC the
+wrapped behaviour is a generator, so errors raised mid-stream are mapped too and the latency
+observed is the stream's whole lifetime.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import structlog
+
+from services.shared import auth
+from services.shared.errors import DomainError, Unauthenticated
+from services.shared.metrics import REQUEST_LATENCY, REQUESTS
+
+log = structlog.get_logger(__name__)
+
+Behavior = Callable[[Any, grpc.ServicerContext], Any]
+# Given the behaviour, whether it streams its response, and the full method name
+# ("/pkg.Service/Method"), return the replacement behaviour.
+Wrapper = Callable[[Behavior, bool, str], Behavior]
+
+EXEMPT_PREFIXES = (
+    "/grpc.health.v1.Health/",
+    "/grpc.reflection.v1alpha.ServerReflection/",
+    "/grpc.reflection.v1.ServerReflection/",
+)
+
+
+def split_method(full_method: str) -> tuple[str, str]:
+    """("/croupier.table.v1.TableService/Join") -> ("croupier.table.v1.TableService", "Join")."""
+    service, _, method = full_method.lstrip("/").partition("/")
+    return service, method
+
+
+def _wrap_handler(handler: grpc.RpcMethodHandler[Any, Any], wrap: Wrapper, method: str) -> Any:
+    """A copy of `handler` whose behaviour is wrapped, whatever its streaming kind."""
+    if handler.unary_unary:
+        return grpc.unary_unary_rpc_method_handler(
+            wrap(handler.unary_unary, False, method),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+    if handler.unary_stream:
+        return grpc.unary_stream_rpc_method_handler(
+            wrap(handler.unary_stream, True, method),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+    if handler.stream_unary:
+        return grpc.stream_unary_rpc_method_handler(
+            wrap(handler.stream_unary, False, method),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+    assert handler.stream_stream is not None
+    return grpc.stream_stream_rpc_method_handler(
+        wrap(handler.stream_stream, True, method),
+        request_deserializer=handler.request_deserializer,
+        response_serializer=handler.response_serializer,
+    )
+
+
+class _WrappingInterceptor(grpc.ServerInterceptor):
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler[Any, Any] | None],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        handler = continuation(handler_call_details)
+        if handler is None or not self.applies_to(handler_call_details.method):
+            return handler
+        wrapped: grpc.RpcMethodHandler[Any, Any] = _wrap_handler(
+            handler, self.wrap, handler_call_details.method
+        )
+        return wrapped
+
+    def applies_to(self, method: str) -> bool:
+        return True
+
+    def wrap(self, behavior: Behavior, streaming: bool, method: str) -> Behavior:
+        raise NotImplementedError
+
+
+def _status_code(context: grpc.ServicerContext) -> Any:
+    # ServicerContext.code() exists at runtime (grpcio >= 1.38) but not in the type stubs.
+    return getattr(context, "code")()  # noqa: B009
+
+
+def _code_name(context: grpc.ServicerContext) -> str:
+    code = _status_code(context)
+    if isinstance(code, grpc.StatusCode):
+        return code.name
+    return "OK" if code is None else str(code)
+
+
+class MetricsInterceptor(_WrappingInterceptor):
+    """Count every RPC by final status code and observe its latency in seconds."""
+
+    def wrap(self, behavior: Behavior, streaming: bool, method: str) -> Behavior:
+        service, name = split_method(method)
+
+        def record(context: grpc.ServicerContext, started: float, failed: bool) -> None:
+            code = _code_name(context)
+            if failed and code == "OK":
+                code = "UNKNOWN"
+            REQUESTS.labels(service, name, code).inc()
+            REQUEST_LATENCY.labels(service, name).observe(time.perf_counter() - started)
+
+        if streaming:
+
+            def stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+                started, failed = time.perf_counter(), False
+                try:
+                    yield from behavior(request, context)
+                except BaseException:
+                    failed = True
+                    raise
+                finally:
+                    record(context, started, failed)
+
+            return stream
+
+        def unary(request: Any, context: grpc.ServicerContext) -> Any:
+            started, failed = time.perf_counter(), False
+            try:
+                return behavior(request, context)
+            except BaseException:
+                failed = True
+                raise
+            finally:
+                record(context, started, failed)
+
+        return unary
+
+
+def _abort_for(exc: BaseException, context: grpc.ServicerContext, method: str) -> None:
+    """Turn `exc` into the call's status; always raises (context.abort does)."""
+    if isinstance(exc, DomainError):
+        context.abort(exc.code, exc.message)
+    if _status_code(context) not in (None, grpc.StatusCode.OK):
+        # The servicer already aborted with a status of its own: keep it.
+        raise exc
+    error_id = uuid.uuid4().hex[:12]
+    log.error("unexpected error in rpc", method=method, error_id=error_id, exc_info=exc)
+    context.abort(grpc.StatusCode.INTERNAL, f"internal error (error id {error_id})")
+
+
+class ErrorInterceptor(_WrappingInterceptor):
+    """Map DomainError subclasses to their status with the message unchanged."""
+
+    def wrap(self, behavior: Behavior, streaming: bool, method: str) -> Behavior:
+        if streaming:
+
+            def stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+                try:
+                    yield from behavior(request, context)
+                except GeneratorExit:
+                    raise
+                except Exception as exc:
+                    _abort_for(exc, context, method)
+
+            return stream
+
+        def unary(request: Any, context: grpc.ServicerContext) -> Any:
+            try:
+                return behavior(request, context)
+            except Exception as exc:
+                _abort_for(exc, context, method)
+
+        return unary
+
+
+def _bearer_token(context: grpc.ServicerContext) -> str:
+    for key, value in context.invocation_metadata() or ():
+        if key == auth.METADATA_KEY:
+            text = value if isinstance(value, str) else value.decode()
+            scheme, _, token = text.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise Unauthenticated("authorization metadata must be 'Bearer <token>'")
+            return token.strip()
+    raise Unauthenticated("no credentials: send 'authorization: Bearer <token>' metadata")
+
+
+class AuthInterceptor(_WrappingInterceptor):
+    """Verify the caller's token and make its principal `auth.current_principal()`."""
+
+    def __init__(self, key: str) -> None:
+        self._key = key
+
+    def applies_to(self, method: str) -> bool:
+        return not method.startswith(EXEMPT_PREFIXES)
+
+    def wrap(self, behavior: Behavior, streaming: bool, method: str) -> Behavior:
+        key = self._key
+        if streaming:
+
+            def stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+                principal = auth.verify_token(key, _bearer_token(context))
+                token = auth.set_current_principal(principal)
+                try:
+                    yield from behavior(request, context)
+                finally:
+                    _unbind(token)
+
+            return stream
+
+        def unary(request: Any, context: grpc.ServicerContext) -> Any:
+            principal = auth.verify_token(key, _bearer_token(context))
+            token = auth.set_current_principal(principal)
+            try:
+                return behavior(request, context)
+            finally:
+                _unbind(token)
+
+        return unary
+
+
+def _unbind(token: Any) -> None:
+    try:
+        auth.reset_current_principal(token)
+    except ValueError:
+        # A stream closed from another thread's context: clear rather than leak the
+        # principal into the next call served by this thread.
+        auth.set_current_principal(None)
+
+
+def default_interceptors(auth_key: str) -> list[grpc.ServerInterceptor]:
+    """The interceptor stack in the order grpc.server() expects (outermost first)."""
+    return [MetricsInterceptor(), ErrorInterceptor(), AuthInterceptor(auth_key)]

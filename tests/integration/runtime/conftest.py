@@ -1,0 +1,84 @@
+"""A tiny raw-bytes test service served through the real runtime (no proto needed).
+
+`/croupier.test.Probe/Whoami` returns the caller's subject and role, `/Fail` raises the
+DomainError class named in the request, and `/Count` streams N numbered messages.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from services.shared import auth, errors
+from services.shared.grpc_server import ServiceSpec, create_server
+from services.shared.settings import RuntimeSettings
+
+KEY = "test-signing-key-0123456789abcdef"
+SERVICE = "croupier.test.Probe"
+
+
+def _whoami(request: bytes, context: grpc.ServicerContext) -> bytes:
+    principal = auth.current_principal()
+    return f"{principal.subject}/{principal.role.value}".encode()
+
+
+def _fail(request: bytes, context: grpc.ServicerContext) -> bytes:
+    name = request.decode()
+    if name == "boom":
+        raise RuntimeError(f"secret {KEY} must not leak")
+    cls = getattr(errors, name)
+    if name == "Conflict":
+        raise cls("stream moved on", actual_version=7)
+    raise cls(f"{name} happened")
+
+
+def _count(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
+    total = int(request.decode())
+    for i in range(total):
+        if i == 3 and total == 99:
+            raise errors.FailedPrecondition("stream stopped at 3")
+        yield f"{i}:{auth.current_principal().subject}".encode()
+
+
+def _slow(request: bytes, context: grpc.ServicerContext) -> bytes:
+    time.sleep(float(request.decode()))
+    return b"done"
+
+
+def _register(server: grpc.Server) -> None:
+    handlers = {
+        "Slow": grpc.unary_unary_rpc_method_handler(_slow),
+        "Whoami": grpc.unary_unary_rpc_method_handler(_whoami),
+        "Fail": grpc.unary_unary_rpc_method_handler(_fail),
+        "Count": grpc.unary_stream_rpc_method_handler(_count),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+
+
+SPEC = ServiceSpec(name="probe", register=_register, service_names=[SERVICE])
+
+
+def runtime_settings(**overrides: object) -> RuntimeSettings:
+    env = {"CROUPIER_AUTH_KEY": KEY, "CROUPIER_PROBE_METRICS_PORT": "0"}
+    settings = RuntimeSettings.from_env("probe", 0, env=env)
+    if overrides:
+        from dataclasses import replace
+
+        settings = replace(settings, **overrides)  # type: ignore[arg-type]
+    return settings
+
+
+@pytest.fixture(scope="module")
+def probe_server() -> Iterator[int]:
+    server, port = create_server(SPEC, runtime_settings())
+    yield port
+    server.stop(0).wait()
+
+
+@pytest.fixture
+def channel(probe_server: int) -> Iterator[grpc.Channel]:
+    with grpc.insecure_channel(f"127.0.0.1:{probe_server}") as chan:
+        yield chan
