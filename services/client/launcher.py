@@ -1,0 +1,298 @@
+"""`croupier run` (`make run`): the whole platform on one machine.
+
+1. A signing key: ``CROUPIER_AUTH_KEY`` when set, else the one kept in ``<state>/auth-key``,
+   else a new random one written there (so `croupier token` can sign with it).
+2. Redis: ``REDIS_URL`` when set, else a private redis-server/valkey-server with AOF on, its
+   data in ``<state>/redis`` (see services.shared.redis_embedded).
+3. Every deployable built so far (a ``services/<name>/__main__.py`` exists), one child process
+   each, started in dependency order; each must report grpc.health SERVING before the next
+   starts. Then the Celery worker, once ``services/workers`` has one.
+4. Ctrl-C or SIGTERM: children get SIGTERM in reverse order, then SIGKILL (to their whole
+   process group) if they outlive the grace period; Redis stops last. Nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from services.shared.healthcheck import wait_until_serving
+from services.shared.redis_embedded import (
+    EmbeddedRedis,
+    ExternalRedis,
+    RedisHandle,
+    find_server_binary,
+    start_private_redis,
+)
+from services.shared.settings import (
+    AUTH_KEY_ENV,
+    DEFAULT_METRICS_PORTS,
+    DEFAULT_PORTS,
+    env_prefix,
+    target_env_name,
+)
+
+# gRPC deployables in start order: the table calls the other three, so it comes last.
+GRPC_DEPLOYABLES = ("evaluator", "dealer", "ledger", "table")
+# Modules that, once they exist, hold the Celery app (`app`) the worker runs.
+WORKER_APP_MODULES = ("services.workers.app", "services.workers.celery_app")
+STOP_GRACE_SECONDS = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Deployable:
+    """A gRPC service process: `python -m <module>`, listening on CROUPIER_<NAME>_ADDR."""
+
+    name: str
+    module: str
+
+
+@dataclass
+class Child:
+    """One started process and how to reach it."""
+
+    name: str
+    process: subprocess.Popen[bytes]
+    address: str | None = None
+    metrics_port: int = 0
+    readers: list[threading.Thread] = field(default_factory=list)
+
+    @property
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+
+def has_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def available_deployables() -> list[Deployable]:
+    """The gRPC deployables that can be started (their `__main__` module exists)."""
+    return [
+        Deployable(name, f"services.{name}")
+        for name in GRPC_DEPLOYABLES
+        if has_module(f"services.{name}.__main__")
+    ]
+
+
+def worker_command() -> list[str] | None:
+    """How to start the Celery worker, or None while there is none yet."""
+    if has_module("services.workers.__main__"):
+        return [sys.executable, "-m", "services.workers"]
+    for module in WORKER_APP_MODULES:
+        if has_module(module):
+            return [
+                sys.executable, "-m", "celery", "-A", f"{module}:app", "worker",
+                "--loglevel=INFO", "--concurrency=2",
+            ]  # fmt: skip
+    return None
+
+
+def signing_key(env: Mapping[str, str], state_dir: Path) -> str:
+    """The environment's key, else the persisted one, else a new one (written mode 0600)."""
+    key = env.get(AUTH_KEY_ENV, "").strip()
+    if key:
+        return key
+    path = state_dir / "auth-key"
+    if path.exists():
+        return path.read_text().strip()
+    state_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(48)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key + "\n")
+    return key
+
+
+def start_redis(env: Mapping[str, str], state_dir: Path) -> RedisHandle:
+    url = env.get("REDIS_URL", "").strip()
+    if url:
+        return ExternalRedis(url)
+    binary = find_server_binary()
+    if binary is None:
+        return start_private_redis()
+    data_dir = state_dir / "redis"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return EmbeddedRedis(binary, data_dir=data_dir).start()
+
+
+def child_environment(env: Mapping[str, str], key: str, redis_url: str) -> dict[str, str]:
+    """Environment for every child: the key, Redis, and where each service listens/is found."""
+    child = dict(env)
+    child[AUTH_KEY_ENV] = key
+    child["REDIS_URL"] = redis_url
+    bind_host = child.get("CROUPIER_BIND_HOST", "127.0.0.1")
+    for name in GRPC_DEPLOYABLES:
+        prefix = env_prefix(name)
+        address = child.setdefault(prefix + "ADDR", f"{bind_host}:{DEFAULT_PORTS[name]}")
+        child.setdefault(target_env_name(name), address)
+    return child
+
+
+def _pump(name: str, stream: IO[bytes], out: IO[str]) -> None:
+    """Copy a child's output line by line, prefixed with its name."""
+    for raw in iter(stream.readline, b""):
+        out.write(f"{name:>9} | {raw.decode(errors='replace').rstrip()}\n")
+        out.flush()
+    stream.close()
+
+
+def spawn(name: str, command: list[str], env: Mapping[str, str], out: IO[str]) -> Child:
+    # A session of its own: a terminal's Ctrl-C reaches only the launcher, which stops the
+    # children in order; and killpg can clean up anything a child forked.
+    process = subprocess.Popen(
+        command,
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    reader = threading.Thread(target=_pump, args=(name, process.stdout, out), daemon=True)
+    reader.start()
+    return Child(name=name, process=process, readers=[reader])
+
+
+def stop_children(children: list[Child], grace: float = STOP_GRACE_SECONDS) -> None:
+    """SIGTERM each child (last started first), then SIGKILL whatever is left of its group."""
+    for child in reversed(children):
+        if child.running:
+            child.process.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for child in reversed(children):
+        try:
+            child.process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.process.kill()
+            child.process.wait()
+        _kill_group(child.process.pid)
+        for reader in child.readers:
+            reader.join(timeout=2)
+
+
+def _kill_group(pgid: int) -> None:
+    """SIGKILL any process the child left in its group (e.g. worker pool processes)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+class Launcher:
+    """Starts and stops the platform; `run()` blocks until a stop signal or a child dies."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        env: Mapping[str, str],
+        out: IO[str],
+        deployables: Sequence[Deployable] | None = None,
+    ) -> None:
+        self.deployables = list(deployables) if deployables is not None else available_deployables()
+        self.state_dir = state_dir
+        self.env = env
+        self.out = out
+        self.children: list[Child] = []
+        self.stop_requested = threading.Event()
+
+    def _say(self, line: str) -> None:
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def _request_stop(self, signum: int, _frame: object) -> None:
+        self.stop_requested.set()
+
+    def run(self) -> int:
+        signal.signal(signal.SIGINT, self._request_stop)
+        signal.signal(signal.SIGTERM, self._request_stop)
+        key = signing_key(self.env, self.state_dir)
+        redis = start_redis(self.env, self.state_dir)
+        try:
+            env = child_environment(self.env, key, redis.url)
+            if not self._start_all(env):
+                return 1
+            self._print_summary(redis)
+            return self._supervise()
+        finally:
+            stop_children(self.children)
+            redis.close()
+            self._say("croupier stopped")
+
+    def _start_all(self, env: Mapping[str, str]) -> bool:
+        for deployable in self.deployables:
+            name = deployable.name
+            child = spawn(name, [sys.executable, "-m", deployable.module], env, self.out)
+            child.address = env.get(env_prefix(name) + "ADDR")
+            metrics = env.get(env_prefix(name) + "METRICS_PORT", "")
+            child.metrics_port = (
+                int(metrics) if metrics.isdigit() else DEFAULT_METRICS_PORTS.get(name, 0)
+            )
+            self.children.append(child)
+            if not self._wait_healthy(child):
+                return False
+        command = worker_command()
+        if command is not None:
+            self.children.append(spawn("worker", command, env, self.out))
+        return not self.stop_requested.is_set()
+
+    def _wait_healthy(self, child: Child) -> bool:
+        if child.address is None:
+            self._say(f"{child.name}: set {env_prefix(child.name)}ADDR so it can be probed")
+            return False
+        probe = child.address.replace("0.0.0.0:", "127.0.0.1:")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not self.stop_requested.is_set():
+            if not child.running:
+                self._say(f"{child.name} exited with status {child.process.returncode}")
+                return False
+            if wait_until_serving(probe, timeout=0.5):
+                return True
+        if not self.stop_requested.is_set():
+            self._say(f"{child.name} did not become healthy on {child.address}")
+        return False
+
+    def _print_summary(self, redis: RedisHandle) -> None:
+        self._say("croupier is running; Ctrl-C stops everything")
+        where = getattr(redis, "data_dir", None)
+        self._say(
+            f"  {'redis':<9} {redis.url}" + (f"  (private, data in {where})" if where else "")
+        )
+        for child in self.children:
+            metrics = (
+                f"  metrics http://127.0.0.1:{child.metrics_port}/metrics"
+                if child.metrics_port
+                else ""
+            )
+            listen = child.address or "(celery worker)"
+            self._say(f"  {child.name:<9} {listen}{metrics}  pid {child.process.pid}")
+        redis_pid = getattr(redis, "pid", None)
+        if redis_pid:
+            self._say(f"  {'redis':<9} pid {redis_pid}")
+        self._say("  tokens: .venv/bin/croupier token --subject alice --role player")
+
+    def _supervise(self) -> int:
+        while not self.stop_requested.wait(0.2):
+            for child in self.children:
+                if not child.running:
+                    self._say(
+                        f"{child.name} exited with status {child.process.returncode}; stopping"
+                    )
+                    return 1
+        self._say("stopping")
+        return 0
+
+
+def run_platform(state_dir: Path, out: IO[str] | None = None) -> int:
+    return Launcher(state_dir, os.environ, out or sys.stdout).run()

@@ -1,0 +1,45 @@
+"""`croupier run` (what `make run` starts): every built service answers health, Ctrl-C
+stops all of them and the private Redis, leaving no process behind."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from services.client.launcher import GRPC_DEPLOYABLES, worker_command
+from services.shared.healthcheck import is_serving
+from tests.fixtures.launcher_process import ROOT, LauncherProcess, free_port, pid_alive
+
+pytestmark = pytest.mark.e2e
+
+
+def _built_services() -> list[str]:
+    return [n for n in GRPC_DEPLOYABLES if (ROOT / "services" / n / "__main__.py").exists()]
+
+
+def test_croupier_run_serves_every_built_service_and_ctrl_c_stops_everything(tmp_path):
+    env = {}
+    addresses = {}
+    for name in GRPC_DEPLOYABLES:
+        addresses[name] = f"127.0.0.1:{free_port()}"
+        env[f"CROUPIER_{name.upper()}_ADDR"] = addresses[name]
+        env[f"CROUPIER_{name.upper()}_METRICS_PORT"] = str(free_port())
+    croupier = Path(sys.executable).with_name("croupier")
+    command = [str(croupier)] if croupier.exists() else [sys.executable, "-m", "services.client"]
+    launcher = LauncherProcess([*command, "run", "--state-dir", str(tmp_path)], env)
+    try:
+        launcher.wait_for("croupier is running", timeout=120)
+        pids = launcher.pids()
+        expected = {*_built_services(), "redis"}
+        if worker_command() is not None:
+            expected.add("worker")
+        assert set(pids) == expected
+        for name in _built_services():
+            assert is_serving(addresses[name]), f"{name} is not SERVING"
+        assert launcher.interrupt() == 0
+    finally:
+        launcher.kill()
+    assert "croupier stopped" in launcher.lines
+    assert not [name for name, pid in pids.items() if pid_alive(pid)]
