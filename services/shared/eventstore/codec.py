@@ -1,0 +1,77 @@
+"""How one event is laid out as a Redis Stream entry (and in the in-memory twin).
+
+Entry id `<version>-0`, fields:
+  type    protobuf full name of the message      e.g. croupier.table.v1.HandStarted
+  schema  schema version of the payload          e.g. 1
+  data    the serialized protobuf message        bytes
+  idem    idempotency key of the append           shared by all events of one command
+  version the event's version (same as the id)   1, 2, 3 …
+  at_ms   server time of the append, Unix ms
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from google.protobuf.message import DecodeError, Message
+
+from services.shared.eventstore.interface import M, RecordedEvent
+from services.shared.eventstore.registry import EventDecodingError, EventRegistry
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedEvent:
+    type_name: str
+    schema_version: int
+    payload: bytes
+
+
+def encode_batch(registry: EventRegistry, events: Sequence[Message]) -> list[EncodedEvent]:
+    """Encode every event before anything is written, so one bad event fails the whole batch."""
+    encoded = []
+    for message in events:
+        type_name, schema_version, payload = registry.encode(message)
+        encoded.append(EncodedEvent(type_name, schema_version, payload))
+    return encoded
+
+
+def decode_entry(
+    registry: EventRegistry, stream: str, fields: Mapping[bytes, bytes]
+) -> RecordedEvent:
+    """A RecordedEvent from the raw fields of one stream entry."""
+    try:
+        version = int(fields[b"version"])
+        type_name = fields[b"type"].decode()
+        schema_version = int(fields[b"schema"])
+        payload = fields[b"data"]
+        recorded_at_ms = int(fields[b"at_ms"])
+    except (KeyError, ValueError) as exc:
+        raise EventDecodingError(f"malformed entry in {stream}: {exc!r}") from exc
+    where = f" (event {version} of {stream})"
+    message = registry.decode(type_name, schema_version, payload, where)
+    return RecordedEvent(stream, version, type_name, schema_version, message, recorded_at_ms)
+
+
+def entry_fields(
+    event: EncodedEvent, version: int, idempotency_key: str, recorded_at_ms: int
+) -> dict[bytes, bytes]:
+    """The fields `decode_entry` reads (the in-memory store keeps exactly these)."""
+    return {
+        b"type": event.type_name.encode(),
+        b"schema": str(event.schema_version).encode(),
+        b"data": event.payload,
+        b"idem": idempotency_key.encode(),
+        b"version": str(version).encode(),
+        b"at_ms": str(recorded_at_ms).encode(),
+    }
+
+
+def parse_snapshot(stream: str, message_type: type[M], payload: bytes) -> M:
+    """A stored snapshot's state; a payload that does not parse is an error, not a silent miss."""
+    message = message_type()
+    try:
+        message.ParseFromString(payload)
+    except DecodeError as exc:
+        raise EventDecodingError(f"snapshot of {stream} does not parse: {exc}") from exc
+    return message

@@ -1,0 +1,171 @@
+"""The event store on Redis Streams: one stream per aggregate, one Lua script per append."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
+
+import redis
+from google.protobuf.message import Message
+
+from services.shared.errors import Unavailable
+from services.shared.eventstore import arguments, keys, scripts
+from services.shared.eventstore.codec import decode_entry, encode_batch, parse_snapshot
+from services.shared.eventstore.durability import Durability, durability_from_env
+from services.shared.eventstore.interface import (
+    DEFAULT_IDEMPOTENCY_TTL_S,
+    AppendResult,
+    M,
+    RecordedEvent,
+)
+from services.shared.eventstore.registry import EventRegistry
+
+_READ_PAGE = 1000
+
+Entry = tuple[bytes, dict[bytes, bytes]]
+
+
+class RedisEventStore:
+    """`EventStore` on a redis-py client (decode_responses must be off: payloads are bytes)."""
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        registry: EventRegistry,
+        *,
+        durability: Durability | None = None,
+        idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S,
+        waitaof_timeout_ms: int = 2000,
+    ) -> None:
+        if client.connection_pool.connection_kwargs.get("decode_responses"):
+            raise ValueError("RedisEventStore needs a client with decode_responses=False")
+        self._client = client
+        self._registry = registry
+        self.durability: Durability = durability or durability_from_env()
+        self._idempotency_ttl_s = idempotency_ttl_s
+        self._waitaof_timeout_ms = waitaof_timeout_ms
+        self._append = client.register_script(scripts.APPEND)
+        self._save_snapshot = client.register_script(scripts.SAVE_SNAPSHOT)
+        if self.durability == "strict":
+            self._check_waitaof()
+
+    def _check_waitaof(self) -> None:
+        try:
+            self._client.execute_command("WAITAOF", 1, 0, self._waitaof_timeout_ms)  # type: ignore[no-untyped-call]
+        except redis.ResponseError as exc:
+            raise RuntimeError(
+                "durability 'strict' needs WAITAOF (Redis >= 7.2 or valkey) with appendonly "
+                f"yes, but the server said: {exc}. Use durability 'everysec' or another server"
+            ) from exc
+
+    def append(
+        self,
+        stream: str,
+        events: Sequence[Message],
+        expected_version: int,
+        idempotency_key: str,
+    ) -> AppendResult:
+        arguments.check_append(stream, events, expected_version, idempotency_key)
+        encoded = encode_batch(self._registry, events)
+        script_keys = [
+            stream,
+            keys.version_key(stream),
+            keys.idempotency_key(stream, idempotency_key),
+        ]
+        args: list[Any] = [expected_version, self._idempotency_ttl_s, idempotency_key, len(encoded)]
+        for event in encoded:
+            args += [event.type_name, event.schema_version, event.payload]
+        result = _append_result(stream, expected_version, self._append(keys=script_keys, args=args))
+        if self.durability == "strict":
+            # Also after a deduplicated retry: the original attempt may have failed this wait.
+            self._wait_for_fsync()
+        return result
+
+    def _wait_for_fsync(self) -> None:
+        """WAITAOF as its own round trip. Pipelined behind the script it waits for the server's
+        next cron tick (~100 ms at hz 10) instead of the fsync itself (~0.3-4 ms measured)."""
+        synced = self._client.execute_command("WAITAOF", 1, 0, self._waitaof_timeout_ms)  # type: ignore[no-untyped-call]
+        if int(synced[0]) < 1:
+            # Applied but not yet on disk: a retry with the same key is safe and waits again.
+            raise Unavailable(
+                f"append not confirmed durable (AOF fsync) within {self._waitaof_timeout_ms} ms;"
+                " retry with the same idempotency key"
+            )
+
+    def read(
+        self, stream: str, from_version: int = 1, limit: int | None = None
+    ) -> list[RecordedEvent]:
+        arguments.check_read(stream, from_version, limit)
+        events: list[RecordedEvent] = []
+        start = f"{from_version}-0"
+        while limit is None or len(events) < limit:
+            count = _READ_PAGE if limit is None else min(_READ_PAGE, limit - len(events))
+            page = cast(list[Entry], self._client.xrange(stream, min=start, count=count))
+            events += [decode_entry(self._registry, stream, fields) for _, fields in page]
+            if len(page) < count:
+                break
+            start = f"{events[-1].version + 1}-0"
+        return events
+
+    def version(self, stream: str) -> int:
+        raw = self._client.get(keys.version_key(stream))
+        return int(cast(bytes, raw)) if raw is not None else 0
+
+    def subscribe(
+        self,
+        stream: str,
+        from_version: int = 1,
+        *,
+        block_ms: int = 1000,
+        stop: threading.Event | None = None,
+    ) -> Iterator[RecordedEvent]:
+        arguments.check_read(stream, from_version, None)
+        last_id = f"{from_version - 1}-0"
+        while stop is None or not stop.is_set():
+            reply = self._client.xread({stream: last_id}, count=_READ_PAGE, block=block_ms)
+            for _, entries in cast(list[tuple[bytes, list[Entry]]], reply or []):
+                for entry_id, fields in entries:
+                    last_id = entry_id.decode()
+                    yield decode_entry(self._registry, stream, fields)
+                    if stop is not None and stop.is_set():
+                        return
+
+    def save_snapshot(
+        self, stream: str, version: int, message: Message, schema_version: int = 1
+    ) -> None:
+        if version < 1:
+            arguments.check_snapshot(stream, version, self.version(stream))
+        reply = self._save_snapshot(
+            keys=[keys.snapshot_key(stream), keys.version_key(stream)],
+            args=[
+                version,
+                message.DESCRIPTOR.full_name,
+                schema_version,
+                message.SerializeToString(deterministic=True),
+            ],
+        )
+        if reply[0] == b"ahead":
+            arguments.check_snapshot(stream, version, int(reply[1]))
+
+    def load_snapshot(
+        self, stream: str, message_type: type[M], schema_version: int = 1
+    ) -> tuple[int, M] | None:
+        raw = cast(dict[bytes, bytes], self._client.hgetall(keys.snapshot_key(stream)))
+        if not raw:
+            return None
+        if raw[b"type"].decode() != message_type.DESCRIPTOR.full_name:
+            return None
+        if int(raw[b"schema"]) != schema_version:
+            return None
+        return int(raw[b"version"]), parse_snapshot(stream, message_type, raw[b"data"])
+
+
+def _append_result(stream: str, expected_version: int, reply: Any) -> AppendResult:
+    status, detail = bytes(reply[0]).decode(), bytes(reply[1]).decode()
+    if status == "conflict":
+        raise arguments.conflict(stream, expected_version, int(detail))
+    if status == "corrupt":
+        raise RuntimeError(f"{stream} is inconsistent ({detail}); refusing to append")
+    first, last = (int(part) for part in detail.split(":"))
+    return AppendResult(first, last, deduplicated=status == "dup")

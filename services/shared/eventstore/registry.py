@@ -1,0 +1,111 @@
+"""Which protobuf message each stored event is, by a stable type name and a schema version.
+
+The type name is the message's full protobuf name (`croupier.table.v1.HandStarted`), which
+survives Python refactors. When a message's meaning changes incompatibly, bump its schema
+version and register an upcaster that rewrites the old payload into the new one, so old streams
+still replay. (Adding a field needs no new version: protobuf decoding already tolerates it.)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from google.protobuf.message import DecodeError, Message
+
+# Rewrites a payload written at schema version N into the payload of version N + 1.
+Upcaster = Callable[[bytes], bytes]
+
+
+class EventDecodingError(Exception):
+    """A stored event cannot be turned back into a message. Says which event and why."""
+
+
+class UnknownEventType(EventDecodingError):  # noqa: N818 - reads as the condition it names
+    """The stream holds (or a caller tried to append) a type this process never registered."""
+
+    def __init__(self, type_name: str, known: list[str], where: str = "") -> None:
+        self.type_name = type_name
+        known_text = ", ".join(sorted(known)) or "none"
+        super().__init__(
+            f"unknown event type {type_name!r}{where}; registered types: {known_text}. "
+            "Register the message class with EventRegistry.register()"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Registration:
+    message_type: type[Message]
+    schema_version: int
+
+
+class EventRegistry:
+    """Maps type names to protobuf classes (and back), thread-safe."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, _Registration] = {}
+        self._upcasters: dict[tuple[str, int], Upcaster] = {}
+        self._lock = threading.Lock()
+
+    def register(self, message_type: type[Message], schema_version: int = 1) -> None:
+        """Register a class at its current schema version (registering it again is a no-op)."""
+        if schema_version < 1:
+            raise ValueError(f"schema version must be >= 1, got {schema_version}")
+        name = message_type.DESCRIPTOR.full_name
+        with self._lock:
+            existing = self._by_name.get(name)
+            if existing is not None and existing != _Registration(message_type, schema_version):
+                raise ValueError(
+                    f"{name} is already registered as schema version {existing.schema_version}"
+                )
+            self._by_name[name] = _Registration(message_type, schema_version)
+
+    def add_upcaster(self, type_name: str, from_version: int, upcast: Upcaster) -> None:
+        """Teach the registry to turn a version `from_version` payload into version + 1."""
+        with self._lock:
+            self._upcasters[(type_name, from_version)] = upcast
+
+    def type_names(self) -> list[str]:
+        with self._lock:
+            return list(self._by_name)
+
+    def encode(self, message: Message) -> tuple[str, int, bytes]:
+        """(type name, schema version, payload) for a registered message."""
+        name = message.DESCRIPTOR.full_name
+        with self._lock:
+            registration = self._by_name.get(name)
+        if registration is None or not isinstance(message, registration.message_type):
+            raise UnknownEventType(name, self.type_names(), " (cannot append it)")
+        return name, registration.schema_version, message.SerializeToString(deterministic=True)
+
+    def decode(
+        self, type_name: str, schema_version: int, payload: bytes, where: str = ""
+    ) -> Message:
+        """The message for a stored payload, upcast to the registered schema version."""
+        with self._lock:
+            registration = self._by_name.get(type_name)
+        if registration is None:
+            raise UnknownEventType(type_name, self.type_names(), where)
+        current = registration.schema_version
+        if schema_version > current:
+            raise EventDecodingError(
+                f"{type_name}{where} was written at schema version {schema_version} but this "
+                f"process knows only up to {current}: deploy the newer code to read it"
+            )
+        while schema_version < current:
+            with self._lock:
+                upcast = self._upcasters.get((type_name, schema_version))
+            if upcast is None:
+                raise EventDecodingError(
+                    f"{type_name}{where} is at schema version {schema_version} and no upcaster "
+                    f"to {schema_version + 1} is registered (current version {current})"
+                )
+            payload = upcast(payload)
+            schema_version += 1
+        message = registration.message_type()
+        try:
+            message.ParseFromString(payload)
+        except DecodeError as exc:
+            raise EventDecodingError(f"{type_name}{where}: payload is not valid: {exc}") from exc
+        return message

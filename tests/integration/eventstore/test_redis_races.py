@@ -1,0 +1,131 @@
+"""Many writers on one Redis stream, each thread on its own connection."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Callable
+
+import pytest
+import redis
+from google.protobuf.wrappers_pb2 import StringValue
+
+from services.shared.errors import Conflict
+from services.shared.eventstore import AppendResult, EventRegistry, RedisEventStore, stream_key
+from services.shared.eventstore import keys as store_keys
+
+pytestmark = pytest.mark.integration
+
+WRITERS = 32
+EVENTS_PER_WRITER = 4
+
+
+def registry() -> EventRegistry:
+    r = EventRegistry()
+    r.register(StringValue)
+    return r
+
+
+def run_threads(count: int, target: Callable[[int], None]) -> None:
+    errors: list[BaseException] = []
+
+    def guarded(i: int) -> None:
+        try:
+            target(i)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors[:3]
+
+
+def test_racing_writers_get_exactly_one_winner_per_version_and_no_gaps(redis_url) -> None:
+    stream = stream_key("race", uuid.uuid4().hex)
+    wins: list[tuple[int, str]] = []  # (version won, writer/event)
+    conflicts = Counter[int]()
+    barrier = threading.Barrier(WRITERS)
+
+    def writer(i: int) -> None:
+        client = redis.Redis.from_url(redis_url)
+        store = RedisEventStore(client, registry(), durability="everysec")
+        barrier.wait()
+        for n in range(EVENTS_PER_WRITER):
+            label = f"w{i}-e{n}"
+            expected = store.version(stream)
+            while True:
+                try:
+                    result = store.append(stream, [StringValue(value=label)], expected, label)
+                except Conflict as conflict:
+                    assert conflict.actual_version is not None
+                    assert conflict.actual_version > expected
+                    conflicts[i] += 1
+                    expected = conflict.actual_version
+                    continue
+                assert not result.deduplicated
+                assert result.first_version == result.last_version == expected + 1
+                wins.append((result.first_version, label))
+                break
+        client.close()
+
+    run_threads(WRITERS, writer)
+
+    total = WRITERS * EVENTS_PER_WRITER
+    assert sorted(version for version, _ in wins) == list(range(1, total + 1))
+    check = RedisEventStore(redis.Redis.from_url(redis_url), registry(), durability="everysec")
+    events = check.read(stream)
+    assert [e.version for e in events] == list(range(1, total + 1))
+    labels = [e.message.value for e in events]  # type: ignore[attr-defined]
+    assert len(set(labels)) == total  # no duplicates
+    assert dict(wins) == dict(enumerate(labels, start=1))  # each winner's event is at its version
+    assert sum(conflicts.values()) > 0, "the writers never actually raced"
+
+
+def test_a_retried_append_from_many_threads_is_written_exactly_once(redis_url) -> None:
+    stream = stream_key("retry", uuid.uuid4().hex)
+    results: list[AppendResult] = []
+    barrier = threading.Barrier(WRITERS)
+
+    def retrier(_: int) -> None:
+        client = redis.Redis.from_url(redis_url)
+        store = RedisEventStore(client, registry(), durability="everysec")
+        barrier.wait()
+        for _attempt in range(3):
+            results.append(
+                store.append(stream, [StringValue(value="once")], 0, "table-1/hand-1/deal")
+            )
+        client.close()
+
+    run_threads(WRITERS, retrier)
+
+    assert len(results) == WRITERS * 3
+    assert {(r.first_version, r.last_version) for r in results} == {(1, 1)}
+    assert sum(not r.deduplicated for r in results) == 1
+    store = RedisEventStore(redis.Redis.from_url(redis_url), registry(), durability="everysec")
+    assert [e.message.value for e in store.read(stream)] == ["once"]  # type: ignore[attr-defined]
+
+
+def test_idempotency_keys_are_kept_for_at_least_a_day(redis_client) -> None:
+    stream = stream_key("ttl", uuid.uuid4().hex)
+    store = RedisEventStore(redis_client, registry(), durability="everysec")
+    store.append(stream, [StringValue(value="x")], 0, "cmd")
+    ttl = redis_client.ttl(store_keys.idempotency_key(stream, "cmd"))
+    assert 24 * 3600 - 60 <= ttl <= 24 * 3600
+
+
+def test_all_keys_of_one_aggregate_share_one_cluster_slot() -> None:
+    from redis.crc import key_slot
+
+    stream = stream_key("table", "42")
+    names = [
+        stream,
+        store_keys.version_key(stream),
+        store_keys.snapshot_key(stream),
+        store_keys.idempotency_key(stream, "any/command"),
+    ]
+    assert len({key_slot(name.encode()) for name in names}) == 1
+    assert key_slot(b"{table:42}:events") != key_slot(b"{table:43}:events")
