@@ -22,7 +22,7 @@ class EventDecodingError(Exception):
     """A stored event cannot be turned back into a message. Says which event and why."""
 
 
-class UnknownEventType(EventDecodingError):  # noqa: N818 - reads as the condition it names
+class UnknownEventType(EventDecodingError):
     """The stream holds (or a caller tried to append) a type this process never registered."""
 
     def __init__(self, type_name: str, known: list[str], where: str = "") -> None:
