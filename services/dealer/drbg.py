@@ -1,0 +1,70 @@
+"""HMAC_DRBG with SHA-256 (NIST SP 800-90A Rev. 1, section 10.1.2) and the dealer's byte stream.
+
+The DRBG is used without reseeding, prediction resistance or additional input: it turns one
+32-byte shuffle key into a reproducible stream of bytes. `DrbgStream` defines exactly how the
+shuffle consumes it: the stream is the concatenation of successive Generate calls that each
+request 32 bytes (one HMAC output), read front to back. A verifier in another language must
+consume bytes the same way to reproduce a deck (docs/dealer.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+OUTLEN = 32  # bytes per HMAC-SHA256 output and per Generate call of the stream
+
+
+def _hmac(key: bytes, data: bytes) -> bytes:
+    return hmac.digest(key, data, hashlib.sha256)
+
+
+class HmacDrbg:
+    """HMAC_DRBG(SHA-256): Instantiate, Generate; state is (Key, V) as in SP 800-90A."""
+
+    def __init__(
+        self, entropy_input: bytes, nonce: bytes = b"", personalization: bytes = b""
+    ) -> None:
+        self._key = b"\x00" * OUTLEN
+        self._v = b"\x01" * OUTLEN
+        self._update(entropy_input + nonce + personalization)
+
+    def _update(self, provided_data: bytes) -> None:
+        self._key = _hmac(self._key, self._v + b"\x00" + provided_data)
+        self._v = _hmac(self._key, self._v)
+        if provided_data:
+            self._key = _hmac(self._key, self._v + b"\x01" + provided_data)
+            self._v = _hmac(self._key, self._v)
+
+    def generate(self, num_bytes: int) -> bytes:
+        """Return `num_bytes` pseudorandom bytes (no additional input), then update the state."""
+        out = bytearray()
+        while len(out) < num_bytes:
+            self._v = _hmac(self._key, self._v)
+            out += self._v
+        self._update(b"")
+        return bytes(out[:num_bytes])
+
+
+class DrbgStream:
+    """Bytes read in order from successive 32-byte Generate calls of an HmacDrbg keyed by `key`.
+
+    Instantiate uses entropy_input = key, an empty nonce and an empty personalization string:
+    the key is already unique per shuffle, segment and contribution set.
+    """
+
+    def __init__(self, key: bytes) -> None:
+        self._drbg = HmacDrbg(key)
+        self._buffer = b""
+        self._pos = 0
+        self.bytes_read = 0
+
+    def read(self, num_bytes: int) -> bytes:
+        """The next `num_bytes` of the stream."""
+        while len(self._buffer) - self._pos < num_bytes:
+            self._buffer = self._buffer[self._pos :] + self._drbg.generate(OUTLEN)
+            self._pos = 0
+        chunk = self._buffer[self._pos : self._pos + num_bytes]
+        self._pos += num_bytes
+        self.bytes_read += num_bytes
+        return chunk

@@ -1,0 +1,139 @@
+"""Rejection sampling is exact; Fisher–Yates reaches every order with probability exactly 1/n!."""
+
+from collections import Counter
+from fractions import Fraction
+from itertools import permutations
+from math import factorial
+
+import pytest
+
+from services.dealer.sampling import acceptance_limit, byte_width, fisher_yates, uniform_below
+
+
+class _RejectedError(Exception):
+    pass
+
+
+def _single_read(data: bytes):
+    """A byte source that serves `data` once and signals a rejection if asked for more."""
+    served = False
+
+    def read(k: int) -> bytes:
+        nonlocal served
+        if served:
+            raise _RejectedError
+        assert k == len(data)
+        served = True
+        return data
+
+    return read
+
+
+def _counts_over_every_byte_string(n: int) -> tuple[Counter, int]:
+    width = byte_width(n)
+    counts: Counter = Counter()
+    rejected = 0
+    for x in range(256**width):
+        try:
+            counts[uniform_below(n, _single_read(x.to_bytes(width, "big")))] += 1
+        except _RejectedError:
+            rejected += 1
+    return counts, rejected
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 7, 52, 100, 129, 255, 256])
+def test_one_byte_ranges_accept_every_value_equally_often(n):
+    counts, rejected = _counts_over_every_byte_string(n)
+    assert set(counts) == set(range(n))
+    assert set(counts.values()) == {256 // n}
+    assert rejected == 256 % n
+
+
+@pytest.mark.parametrize("n", [257, 1000, 65535])
+def test_two_byte_ranges_accept_every_value_equally_often(n):
+    counts, rejected = _counts_over_every_byte_string(n)
+    assert set(counts) == set(range(n))
+    assert set(counts.values()) == {65536 // n}
+    assert rejected == 65536 % n
+
+
+def test_width_and_limit_follow_the_spec():
+    assert [byte_width(n) for n in (1, 2, 256, 257, 65536, 65537)] == [1, 1, 1, 2, 2, 3]
+    assert (
+        acceptance_limit(52) == 208 and acceptance_limit(256) == 256 and acceptance_limit(3) == 255
+    )
+
+
+def test_range_of_one_reads_nothing():
+    assert uniform_below(1, _single_read(b"")) == 0
+
+
+class _BranchError(Exception):
+    def __init__(self, bound: int) -> None:
+        self.bound = bound
+
+
+def exact_order_distribution(shuffle, n: int) -> dict[tuple[int, ...], Fraction]:
+    """Probability of every order `shuffle(items, draw)` produces, enumerating all draw outcomes.
+
+    Each draw(k) is taken as exactly uniform over [0, k) (what the sampler test above proves),
+    so a path of draws with bounds k1..km has probability 1/(k1*...*km).
+    """
+    distribution: Counter = Counter()
+    pending: list[list[int]] = [[]]
+    while pending:
+        prefix = pending.pop()
+        bounds: list[int] = []
+
+        def draw(k: int, prefix=prefix, bounds=bounds) -> int:
+            if len(bounds) == len(prefix):
+                raise _BranchError(k)
+            bounds.append(k)
+            return prefix[len(bounds) - 1]
+
+        try:
+            order = tuple(shuffle(list(range(n)), draw))
+        except _BranchError as branch:
+            pending.extend([*prefix, v] for v in range(branch.bound))
+            continue
+        probability = Fraction(1)
+        for k in bounds:
+            probability /= k
+        distribution[order] += probability
+    return dict(distribution)
+
+
+def biased_swap_shuffle(items, draw):
+    """The classic bug: swap i with any position in [0, n-1]."""
+    deck = list(items)
+    for i in range(len(deck)):
+        j = draw(len(deck))
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def off_by_one_shuffle(items, draw):
+    """Sattolo's off-by-one: j in [i+1, n-1], so no card may stay where it is."""
+    deck = list(items)
+    n = len(deck)
+    for i in range(n - 1):
+        j = i + 1 + draw(n - i - 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def is_exactly_uniform(distribution, n: int) -> bool:
+    return set(distribution) == set(permutations(range(n))) and set(distribution.values()) == {
+        Fraction(1, factorial(n))
+    }
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_fisher_yates_gives_every_order_probability_exactly_one_over_n_factorial(n):
+    assert is_exactly_uniform(exact_order_distribution(fisher_yates, n), n)
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+@pytest.mark.parametrize("mutant", [biased_swap_shuffle, off_by_one_shuffle])
+def test_exact_uniformity_check_catches_the_classic_shuffle_bugs(mutant, n):
+    assert not is_exactly_uniform(exact_order_distribution(mutant, n), n)
