@@ -1,0 +1,97 @@
+"""The Lua script that commits one ledger change atomically in Redis (see redis_store.py)."""
+
+COMMIT = """\
+-- Apply one decided ledger change atomically, or refuse it without writing anything.
+--
+-- KEYS: 1 journal stream, 2 accounts hash, 3 balance hash, 4 held hash, 5 reservations hash,
+--       6 reservation status hash, 7 idempotency record, 8 journal version counter,
+--       9.. one history stream per movement (same order as the movements in ARGV).
+-- ARGV: idempotency key, request hash, response, ttl seconds, expected journal version
+--       (-1 = do not check), then counted groups:
+--       funds (account, needed) | reservation checks (id, expected status, "" = absent) |
+--       new accounts (id, bytes) | deltas (account, balance delta, held delta) |
+--       reservation writes (id, status, bytes or "") | events (type, data) | movements (data)
+-- Returns {"ok"} | {"dup", hash, response} | {"funds", account, needed, balance, held}
+--       | {"stale", reason}
+local key, request_hash, response, ttl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local expected_version = tonumber(ARGV[5])
+
+if key ~= "" then
+  local stored = redis.call("HMGET", KEYS[7], "h", "r")
+  if stored[1] then
+    return {"dup", stored[1], stored[2]}
+  end
+end
+if expected_version >= 0 then
+  local actual = tonumber(redis.call("GET", KEYS[8]) or "0")
+  if actual ~= expected_version then
+    return {"stale", "journal version " .. actual .. ", expected " .. expected_version}
+  end
+end
+
+local i = 6
+local function group(width)
+  local count = tonumber(ARGV[i])
+  local first = i + 1
+  i = i + 1 + count * width
+  return first, count
+end
+
+local first, count = group(2)
+local funds_first, funds_count = first, count
+first, count = group(2)
+for n = 0, count - 1 do
+  local id, expected = ARGV[first + 2 * n], ARGV[first + 2 * n + 1]
+  local actual = redis.call("HGET", KEYS[6], id) or ""
+  if actual ~= expected then
+    return {"stale", "reservation " .. id .. " is '" .. actual .. "', not '" .. expected .. "'"}
+  end
+end
+local accounts_first, accounts_count = group(2)
+for n = 0, accounts_count - 1 do
+  if redis.call("HEXISTS", KEYS[2], ARGV[accounts_first + 2 * n]) == 1 then
+    return {"stale", "account " .. ARGV[accounts_first + 2 * n] .. " was opened meanwhile"}
+  end
+end
+for n = 0, funds_count - 1 do
+  local id, needed = ARGV[funds_first + 2 * n], tonumber(ARGV[funds_first + 2 * n + 1])
+  local balance = tonumber(redis.call("HGET", KEYS[3], id) or "0")
+  local held = tonumber(redis.call("HGET", KEYS[4], id) or "0")
+  if balance - held < needed then
+    return {"funds", id, tostring(needed), tostring(balance), tostring(held)}
+  end
+end
+
+-- Every precondition holds: write.
+for n = 0, accounts_count - 1 do
+  redis.call("HSET", KEYS[2], ARGV[accounts_first + 2 * n], ARGV[accounts_first + 2 * n + 1])
+end
+first, count = group(3)
+for n = 0, count - 1 do
+  local id = ARGV[first + 3 * n]
+  local balance_delta, held_delta = ARGV[first + 3 * n + 1], ARGV[first + 3 * n + 2]
+  if balance_delta ~= "0" then redis.call("HINCRBY", KEYS[3], id, balance_delta) end
+  if held_delta ~= "0" then redis.call("HINCRBY", KEYS[4], id, held_delta) end
+end
+first, count = group(3)
+for n = 0, count - 1 do
+  local id, status, data = ARGV[first + 3 * n], ARGV[first + 3 * n + 1], ARGV[first + 3 * n + 2]
+  redis.call("HSET", KEYS[6], id, status)
+  if data ~= "" then redis.call("HSET", KEYS[5], id, data) end
+end
+first, count = group(2)
+for n = 0, count - 1 do
+  redis.call("XADD", KEYS[1], "*", "type", ARGV[first + 2 * n], "v", "1",
+    "data", ARGV[first + 2 * n + 1], "key", key)
+end
+first, count = group(1)
+for n = 0, count - 1 do
+  redis.call("XADD", KEYS[9 + n], "*", "data", ARGV[first + n])
+end
+redis.call("INCR", KEYS[8])
+if key ~= "" then
+  redis.call("HSET", KEYS[7], "h", request_hash, "r", response)
+  redis.call("EXPIRE", KEYS[7], ttl)
+end
+return {"ok"}
+"""

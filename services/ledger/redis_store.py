@@ -1,0 +1,231 @@
+"""The ledger on Redis: the journal stream is the truth, hashes hold the projection.
+
+Keys (all share the hash tag ``{<namespace>}`` so one Lua script may touch them together;
+the ledger is one aggregate in one cluster slot):
+
+* ``{ns}:journal``         stream of events: fields type, v (schema version), data, key
+* ``{ns}:accounts``        hash account id -> Account message
+* ``{ns}:balance``/``held`` hashes account id -> posted chips / chips held by reservations
+* ``{ns}:resv``            hash reservation id -> ReservationOpened message
+* ``{ns}:resv_status``     hash reservation id -> pending | posted | voided
+* ``{ns}:idem:<key>``      hash h (request hash), r (serialized response); expires after TTL
+* ``{ns}:hist:<account>``  stream of Movement messages of one account (History pages)
+* ``{ns}:version``         number of commits so far (the journal version for SERIAL mode)
+
+`commit` runs lua.COMMIT: one round trip that checks the idempotency key and every
+precondition, then appends the events, updates the projection, writes the history rows and
+stores the response, or writes nothing at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+import redis
+
+from croupier.ledger.v1 import events_pb2, ledger_pb2
+from services.ledger import codec, lua
+from services.ledger.core.accounts import Account
+from services.ledger.core.audit import Projection
+from services.ledger.core.events import AccountOpened, Event, ReservationOpened
+from services.ledger.core.history import movements
+from services.ledger.core.state import LedgerState, Reservation, ReservationStatus, apply, effects
+from services.ledger.store import (
+    Commit,
+    CommitResult,
+    Committed,
+    HistoryPage,
+    InsufficientFunds,
+    Snapshot,
+    Stale,
+    StoredResponse,
+)
+
+DEFAULT_TTL_SECONDS = 48 * 3600
+
+
+def _account_bytes(account: Account) -> bytes:
+    return codec.account_to_pb(account).SerializeToString(deterministic=True)
+
+
+def _account(raw: bytes) -> Account:
+    return codec.account_from_pb(ledger_pb2.Account.FromString(raw))
+
+
+class RedisLedgerStore:
+    def __init__(
+        self,
+        client: redis.Redis,
+        *,
+        namespace: str = "ledger",
+        idempotency_ttl_seconds: int = DEFAULT_TTL_SECONDS,
+    ) -> None:
+        self._redis = client
+        self._ttl = idempotency_ttl_seconds
+        tag = f"{{{namespace}}}"
+        self.journal_key = f"{tag}:journal"
+        self._accounts = f"{tag}:accounts"
+        self._balance = f"{tag}:balance"
+        self._held = f"{tag}:held"
+        self._resv = f"{tag}:resv"
+        self._resv_status = f"{tag}:resv_status"
+        self._version = f"{tag}:version"
+        self._idem_prefix = f"{tag}:idem:"
+        self._hist_prefix = f"{tag}:hist:"
+        self._commit_script = client.register_script(lua.COMMIT)
+
+    def idempotency_key(self, key: str) -> str:
+        return self._idem_prefix + key
+
+    # -- load --------------------------------------------------------------------------
+
+    def load(
+        self, account_ids: Sequence[str], reservation_ids: Sequence[str], idempotency_key: str
+    ) -> Snapshot:
+        ids, rids = list(dict.fromkeys(account_ids)), list(dict.fromkeys(reservation_ids))
+        pipe = self._redis.pipeline(transaction=True)
+        for hash_key in (self._accounts, self._balance, self._held):
+            pipe.hmget(hash_key, ids or ["-"])
+        pipe.hmget(self._resv, rids or ["-"])
+        pipe.hmget(self._resv_status, rids or ["-"])
+        pipe.hmget(self.idempotency_key(idempotency_key), ["h", "r"])
+        pipe.get(self._version)
+        accounts_raw, balances_raw, held_raw, resv_raw, status_raw, idem, version = pipe.execute()
+        accounts: dict[str, Account] = {}
+        balances: dict[str, int] = {}
+        held: dict[str, int] = {}
+        for account_id, raw, balance, hold in zip(
+            ids, accounts_raw, balances_raw, held_raw, strict=False
+        ):
+            if raw is None:
+                continue
+            accounts[account_id] = _account(raw)
+            balances[account_id] = int(balance or 0)
+            held[account_id] = int(hold or 0)
+        reservations: dict[str, Reservation] = {}
+        for rid, raw, status in zip(rids, resv_raw, status_raw, strict=False):
+            if raw is None:
+                continue
+            opened = codec.event_from_pb(events_pb2.ReservationOpened.FromString(raw))
+            assert isinstance(opened, ReservationOpened)
+            reservations[rid] = Reservation(
+                rid, opened.legs, opened.metadata, ReservationStatus(status.decode())
+            )
+        stored = None
+        if idempotency_key and idem[0] is not None:
+            stored = StoredResponse(request_hash=idem[0], response=idem[1])
+        state = LedgerState(
+            accounts=accounts, balances=balances, held=held, reservations=reservations
+        )
+        return Snapshot(state=state, journal_version=int(version or 0), idempotent=stored)
+
+    # -- commit ------------------------------------------------------------------------
+
+    def commit(self, commit: Commit) -> CommitResult:
+        keys, args = self._commit_arguments(commit)
+        reply = cast(list[bytes], self._commit_script(keys=keys, args=args))
+        outcome = reply[0].decode()
+        if outcome == "ok":
+            return Committed(StoredResponse(commit.request_hash, commit.response))
+        if outcome == "dup":
+            return Committed(StoredResponse(reply[1], reply[2]))
+        if outcome == "funds":
+            needed, balance, held = (int(x) for x in reply[2:5])
+            return InsufficientFunds(reply[1].decode(), needed, balance, held)
+        return Stale(reply[1].decode())
+
+    def _commit_arguments(self, commit: Commit) -> tuple[list[str], list[Any]]:
+        new_accounts: list[Any] = []
+        deltas: dict[str, list[int]] = {}
+        reservation_writes: list[Any] = []
+        encoded: list[Any] = []
+        history_keys: list[str] = []
+        history_rows: list[bytes] = []
+        state = commit.decided_on
+        for event in commit.events:
+            if isinstance(event, AccountOpened):
+                new_accounts += [event.account.id, _account_bytes(event.account)]
+            for effect in effects(event, state.reservations):
+                delta = deltas.setdefault(effect.account_id, [0, 0])
+                delta[0] += effect.balance_delta
+                delta[1] += effect.held_delta
+            for movement in movements(event, state.reservations):
+                history_keys.append(self._hist_prefix + movement.account_id)
+                history_rows.append(
+                    codec.movement_to_pb(movement).SerializeToString(deterministic=True)
+                )
+            state = apply(state, event)
+            encoded += codec.encode_event(event)
+            if isinstance(event, ReservationOpened):
+                reservation_writes += [
+                    event.reservation_id,
+                    ReservationStatus.PENDING.value,
+                    codec.encode_event(event)[1],
+                ]
+            elif (rid := getattr(event, "reservation_id", None)) is not None:
+                reservation_writes += [rid, state.reservations[rid].status.value, b""]
+        args: list[Any] = [
+            commit.idempotency_key,
+            commit.request_hash,
+            commit.response,
+            self._ttl,
+            -1 if commit.journal_version is None else commit.journal_version,
+            len(commit.required_funds),
+            *[x for item in sorted(commit.required_funds.items()) for x in item],
+            len(commit.required_reservations),
+            *[x for item in sorted(commit.required_reservations.items()) for x in item],
+            len(new_accounts) // 2,
+            *new_accounts,
+            len(deltas),
+            *[x for account_id, (b, h) in deltas.items() for x in (account_id, b, h)],
+            len(reservation_writes) // 3,
+            *reservation_writes,
+            len(encoded) // 2,
+            *encoded,
+            len(history_rows),
+            *history_rows,
+        ]
+        keys = [
+            self.journal_key,
+            self._accounts,
+            self._balance,
+            self._held,
+            self._resv,
+            self._resv_status,
+            self.idempotency_key(commit.idempotency_key),
+            self._version,
+            *history_keys,
+        ]
+        return keys, args
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def history(self, account_id: str, limit: int, before: str) -> HistoryPage:
+        upper = f"({before}" if before else "+"
+        rows = cast(
+            list[tuple[bytes, dict[bytes, bytes]]],
+            self._redis.xrevrange(self._hist_prefix + account_id, upper, "-", count=limit + 1),
+        )
+        page = [(entry_id.decode(), fields[b"data"]) for entry_id, fields in rows[:limit]]
+        next_cursor = page[-1][0] if len(rows) > limit else ""
+        return HistoryPage(movements=page, next_cursor=next_cursor)
+
+    def journal_and_projection(self) -> tuple[list[Event], Projection]:
+        """The whole journal and the projection, read in one MULTI so they agree in time."""
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.xrange(self.journal_key, "-", "+")
+        for hash_key in (self._accounts, self._balance, self._held, self._resv_status):
+            pipe.hgetall(hash_key)
+        rows, accounts_raw, balances_raw, held_raw, status_raw = pipe.execute()
+        journal = [
+            codec.decode_event(fields[b"type"].decode(), int(fields[b"v"]), fields[b"data"])
+            for _, fields in rows
+        ]
+        projection = Projection(
+            accounts={k.decode(): _account(v) for k, v in accounts_raw.items()},
+            balances={k.decode(): int(v) for k, v in balances_raw.items()},
+            held={k.decode(): int(v) for k, v in held_raw.items()},
+            reservation_status={k.decode(): v.decode() for k, v in status_raw.items()},
+        )
+        return journal, projection

@@ -1,0 +1,51 @@
+"""Ledger settings from the environment (besides the shared RuntimeSettings).
+
+``CROUPIER_LEDGER_REDIS_URL``   Redis holding the journal and projection (falls back to
+                                ``REDIS_URL``; required)
+``CROUPIER_LEDGER_NAMESPACE``   hash tag of every ledger key (``ledger`` -> ``{ledger}:journal``)
+``CROUPIER_LEDGER_IDEMPOTENCY_TTL_HOURS``  how long keys are remembered (48; at least 24)
+``CROUPIER_LEDGER_CONCURRENCY`` ``checked`` (default) or ``serial``; see docs/ledger.md
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from services.ledger.store import Concurrency
+from services.shared.settings import SettingsError, env_int, env_str, require_env
+
+MIN_TTL_HOURS = 24
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerSettings:
+    redis_url: str
+    namespace: str = "ledger"
+    idempotency_ttl_hours: int = 48
+    concurrency: Concurrency = Concurrency.CHECKED
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> LedgerSettings:
+        redis_url = env_str("CROUPIER_LEDGER_REDIS_URL", env=env) or require_env(
+            "REDIS_URL", "the Redis that stores the ledger journal", env=env
+        )
+        ttl = env_int("CROUPIER_LEDGER_IDEMPOTENCY_TTL_HOURS", 48, env=env)
+        if ttl < MIN_TTL_HOURS:
+            raise SettingsError(
+                f"CROUPIER_LEDGER_IDEMPOTENCY_TTL_HOURS={ttl}: keys must be kept at least"
+                f" {MIN_TTL_HOURS} hours"
+            )
+        mode = env_str("CROUPIER_LEDGER_CONCURRENCY", "checked", env=env)
+        try:
+            concurrency = Concurrency(mode)
+        except ValueError:
+            raise SettingsError(
+                f"CROUPIER_LEDGER_CONCURRENCY={mode!r}; use 'checked' or 'serial'"
+            ) from None
+        return cls(
+            redis_url=redis_url,
+            namespace=env_str("CROUPIER_LEDGER_NAMESPACE", "ledger", env=env),
+            idempotency_ttl_hours=ttl,
+            concurrency=concurrency,
+        )

@@ -1,0 +1,82 @@
+"""A real ledger gRPC server (port 0) on the session's real Redis, and authenticated stubs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import grpc
+import pytest
+import redis
+
+from croupier.common.v1 import chips_pb2
+from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from services.ledger.server import build
+from services.ledger.settings import LedgerSettings
+from services.ledger.store import Concurrency
+from services.shared import auth
+from services.shared.channels import connect
+from services.shared.grpc_server import create_server
+from services.shared.settings import RuntimeSettings
+
+KEY = "ledger-test-signing-key-0123456789abcdef"
+
+
+@dataclass
+class LedgerServer:
+    port: int
+    namespace: str
+    client: redis.Redis
+    channels: list[grpc.Channel] = field(default_factory=list)
+
+    def stub(
+        self, subject: str = "table-service", role: auth.Role = auth.Role.SERVICE
+    ) -> ledger_pb2_grpc.LedgerServiceStub:
+        channel = connect(f"127.0.0.1:{self.port}", auth.issue_token(KEY, subject, role, 600))
+        self.channels.append(channel)
+        return ledger_pb2_grpc.LedgerServiceStub(channel)
+
+
+def start_ledger(
+    redis_url: str, namespace: str, concurrency: Concurrency = Concurrency.CHECKED
+) -> tuple[grpc.Server, LedgerServer]:
+    runtime = RuntimeSettings(service_name="ledger", address="127.0.0.1:0", auth_key=KEY)
+    client = redis.Redis.from_url(redis_url)
+    settings = LedgerSettings(redis_url=redis_url, namespace=namespace, concurrency=concurrency)
+    server, port = create_server(build(settings, client), runtime)
+    return server, LedgerServer(port=port, namespace=namespace, client=client)
+
+
+@pytest.fixture
+def ledger(redis_url: str, key_prefix: str) -> Iterator[LedgerServer]:
+    server, handle = start_ledger(redis_url, key_prefix)
+    yield handle
+    for channel in handle.channels:
+        channel.close()
+    server.stop(0).wait()
+    handle.client.close()
+
+
+def chips(amount: int, currency: str = "CHIP") -> chips_pb2.ChipAmount:
+    return chips_pb2.ChipAmount(currency=currency, amount=amount)
+
+
+def leg(account_id: str, side: int, amount: int, currency: str = "CHIP") -> ledger_pb2.Leg:
+    return ledger_pb2.Leg(account_id=account_id, side=side, amount=chips(amount, currency))  # type: ignore[arg-type]
+
+
+def debit(account_id: str, amount: int) -> ledger_pb2.Leg:
+    return leg(account_id, ledger_pb2.LEG_SIDE_DEBIT, amount)
+
+
+def credit(account_id: str, amount: int) -> ledger_pb2.Leg:
+    return leg(account_id, ledger_pb2.LEG_SIDE_CREDIT, amount)
+
+
+def open_accounts(stub: ledger_pb2_grpc.LedgerServiceStub, *specs: tuple[int, str]) -> None:
+    for kind, name in specs:
+        stub.OpenAccount(ledger_pb2.OpenAccountRequest(kind=kind, name=name, currency="CHIP"))  # type: ignore[arg-type]
+
+
+def balance(stub: ledger_pb2_grpc.LedgerServiceStub, account_id: str) -> ledger_pb2.Balance:
+    return stub.GetBalance(ledger_pb2.GetBalanceRequest(account_id=account_id)).balance

@@ -1,0 +1,199 @@
+"""The LedgerService contract over real gRPC and real Redis."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+
+from croupier.ledger.v1 import ledger_pb2
+from services.shared.auth import Role
+
+from .conftest import LedgerServer, balance, chips, credit, debit, open_accounts
+
+P, T, H = (
+    ledger_pb2.ACCOUNT_KIND_PLAYER,
+    ledger_pb2.ACCOUNT_KIND_TABLE,
+    ledger_pb2.ACCOUNT_KIND_HOUSE,
+)
+ALICE, BOB, TABLE, HOUSE = (
+    "player:alice:CHIP",
+    "player:bob:CHIP",
+    "table:t1:CHIP",
+    "house:rake:CHIP",
+)
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def funded(ledger: LedgerServer):
+    stub = ledger.stub()
+    open_accounts(stub, (P, "alice"), (P, "bob"), (T, "t1"), (H, "rake"))
+    stub.Deposit(
+        ledger_pb2.DepositRequest(idempotency_key="d1", account_id=ALICE, amount=chips(500))
+    )
+    return stub
+
+
+def code_of(call) -> grpc.StatusCode:
+    with pytest.raises(grpc.RpcError) as info:
+        call()
+    return info.value.code(), info.value.details()
+
+
+def test_buy_in_settlement_and_cash_out(funded, ledger: LedgerServer) -> None:
+    stub = funded
+    reserved = stub.Reserve(
+        ledger_pb2.ReserveRequest(
+            idempotency_key="t1/buyin/alice/1", legs=[debit(ALICE, 300), credit(TABLE, 300)]
+        )
+    )
+    assert reserved.reservation_id == "t1/buyin/alice/1"
+    assert balance(stub, ALICE).available == 200
+    stub.Post(
+        ledger_pb2.PostRequest(
+            idempotency_key="t1/buyin/alice/1/post", reservation_id=reserved.reservation_id
+        )
+    )
+    stub.Transfer(
+        ledger_pb2.TransferRequest(
+            idempotency_key="t1/h1/settle",
+            legs=[debit(TABLE, 300), credit(ALICE, 100), credit(BOB, 190), credit(HOUSE, 10)],
+            metadata=ledger_pb2.EntryMetadata(table_id="t1", hand_id="h1", reason="settle"),
+        )
+    )
+    bob = ledger.stub("bob", Role.PLAYER)
+    bob.Withdraw(
+        ledger_pb2.WithdrawRequest(
+            idempotency_key="bob/cashout/1", account_id=BOB, amount=chips(190)
+        )
+    )
+    assert [balance(stub, a).balance for a in (ALICE, BOB, TABLE, HOUSE)] == [300, 0, 0, 10]
+    report = stub.Audit(ledger_pb2.AuditRequest())
+    assert report.clean, report.differences
+    assert [(t.currency, t.total) for t in report.totals] == [("CHIP", 0)]
+
+
+def test_void_releases_the_hold(funded) -> None:
+    funded.Reserve(
+        ledger_pb2.ReserveRequest(idempotency_key="r", legs=[debit(ALICE, 100), credit(TABLE, 100)])
+    )
+    released = funded.Void(
+        ledger_pb2.VoidRequest(idempotency_key="r/void", reservation_id="r", reason="hand aborted")
+    )
+    assert len(released.released_legs) == 2
+    assert balance(funded, ALICE).available == 500
+    code, details = code_of(
+        lambda: funded.Post(ledger_pb2.PostRequest(idempotency_key="r/post", reservation_id="r"))
+    )
+    assert code is grpc.StatusCode.FAILED_PRECONDITION and "already voided" in details
+
+
+def test_same_key_same_request_returns_the_byte_identical_response(funded) -> None:
+    request = ledger_pb2.TransferRequest(
+        idempotency_key="k", legs=[debit(ALICE, 7), credit(BOB, 7)]
+    )
+    first = funded.Transfer(request)
+    again = funded.Transfer(request)
+    assert first.SerializeToString() == again.SerializeToString()
+    assert balance(funded, BOB).balance == 7
+
+
+def test_same_key_different_request_is_invalid(funded) -> None:
+    funded.Transfer(
+        ledger_pb2.TransferRequest(idempotency_key="k", legs=[debit(ALICE, 7), credit(BOB, 7)])
+    )
+    code, details = code_of(
+        lambda: funded.Transfer(
+            ledger_pb2.TransferRequest(idempotency_key="k", legs=[debit(ALICE, 8), credit(BOB, 8)])
+        )
+    )
+    assert code is grpc.StatusCode.INVALID_ARGUMENT
+    assert details == "idempotency key reused with different parameters"
+
+
+@pytest.mark.parametrize(
+    ("legs", "code", "words"),
+    [
+        (
+            [debit(ALICE, 900), credit(BOB, 900)],
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "available 500 CHIP",
+        ),
+        (
+            [debit(ALICE, 5), credit("player:zed:CHIP", 5)],
+            grpc.StatusCode.NOT_FOUND,
+            "player:zed:CHIP",
+        ),
+        ([debit(ALICE, 5), credit(BOB, 4)], grpc.StatusCode.INVALID_ARGUMENT, "do not balance"),
+        (
+            [debit(ALICE, 0), credit(BOB, 0)],
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "positive whole number",
+        ),
+    ],
+)
+def test_bad_transfers_fail_and_change_nothing(funded, legs, code, words) -> None:
+    actual, details = code_of(
+        lambda: funded.Transfer(ledger_pb2.TransferRequest(idempotency_key="bad", legs=legs))
+    )
+    assert actual is code and words in details
+    assert balance(funded, ALICE).balance == 500
+    assert funded.Audit(ledger_pb2.AuditRequest()).events == 6  # 4 opened + external + deposit
+
+
+def test_players_read_only_their_own_accounts(funded, ledger: LedgerServer) -> None:
+    alice = ledger.stub("alice", Role.PLAYER)
+    assert balance(alice, ALICE).balance == 500
+    code, _ = code_of(lambda: balance(alice, BOB))
+    assert code is grpc.StatusCode.PERMISSION_DENIED
+    code, _ = code_of(lambda: alice.Audit(ledger_pb2.AuditRequest()))
+    assert code is grpc.StatusCode.PERMISSION_DENIED
+    admin = ledger.stub("root", Role.ADMIN)
+    assert admin.Audit(ledger_pb2.AuditRequest()).clean
+
+
+def test_players_cannot_move_chips_except_their_own_cash_out(funded, ledger: LedgerServer) -> None:
+    alice = ledger.stub("alice", Role.PLAYER)
+    code, _ = code_of(
+        lambda: alice.Transfer(
+            ledger_pb2.TransferRequest(idempotency_key="x", legs=[debit(ALICE, 5), credit(BOB, 5)])
+        )
+    )
+    assert code is grpc.StatusCode.PERMISSION_DENIED
+    code, _ = code_of(
+        lambda: alice.Withdraw(
+            ledger_pb2.WithdrawRequest(idempotency_key="x", account_id=BOB, amount=chips(1))
+        )
+    )
+    assert code is grpc.StatusCode.PERMISSION_DENIED
+    alice.Withdraw(
+        ledger_pb2.WithdrawRequest(idempotency_key="a/out", account_id=ALICE, amount=chips(50))
+    )
+    assert balance(alice, ALICE).balance == 450
+
+
+def test_history_pages_newest_first(funded) -> None:
+    for n in range(5):
+        funded.Transfer(
+            ledger_pb2.TransferRequest(
+                idempotency_key=f"t{n}", legs=[debit(ALICE, n + 1), credit(BOB, n + 1)]
+            )
+        )
+    seen = []
+    cursor = ""
+    while True:
+        page = funded.History(ledger_pb2.HistoryRequest(account_id=ALICE, limit=3, before=cursor))
+        seen += [(m.reference, m.balance_delta) for m in page.movements]
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    assert seen == [
+        ("t4", -5),
+        ("t3", -4),
+        ("t2", -3),
+        ("t1", -2),
+        ("t0", -1),
+        ("d1", 500),
+        (ALICE, 0),
+    ]
