@@ -1,0 +1,128 @@
+"""docker-compose.yml is complete (Docker itself is not available on build machines):
+every deployable is there with an image, a healthcheck, health-gated dependencies and the
+environment its settings code requires."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from services.client.launcher import GRPC_DEPLOYABLES
+from services.shared.settings import AUTH_KEY_ENV, RuntimeSettings, env_prefix, target_env_name
+
+ROOT = Path(__file__).resolve().parents[3]
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+WORKER = "worker"
+_SUBST = re.compile(r"\$\{(\w+)(?::?([-?])([^}]*))?\}")
+_REQUIRE_ENV = re.compile(r"require_env\(\s*[\"']([A-Z0-9_]+)[\"']")
+_TARGET_ENV = re.compile(r"target_env_name\(\s*[\"'](\w+)[\"']\s*\)")
+
+
+def _substitute(value: object) -> str:
+    """Compose's ${VAR:-default} / ${VAR:?error}, as if VAR were set for the required ones."""
+
+    def replace(match: re.Match[str]) -> str:
+        name, kind, default = match.groups()
+        if kind == "-":
+            return default
+        return "x" * 48 if name == AUTH_KEY_ENV else f"<{name}>"
+
+    return _SUBST.sub(replace, str(value))
+
+
+def environment(service: str) -> dict[str, str]:
+    raw = SERVICES[service].get("environment", {})
+    if isinstance(raw, list):
+        raw = dict(item.split("=", 1) for item in raw)
+    return {key: _substitute(value) for key, value in raw.items()}
+
+
+def required_env_names(package: str) -> set[str]:
+    """Variables the code of `package` (and the shared plumbing) requires at start-up."""
+    names = set()
+    sources = [*(ROOT / "services" / package).rglob("*.py")]
+    sources += [p for p in (ROOT / "services" / "shared").rglob("*.py") if p.name != "settings.py"]
+    for path in sources:
+        text = path.read_text()
+        names.update(_REQUIRE_ENV.findall(text))
+        names.update(target_env_name(name) for name in _TARGET_ENV.findall(text))
+    return names
+
+
+def _port(address: str) -> int:
+    return int(address.rpartition(":")[2])
+
+
+def test_compose_has_redis_every_grpc_service_and_a_worker():
+    assert set(SERVICES) == {"redis", *GRPC_DEPLOYABLES, WORKER}
+
+
+@pytest.mark.parametrize("service", sorted(SERVICES))
+def test_every_service_has_an_image_and_a_healthcheck(service):
+    spec = SERVICES[service]
+    assert spec.get("build") or spec.get("image")
+    test = spec.get("healthcheck", {}).get("test")
+    assert test and test[0] in ("CMD", "CMD-SHELL") and len(test) > 1
+
+
+@pytest.mark.parametrize("service", sorted(SERVICES))
+def test_dependencies_wait_until_healthy(service):
+    for dependency, condition in SERVICES[service].get("depends_on", {}).items():
+        assert dependency in SERVICES
+        assert condition == {"condition": "service_healthy"}, f"{service} -> {dependency}"
+    if service != "redis":
+        assert "redis" in SERVICES[service]["depends_on"]
+
+
+def test_the_table_starts_after_the_services_it_calls():
+    assert {"dealer", "evaluator", "ledger"} <= set(SERVICES["table"]["depends_on"])
+
+
+@pytest.mark.parametrize("service", GRPC_DEPLOYABLES)
+def test_grpc_services_start_from_their_env_and_are_probed_where_they_listen(service):
+    spec = SERVICES[service]
+    assert spec["command"] == ["croupier", "serve", service]
+    settings = RuntimeSettings.from_env(service, env=environment(service))
+    port = _port(settings.address)
+    assert settings.address.startswith("0.0.0.0:"), "bind all interfaces inside a container"
+    assert spec["healthcheck"]["test"][-1] == f"127.0.0.1:{port}"
+    assert f"{port}:{port}" in spec.get("ports", [])
+
+
+@pytest.mark.parametrize("service", [*GRPC_DEPLOYABLES, WORKER])
+def test_every_service_gets_the_environment_its_settings_code_requires(service):
+    package = "workers" if service == WORKER else service
+    missing = required_env_names(package) - set(environment(service))
+    assert not missing, f"{service} needs {sorted(missing)} in docker-compose.yml"
+    assert AUTH_KEY_ENV in environment(service)
+
+
+@pytest.mark.parametrize("service", [*GRPC_DEPLOYABLES, WORKER])
+def test_targets_name_a_compose_service_on_the_port_it_listens_on(service):
+    for key, value in environment(service).items():
+        if not key.endswith("_TARGET"):
+            continue
+        target = next(n for n in GRPC_DEPLOYABLES if target_env_name(n) == key)
+        host, _, port = value.rpartition(":")
+        assert host == target and host in SERVICES
+        listen = environment(target)[env_prefix(target) + "ADDR"]
+        assert int(port) == _port(listen)
+
+
+def test_redis_runs_with_the_repository_config_and_aof_everysec():
+    redis = SERVICES["redis"]
+    assert any("deploy/redis/redis.conf" in volume for volume in redis["volumes"])
+    conf = (ROOT / "deploy" / "redis" / "redis.conf").read_text().splitlines()
+    assert "appendonly yes" in conf and "appendfsync everysec" in conf
+
+
+def test_the_required_env_scan_sees_require_env_calls():
+    # Guards the scan itself: the table's settings will require its peers' addresses.
+    assert _REQUIRE_ENV.findall('require_env("CROUPIER_DEALER_TARGET", "x")') == [
+        "CROUPIER_DEALER_TARGET"
+    ]
+    assert _TARGET_ENV.findall('require_env(target_env_name("ledger"), "x")') == ["ledger"]
