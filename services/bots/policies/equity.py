@@ -1,0 +1,61 @@
+"""`equity`: Monte Carlo equity against random hands, bets sized by equity and pot odds.
+
+Each decision deals the unseen cards `samples` times (more with higher difficulty). It bets
+for value when its equity clearly beats its fair share of the pot (1 / players), calls when
+equity covers the pot odds, and otherwise checks or folds. Draws: it simulates every sensible
+keep-set and keeps the one with the best equity; in the open discard it exposes the card that
+leaves the best hand.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from services.bots.betting import call_or_check, check_or_fold, fallback, raise_to_fraction
+from services.bots.draws import best_open_discard, discards_for, keep_candidates
+from services.bots.showdown import showdown_choice
+from services.bots.strength import Ranker, equity
+from services.bots.view import BETTING_KINDS, BotAction, BotView, Kind
+
+
+@dataclass(frozen=True, slots=True)
+class EquityPolicy:
+    ranker: Ranker
+    samples: int = 200
+
+    def choose(self, view: BotView, rng: random.Random) -> BotAction:
+        kinds = view.kinds
+        if Kind.DISCARD in kinds:
+            return self._draw(view, rng)
+        if Kind.OPEN_DISCARD in kinds:
+            return BotAction(Kind.OPEN_DISCARD, cards=(best_open_discard(view, self.ranker),))
+        if kinds & BETTING_KINDS:
+            return self._bet(view, rng)
+        if kinds & {Kind.SHOW, Kind.MUCK, Kind.DECLARE_BOARD}:
+            return showdown_choice(view, self.ranker)
+        return fallback(view)
+
+    def _bet(self, view: BotView, rng: random.Random) -> BotAction:
+        share = equity(view, self.ranker, rng, self.samples)
+        fair = 1.0 / (max(1, view.opponents) + 1)
+        if share >= max(0.5, 1.8 * fair):
+            if view.to_call > 0 and share < 0.7:
+                return call_or_check(view)  # good but not good enough to re-raise
+            return raise_to_fraction(view, min(1.0, share))
+        if view.to_call == 0:
+            if share >= 1.4 * fair and rng.random() < 0.5:
+                return raise_to_fraction(view, 0.5)
+            return check_or_fold(view)
+        if share >= view.pot_odds * 1.1:
+            return call_or_check(view)
+        return check_or_fold(view)
+
+    def _draw(self, view: BotView, rng: random.Random) -> BotAction:
+        legal = view.find(Kind.DISCARD)
+        assert legal is not None
+        options = list(dict.fromkeys(keep_candidates(view, legal).values()))
+        samples = max(20, self.samples // 2)
+        scored = [(equity(view, self.ranker, rng, samples, hole=keep), keep) for keep in options]
+        best = max(scored, key=lambda item: item[0])[1]
+        return BotAction(Kind.DISCARD, cards=discards_for(view, best))

@@ -1,0 +1,58 @@
+"""What the workers need from the outside world, as narrow protocols.
+
+The tasks depend on these, not on gRPC or Redis directly, so the rules of "fire once, never
+early, no-op when moved on" can be tested with in-memory doubles and run for real against the
+table service and Redis.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from services.workers.deadlines import Deadline
+
+
+class TimeoutOutcome(enum.Enum):
+    """What the table service did with one timeout trigger."""
+
+    APPLIED = "applied"  # the default action (or a time-bank extension) was recorded now
+    STALE = "stale"  # the decision had already been made or the hand moved on: nothing changed
+    NOT_DUE = "not_due"  # the deadline has not passed yet (the table never applies early)
+
+
+class TableGateway(Protocol):
+    """The table service, as the workers call it (authenticated as a service)."""
+
+    def apply_timeout(self, deadline: Deadline) -> TimeoutOutcome:
+        """Ask the table to time out exactly this decision; idempotent per deadline."""
+        ...
+
+
+class DeadlineIndex(Protocol):
+    """A durable list of deadlines not yet known to be resolved, ordered by due time."""
+
+    def add(self, deadline: Deadline) -> None: ...
+
+    def discard(self, deadline: Deadline) -> None:
+        """Forget the decision, whatever its due time (the table resolved it)."""
+        ...
+
+    def resolve(self, deadline: Deadline) -> None:
+        """Forget the decision only if it is still due at `deadline.due_at` (not extended)."""
+        ...
+
+    def contains(self, deadline: Deadline) -> bool: ...
+
+    def due_at_of(self, deadline: Deadline) -> float | None:
+        """The current due time of `deadline`'s decision (a time bank may have moved it)."""
+        ...
+
+    def due(self, now: float, limit: int) -> Sequence[Deadline]: ...
+
+
+class PendingDecisions(Protocol):
+    """The source of truth for open decisions: deadlines rebuilt from the tables' event streams."""
+
+    def open_deadlines(self) -> Iterable[Deadline]: ...

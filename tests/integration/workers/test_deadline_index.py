@@ -1,0 +1,60 @@
+"""The Redis deadline index and turn claims against a real (private) Redis."""
+
+from __future__ import annotations
+
+from services.workers.bot_turns import BotMoveOutcome, BotTurn, TurnClaims, play_once
+from services.workers.deadline_index import RedisDeadlineIndex
+from services.workers.deadlines import Deadline
+
+
+def test_index_returns_due_deadlines_in_order_and_moves_extended_ones(redis_client, key_prefix):
+    index = RedisDeadlineIndex(redis_client, key=f"{key_prefix}:deadlines")
+    late = Deadline("t", 1, 2, 105.0)
+    early = Deadline("t", 1, 1, 101.5)
+    index.add(late)
+    index.add(early)
+    assert index.due(now=110.0, limit=10) == [early, late]
+    assert index.due(now=102.0, limit=10) == [early]
+
+    extended = Deadline("t", 1, 1, 130.0)  # a time bank moved the same decision
+    index.add(extended)
+    assert index.due_at_of(early) == 130.0
+    index.resolve(early)  # the trigger for the old due time must not forget the new one
+    assert index.contains(extended)
+    index.resolve(extended)
+    assert not index.contains(extended)
+
+
+def test_a_turn_is_played_once_however_often_it_is_delivered(redis_client, key_prefix):
+    claims = TurnClaims(redis_client, prefix=f"{key_prefix}:bot")
+    turn = BotTurn("t", 3, 4, seat=2, bot_id="bot-1", policy="random")
+    plays: list[BotTurn] = []
+
+    class Player:
+        def play(self, t: BotTurn) -> BotMoveOutcome:
+            plays.append(t)
+            return BotMoveOutcome.ACTED
+
+    outcomes = [play_once(turn, claims=claims, player=Player()) for _ in range(3)]
+    assert outcomes == [BotMoveOutcome.ACTED, BotMoveOutcome.DUPLICATE, BotMoveOutcome.DUPLICATE]
+    assert plays == [turn]
+
+
+def test_a_failed_turn_can_be_retried(redis_client, key_prefix):
+    claims = TurnClaims(redis_client, prefix=f"{key_prefix}:bot")
+    turn = BotTurn("t", 3, 5, seat=2, bot_id="bot-1", policy="random")
+
+    class Flaky:
+        calls = 0
+
+        def play(self, t: BotTurn) -> BotMoveOutcome:
+            Flaky.calls += 1
+            if Flaky.calls == 1:
+                raise ConnectionError("table unreachable")
+            return BotMoveOutcome.ACTED
+
+    try:
+        play_once(turn, claims=claims, player=Flaky())
+    except ConnectionError:
+        pass
+    assert play_once(turn, claims=claims, player=Flaky()) is BotMoveOutcome.ACTED
