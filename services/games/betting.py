@@ -1,0 +1,100 @@
+"""Betting arithmetic: who acts next, and the legal amounts for the seat to act.
+
+No-limit: a bet is at least the minimum bet; a raise increases the bet by at least the last
+full bet or raise of the round. Pot-limit: at most the pot after the call. Fixed-limit: the
+small or big bet, one bet and `fixed_limit_raises` raises per round (uncapped heads-up if the
+table says so). An all-in for less than a full raise does not reopen the betting: a seat that
+already acted may raise again only if it faces at least a full raise since it last acted
+(TDA rule on cumulative short all-ins; in fixed-limit, half a bet counts as a full raise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.games.definitions import Betting, Structure
+from services.games.events import Action
+from services.games.state import HandPlayer, HandState, TableState
+
+
+@dataclass(frozen=True, slots=True)
+class BetOptions:
+    to_call: int  # chips needed to call (capped at the stack)
+    can_check: bool
+    raise_kind: str | None  # Action.BET or Action.RAISE when a full bet/raise is possible
+    min_to: int  # smallest full bet/raise total
+    max_to: int  # largest bet/raise total (capped at the stack)
+    all_in_to: int  # the seat's round bet if it goes all in
+    all_in_legal: bool
+
+
+def able(state: TableState, p: HandPlayer) -> bool:
+    """Still in the hand with chips behind: can take betting actions."""
+    return not p.folded and state.stack(p.seat) > 0
+
+
+def fixed_unit(state: TableState) -> int:
+    phase = state.phase()
+    big = isinstance(phase, Betting) and phase.big_bet
+    return state.config.big_bet if big else state.config.small_bet
+
+
+def next_to_act(state: TableState, hand: HandState, start: int, include: bool) -> int | None:
+    """First seat clockwise from `start` that still owes a betting decision, or None."""
+    able_count = sum(1 for p in hand.players if able(state, p))
+    for p in hand.clockwise_from(start, include):
+        if not able(state, p):
+            continue
+        if p.bet < hand.current_bet or (not p.acted and able_count >= 2):
+            return p.seat
+    return None
+
+
+def reopened_for(state: TableState, hand: HandState, p: HandPlayer) -> bool:
+    if not p.acted:
+        return True
+    faced = hand.current_bet - p.acted_level
+    if state.config.limit is Structure.FIXED_LIMIT:
+        return 2 * faced >= fixed_unit(state)
+    return faced >= hand.min_raise
+
+
+def options(state: TableState, hand: HandState, seat: int) -> BetOptions:
+    p = hand.player(seat)
+    stack = state.stack(seat)
+    owed = hand.current_bet - p.bet
+    all_in_to = p.bet + stack
+    config = state.config
+    others_can_respond = any(
+        able(state, q) for q in hand.players if q.seat != seat and not q.folded
+    )
+    can_raise = stack > owed and others_can_respond and reopened_for(state, hand, p)
+    min_to = max_to = 0
+    if config.limit is Structure.FIXED_LIMIT:
+        unit = fixed_unit(state)
+        if hand.capped and hand.bets_made >= 1 + config.fixed_limit_raises:
+            can_raise = False
+        min_to = max_to = hand.current_bet + unit
+    else:
+        min_to = hand.current_bet + hand.min_raise
+        max_to = all_in_to
+        if config.limit is Structure.POT_LIMIT:
+            max_to = hand.current_bet + hand.pot_total() + owed
+    kind: str | None = None
+    all_in_legal = stack > 0 and stack <= owed
+    if can_raise:
+        if all_in_to < min_to:
+            all_in_legal = True
+        else:
+            kind = Action.BET if hand.current_bet == 0 else Action.RAISE
+            all_in_legal = all_in_to <= max_to
+            max_to = min(max_to, all_in_to)
+    return BetOptions(
+        to_call=min(owed, stack),
+        can_check=owed <= 0,
+        raise_kind=kind,
+        min_to=min_to if kind else 0,
+        max_to=max_to if kind else 0,
+        all_in_to=all_in_to,
+        all_in_legal=all_in_legal,
+    )

@@ -1,0 +1,145 @@
+"""What the engine needs next from outside the players: a hand start, cards, a reshuffle of
+the discards, or hand ranks. The shell (table service) reads `pending_chance(state)`, asks the
+dealer or the evaluator, and feeds the answer back as a command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from services.games.cardtext import DECK_SIZE, Card
+from services.games.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
+from services.games.definitions import DealBoard, DealHole, Draw, ForcedBets, Showdown
+from services.games.ranking import HandRanker, RankRequest, rank_with
+from services.games.state import TableState
+
+
+@dataclass(frozen=True, slots=True)
+class NeedHandStart:
+    """No hand in progress and two or more players can be dealt in: send `StartHand`."""
+
+
+@dataclass(frozen=True, slots=True)
+class NeedCards:
+    """Deal `count` cards to each target (seat, or None for the board) in `targets` order,
+    after burning `burn`. `one_at_a_time`: round-robin, one card per target per pass."""
+
+    targets: tuple[tuple[int | None, int], ...]
+    burn: int = 0
+    face_up: bool = False
+    one_at_a_time: bool = False
+
+    @property
+    def total(self) -> int:
+        return self.burn + sum(n for _, n in self.targets)
+
+
+@dataclass(frozen=True, slots=True)
+class NeedReshuffle:
+    """The stub cannot cover `seat`'s draw: shuffle these discards back into it."""
+
+    seat: int
+    stub: int  # cards left in the stub
+    discards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NeedRanks:
+    """Rank every contender's hand (and the board, for declare-board) and send
+    `SupplyHandRanks`."""
+
+    requests: tuple[RankRequest, ...]
+
+
+ChanceRequest = NeedHandStart | NeedCards | NeedReshuffle | NeedRanks
+
+
+def eligible_seats(state: TableState) -> list[int]:
+    return [
+        i
+        for i, s in enumerate(state.seats)
+        if s is not None and not s.sitting_out and not s.leaving and s.stack > 0
+    ]
+
+
+def pending_chance(state: TableState) -> ChanceRequest | None:
+    """None means a player is to act (`state.hand.to_act`) or the table waits for players."""
+    hand = state.hand
+    if hand is None:
+        return NeedHandStart() if len(eligible_seats(state)) >= 2 else None
+    phase = state.phase()
+    if isinstance(phase, DealHole) and hand.dealt_phase != hand.phase:
+        order = [p.seat for p in hand.clockwise_from(hand.button)]
+        return NeedCards(
+            tuple((s, phase.count - len(hand.player(s).cards)) for s in order),
+            0,
+            phase.face_up,
+            phase.one_at_a_time,
+        )
+    if isinstance(phase, DealBoard) and hand.dealt_phase != hand.phase:
+        return NeedCards(((None, phase.count),), phase.burn, True)
+    if isinstance(phase, Draw) and hand.to_act is not None:
+        p = hand.player(hand.to_act)
+        if p.awaiting:
+            stub = DECK_SIZE - len(hand.out)
+            if stub < p.awaiting:
+                pile = tuple(c for c in hand.discard_pile if c not in p.discards)
+                return NeedReshuffle(p.seat, stub, pile)
+            return NeedCards(((p.seat, p.awaiting),))
+    if isinstance(phase, Showdown) and hand.ranks is None:
+        return NeedRanks(rank_requests(state))
+    return None
+
+
+def rank_requests(state: TableState) -> tuple[RankRequest, ...]:
+    hand = state.hand
+    assert hand is not None
+    game = state.config.game
+    wild = frozenset({hand.board[0][0]}) if game.board_rank_wild and hand.board else frozenset()
+    five_high = state.config.five_of_a_kind_beats_straight_flush
+    requests = [
+        RankRequest(p.seat, p.cards + hand.board, wild, five_high, game.high_low)
+        for p in hand.players
+        if not p.folded
+    ]
+    if game.board_can_play and len(hand.board) >= 5:
+        requests.append(RankRequest(None, hand.board, wild, five_high, game.high_low))
+    return tuple(requests)
+
+
+def rank_hands(state: TableState, ranker: HandRanker) -> SupplyHandRanks:
+    """Answer a `NeedRanks` request with an injected pure ranking function."""
+    ranks = []
+    board = None
+    for request in rank_requests(state):
+        value = rank_with(ranker, request)
+        if request.seat is None:
+            board = value
+        else:
+            ranks.append((request.seat, value))
+    return SupplyHandRanks(tuple(ranks), board)
+
+
+def deal_from(request: NeedCards, deck: Iterator[Card]) -> DealCards:
+    """Take cards off the top of `deck` the way a dealer would for `request` (burn first,
+    then round-robin or target by target). Used with pinned decks and by simulations."""
+    burned = tuple(next(deck) for _ in range(request.burn))
+    hands: dict[int | None, list[Card]] = {t: [] for t, _ in request.targets}
+    if request.one_at_a_time:
+        for round_ in range(max(n for _, n in request.targets)):
+            for target, n in request.targets:
+                if round_ < n:
+                    hands[target].append(next(deck))
+    else:
+        for target, n in request.targets:
+            hands[target].extend(next(deck) for _ in range(n))
+    return DealCards(tuple((t, tuple(hands[t])) for t, _ in request.targets), burned)
+
+
+def reshuffle(request: NeedReshuffle) -> ReshuffleDiscards:
+    return ReshuffleDiscards(request.discards)
+
+
+def uses_blinds(state: TableState) -> bool:
+    return state.config.game.forced_bets is ForcedBets.BLINDS

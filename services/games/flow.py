@@ -1,0 +1,152 @@
+"""Automatic progress: the events that follow by themselves once nobody needs to decide.
+
+After every accepted command `decide` folds its events in and asks `next_automatic` for more
+(end a betting round and return the uncalled bet, move to the next phase, expose all-in hands,
+award the pots, end the hand) until a player, the dealer or the evaluator is needed.
+"""
+
+from __future__ import annotations
+
+from services.games.definitions import Betting, DealBoard, DealHole, Draw, Showdown
+from services.games.events import (
+    CardsShown,
+    Event,
+    HandEnded,
+    PhaseStarted,
+    PlayerLeft,
+    PotAwarded,
+    Share,
+    UncalledBetReturned,
+)
+from services.games.pots import build_pots, rake_for, split
+from services.games.reducer import apply
+from services.games.state import HandPlayer, HandState, TableState
+
+
+def advance(state: TableState) -> tuple[TableState, list[Event]]:
+    produced: list[Event] = []
+    while True:
+        events = next_automatic(state)
+        if not events:
+            return state, produced
+        for event in events:
+            state = apply(state, event)
+            produced.append(event)
+
+
+def next_automatic(state: TableState) -> list[Event]:
+    hand = state.hand
+    if hand is None:
+        return []
+    phases = state.config.game.phases
+    if hand.phase < 0:
+        return [PhaseStarted(0, phases[0].name)]
+    phase = phases[hand.phase]
+    if sum(1 for p in hand.players if not p.folded) == 1:
+        return _uncalled(hand) or _award(state)
+    if isinstance(phase, DealHole | DealBoard):
+        return _next_phase(state) if hand.dealt_phase == hand.phase else []
+    if isinstance(phase, Betting):
+        if hand.to_act is not None:
+            return []
+        return _uncalled(hand) or _next_phase(state)
+    if isinstance(phase, Draw):
+        return _next_phase(state) if hand.to_act is None else []
+    if isinstance(phase, Showdown):
+        if hand.ranks is None:
+            return []
+        contenders = [p for p in hand.players if not p.folded]
+        if any(state.stack(p.seat) == 0 for p in contenders):
+            # All-in showdown: every hand is tabled (TDA "face up for all-in").
+            unshown = [s for s in hand.showdown_order if not hand.player(s).shown]
+            if unshown:
+                return [CardsShown(s, hand.player(s).cards) for s in unshown]
+        return [] if hand.to_act is not None else _award(state)
+    return []
+
+
+def _next_phase(state: TableState) -> list[Event]:
+    hand = state.hand
+    assert hand is not None
+    index = hand.phase + 1
+    return [PhaseStarted(index, state.config.game.phases[index].name)]
+
+
+def _uncalled(hand: HandState) -> list[Event]:
+    bets = sorted((p.bet for p in hand.players), reverse=True)
+    if len(bets) < 2 or bets[0] <= bets[1]:
+        return []
+    top = next(p for p in hand.players if p.bet == bets[0])
+    return [UncalledBetReturned(top.seat, bets[0] - bets[1])]
+
+
+def _strength(hand: HandState, p: HandPlayer, low: bool) -> int | None:
+    rank = hand.board_rank if p.declared_board else hand.rank_of(p.seat)
+    if rank is None:
+        return None
+    if low:
+        return rank.low.strength if rank.low is not None else None
+    return rank.high.strength
+
+
+def _best(hand: HandState, claimants: list[HandPlayer], low: bool) -> list[int]:
+    scored = [(s, p.seat) for p in claimants if (s := _strength(hand, p, low)) is not None]
+    if not scored:
+        return []
+    top = max(s for s, _ in scored)
+    return [seat for s, seat in scored if s == top]
+
+
+def _award(state: TableState) -> list[Event]:
+    hand = state.hand
+    assert hand is not None
+    config = state.config
+    contenders = [p for p in hand.players if not p.folded]
+    claimants = [p for p in contenders if p.shown or p.declared_board]
+    if not claimants:
+        claimants = [p for p in contenders if not p.mucked] or contenders
+    pots = build_pots(hand)
+    total = sum(pot.amount for pot in pots)
+    rake_left = (
+        rake_for(total, config.rake_basis_points, config.rake_cap)
+        if hand.reached_second_round
+        else 0
+    )
+    events: list[Event] = []
+    for index, pot in enumerate(pots):
+        rake = min(rake_left, pot.amount)
+        rake_left -= rake
+        amount = pot.amount - rake
+        eligible = [p for p in claimants if p.seat in pot.eligible]
+        if not eligible:
+            eligible = [p for p in contenders if p.seat in pot.eligible]
+        if len(eligible) == 1:
+            shares = [Share(eligible[0].seat, amount)]
+        else:
+            shares = _divide(state, hand, eligible, amount)
+        events.append(PotAwarded(index, pot.amount, pot.eligible, tuple(shares), rake))
+    after = state
+    for event in events:
+        after = apply(after, event)
+    stacks = tuple((i, s.stack) for i, s in enumerate(after.seats) if s is not None)
+    events.append(HandEnded(hand.number, stacks))
+    for i, s in enumerate(after.seats):
+        if s is not None and s.leaving:
+            events.append(PlayerLeft(i, s.player, s.stack))
+    return events
+
+
+def _divide(
+    state: TableState, hand: HandState, eligible: list[HandPlayer], amount: int
+) -> list[Share]:
+    size = state.config.seats
+    high = _best(hand, eligible, low=False)
+    low = _best(hand, eligible, low=True) if state.config.game.high_low else []
+    if not high:  # no ranks (should not happen): split among eligible
+        high = [p.seat for p in eligible]
+    if not low:
+        return split(amount, high, hand.button, size, "all")
+    low_half = amount // 2
+    return split(amount - low_half, high, hand.button, size, "high") + split(
+        low_half, low, hand.button, size, "low"
+    )

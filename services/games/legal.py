@@ -1,0 +1,86 @@
+"""`legal_actions(state, seat)`: what this seat may do now, with amount ranges and cards.
+
+Bots, timeouts and the table view use this and nothing else to decide legality; `decide`
+checks commands against the same computation, so the two cannot disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.games.betting import options
+from services.games.cardtext import Card
+from services.games.definitions import Betting, Draw, Showdown
+from services.games.events import Action
+from services.games.state import TableState
+
+
+@dataclass(frozen=True, slots=True)
+class LegalActions:
+    """Empty `actions` means the seat cannot act now (`to_act` says who can, if anyone).
+
+    Amounts are "to" totals for the current betting round: a bet or raise is legal for any
+    `min_to <= amount <= max_to`; `all_in_to` is the total if the seat goes all in;
+    `to_call` is the chips a call adds. Draws: discard between `min_discards` and
+    `max_discards` of `discardable`.
+    """
+
+    seat: int
+    actions: frozenset[str] = frozenset()
+    to_act: int | None = None
+    to_call: int = 0
+    min_to: int = 0
+    max_to: int = 0
+    all_in_to: int = 0
+    min_discards: int = 0
+    max_discards: int = 0
+    discardable: tuple[Card, ...] = ()
+
+    def allows(self, action: str) -> bool:
+        return action in self.actions
+
+
+def legal_actions(state: TableState, seat: int) -> LegalActions:
+    hand = state.hand
+    if hand is None or hand.to_act != seat:
+        return LegalActions(seat, to_act=hand.to_act if hand else None)
+    phase = state.phase()
+    p = hand.player(seat)
+    if isinstance(phase, Betting):
+        o = options(state, hand, seat)
+        acts: set[str] = set()
+        if o.can_check:
+            acts.add(Action.CHECK)
+        else:
+            acts.update((Action.FOLD, Action.CALL))
+        if o.raise_kind:
+            acts.add(o.raise_kind)
+        if o.all_in_legal:
+            acts.add(Action.ALL_IN)
+        return LegalActions(
+            seat,
+            frozenset(acts),
+            seat,
+            to_call=o.to_call,
+            min_to=o.min_to,
+            max_to=o.max_to,
+            all_in_to=o.all_in_to,
+        )
+    if isinstance(phase, Draw):
+        if p.awaiting:
+            return LegalActions(seat, to_act=seat)
+        action = Action.OPEN_DISCARD if phase.face_up else Action.DISCARD
+        return LegalActions(
+            seat,
+            frozenset({action}),
+            seat,
+            min_discards=phase.min_discards,
+            max_discards=min(state.config.max_discards(phase), len(p.cards)),
+            discardable=p.cards,
+        )
+    if isinstance(phase, Showdown):
+        acts = {Action.SHOW, Action.MUCK}
+        if state.config.game.board_can_play and len(hand.board) >= 5:
+            acts.add(Action.DECLARE_BOARD)
+        return LegalActions(seat, frozenset(acts), seat)
+    return LegalActions(seat, to_act=seat)

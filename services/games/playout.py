@@ -1,0 +1,93 @@
+"""Drive hands through the public API with supplied players, decks and ranker.
+
+Used by simulations, benchmarks and the engine-only simulator: every chance request is
+answered from the given deck (the caller shuffles; the engine never does) and the given
+ranker, every decision by the given policy. Pure as long as its inputs are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from services.games.cardtext import Card
+from services.games.chance import (
+    NeedCards,
+    NeedHandStart,
+    NeedRanks,
+    NeedReshuffle,
+    deal_from,
+    pending_chance,
+    rank_hands,
+    reshuffle,
+)
+from services.games.commands import Act, Command, StartHand
+from services.games.events import Event
+from services.games.legal import LegalActions, legal_actions
+from services.games.ranking import HandRanker
+from services.games.reducer import apply_all
+from services.games.rules import decide
+from services.games.state import TableState
+
+Policy = Callable[[TableState, LegalActions], Act]
+
+
+class Stub(Protocol):
+    """The undealt cards, owned by the caller (who shuffles them)."""
+
+    def __next__(self) -> Card: ...
+
+    def __iter__(self) -> Iterator[Card]: ...
+
+    def put_back(self, cards: tuple[Card, ...]) -> None:
+        """The dealer reshuffles these discards into the stub."""
+        ...
+
+
+@dataclass
+class HandRun:
+    state: TableState
+    events: list[Event]
+    decisions: int
+
+
+def step(state: TableState, command: Command, log: list[Event]) -> TableState:
+    events = decide(state, command)
+    log.extend(events)
+    return apply_all(state, events)
+
+
+def play_hand(
+    state: TableState,
+    policy: Policy,
+    deck: Stub,
+    ranker: HandRanker,
+    max_steps: int = 10_000,
+) -> HandRun:
+    """Start a hand and play it to the end; `deck` yields cards in dealing order."""
+    log: list[Event] = []
+    if not isinstance(pending_chance(state), NeedHandStart):
+        raise ValueError("no hand can start")
+    state = step(state, StartHand(), log)
+    decisions = 0
+    for _ in range(max_steps):
+        hand = state.hand
+        if hand is None:
+            return HandRun(state, log, decisions)
+        request = pending_chance(state)
+        command: Command
+        if isinstance(request, NeedCards):
+            command = deal_from(request, deck)
+        elif isinstance(request, NeedReshuffle):
+            command = reshuffle(request)
+            deck.put_back(request.discards)
+        elif isinstance(request, NeedRanks):
+            command = rank_hands(state, ranker)
+        elif hand.to_act is not None:
+            command = policy(state, legal_actions(state, hand.to_act))
+            decisions += 1
+        else:
+            raise RuntimeError(f"hand {hand.number} is stuck: nothing pending, nobody to act")
+        state = step(state, command, log)
+    raise RuntimeError(f"hand did not finish within {max_steps} steps")

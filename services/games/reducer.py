@@ -1,0 +1,412 @@
+"""`apply(state, event) -> state`: folds one event into the table state. Never validates.
+
+Derived bookkeeping (who acts next, the showdown order) is recomputed here from the state,
+deterministically, so events stay small and a replay reproduces the live state exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+from services.games.betting import able, fixed_unit, next_to_act
+from services.games.definitions import Betting, DealHole, Draw, ForcedBets, Showdown
+from services.games.events import (
+    Action,
+    ActionTaken,
+    BoardDeclared,
+    CardsDealt,
+    CardsDiscarded,
+    CardsShown,
+    ChipsAdded,
+    DiscardsReshuffled,
+    Event,
+    ForcedBetPosted,
+    HandEnded,
+    HandMucked,
+    HandsRanked,
+    HandStarted,
+    HandVoided,
+    LeaveRequested,
+    PhaseStarted,
+    PlayerLeft,
+    PlayerSatIn,
+    PlayerSatOut,
+    PlayerSeated,
+    PotAwarded,
+    TableOpened,
+    TimedOut,
+    UncalledBetReturned,
+)
+from services.games.state import HandPlayer, HandState, SeatState, TableState, new_table
+
+
+def _seat(state: TableState, seat: int, **changes: Any) -> TableState:
+    seats = list(state.seats)
+    current = seats[seat]
+    assert current is not None
+    seats[seat] = replace(current, **changes)
+    return replace(state, seats=tuple(seats))
+
+
+def _chips(state: TableState, seat: int, delta: int) -> TableState:
+    return _seat(state, seat, stack=state.stack(seat) + delta)
+
+
+def _player(hand: HandState, seat: int, **changes: Any) -> HandState:
+    players = list(hand.players)
+    i = hand.index(seat)
+    players[i] = replace(players[i], **changes)
+    return replace(hand, players=tuple(players))
+
+
+def _hand(state: TableState) -> HandState:
+    assert state.hand is not None
+    return state.hand
+
+
+def _table_opened(state: TableState, e: TableOpened) -> TableState:
+    return new_table(e.config)
+
+
+def _seated(state: TableState, e: PlayerSeated) -> TableState:
+    seats = list(state.seats)
+    seats[e.seat] = SeatState(player=e.player, stack=e.stack)
+    return replace(state, seats=tuple(seats))
+
+
+def _leave_requested(state: TableState, e: LeaveRequested) -> TableState:
+    return _seat(state, e.seat, leaving=True)
+
+
+def _left(state: TableState, e: PlayerLeft) -> TableState:
+    seats = list(state.seats)
+    seats[e.seat] = None
+    return replace(state, seats=tuple(seats))
+
+
+def _sat_out(state: TableState, e: PlayerSatOut) -> TableState:
+    return _seat(state, e.seat, sitting_out=True, timeouts=0)
+
+
+def _sat_in(state: TableState, e: PlayerSatIn) -> TableState:
+    return _seat(
+        state,
+        e.seat,
+        sitting_out=False,
+        waiting_for_big_blind=not e.post_big_blind,
+        posts_big_blind=e.post_big_blind,
+    )
+
+
+def _chips_added(state: TableState, e: ChipsAdded) -> TableState:
+    return _chips(state, e.seat, e.amount)
+
+
+def _hand_started(state: TableState, e: HandStarted) -> TableState:
+    seats = list(state.seats)
+    for s in e.seats:
+        seat = seats[s]
+        assert seat is not None
+        seats[s] = replace(seat, waiting_for_big_blind=False, posts_big_blind=False)
+    hand = HandState(
+        number=e.hand,
+        button=e.button,
+        players=tuple(HandPlayer(seat=s) for s in e.seats),
+        big_blind_seat=e.big_blind_seat,
+    )
+    return replace(state, seats=tuple(seats), hand=hand, last_button=e.button, last_hand=e.hand)
+
+
+def _forced_bet(state: TableState, e: ForcedBetPosted) -> TableState:
+    hand = _hand(state)
+    p = hand.player(e.seat)
+    live = e.kind != "ante"
+    hand = _player(
+        hand,
+        e.seat,
+        committed=p.committed + e.amount,
+        bet=p.bet + e.amount if live else p.bet,
+    )
+    return replace(_chips(state, e.seat, -e.amount), hand=hand)
+
+
+def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
+    hand = _hand(state)
+    config = state.config
+    previous = state.phase()
+    phase = config.game.phases[e.phase]
+    if isinstance(previous, Betting):
+        players = tuple(replace(p, bet=0, acted=False, acted_level=0) for p in hand.players)
+        hand = replace(hand, players=players, current_bet=0)
+    first_betting = config.game.phases.index(config.game.betting_rounds[0])
+    hand = replace(
+        hand,
+        phase=e.phase,
+        to_act=None,
+        reached_second_round=hand.reached_second_round or e.phase > first_betting,
+    )
+    state = replace(state, hand=hand)
+    if isinstance(phase, Betting):
+        return replace(state, hand=_start_betting(state, hand, e.phase == first_betting))
+    if isinstance(phase, Draw):
+        players = tuple(replace(p, drew=False, awaiting=0, discards=()) for p in hand.players)
+        hand = replace(hand, players=players)
+        return replace(state, hand=replace(hand, to_act=_next_drawer(hand, hand.button)))
+    if isinstance(phase, Showdown):
+        return replace(state, hand=replace(hand, showdown_order=_showdown_order(hand)))
+    return state
+
+
+def _start_betting(state: TableState, hand: HandState, first: bool) -> HandState:
+    config = state.config
+    blinds = config.game.forced_bets is ForcedBets.BLINDS
+    current = max((p.bet for p in hand.players), default=0)
+    if first and blinds:
+        current = max(current, config.big_blind)
+    unit = fixed_unit(replace(state, hand=hand))
+    opening = config.big_blind if blinds else config.small_bet
+    min_raise = unit if config.limit.value == "fixed-limit" else opening
+    in_hand = sum(1 for p in hand.players if not p.folded)
+    hand = replace(
+        hand,
+        current_bet=current,
+        min_raise=min_raise,
+        bets_made=1 if current > 0 else 0,
+        capped=not (config.uncapped_heads_up and in_hand == 2),
+        last_aggressor=None,
+    )
+    if first and blinds and hand.big_blind_seat is not None:
+        start, include = hand.big_blind_seat, False
+    else:
+        start, include = hand.button, False
+    return replace(hand, to_act=next_to_act(replace(state, hand=hand), hand, start, include))
+
+
+def _next_drawer(hand: HandState, after: int) -> int | None:
+    for p in hand.clockwise_from(after):
+        if not p.folded and not p.drew:
+            return p.seat
+    return None
+
+
+def _showdown_order(hand: HandState) -> tuple[int, ...]:
+    first = hand.last_aggressor
+    ordered = [p.seat for p in hand.clockwise_from(hand.button) if not p.folded]
+    if first is not None and first in ordered:
+        i = ordered.index(first)
+        ordered = ordered[i:] + ordered[:i]
+    return tuple(ordered)
+
+
+def _cards_dealt(state: TableState, e: CardsDealt) -> TableState:
+    hand = _hand(state)
+    out = hand.out | set(e.cards) | set(e.burned)
+    phase = state.phase()
+    if e.seat is None:
+        hand = replace(
+            hand,
+            board=hand.board + e.cards,
+            burned=hand.burned + e.burned,
+            out=out,
+            dealt_phase=hand.phase,
+        )
+        return replace(state, hand=hand)
+    p = hand.player(e.seat)
+    hand = replace(hand, out=out)
+    if isinstance(phase, Draw):
+        hand = _player(hand, e.seat, cards=p.cards + e.cards, awaiting=0, drew=True)
+        return replace(state, hand=replace(hand, to_act=_next_drawer(hand, e.seat)))
+    hand = _player(hand, e.seat, cards=p.cards + e.cards)
+    if isinstance(phase, DealHole) and all(len(q.cards) >= phase.count for q in hand.players):
+        hand = replace(hand, dealt_phase=hand.phase)
+    return replace(state, hand=hand)
+
+
+def _action(state: TableState, e: ActionTaken) -> TableState:
+    hand = _hand(state)
+    p = hand.player(e.seat)
+    # A voluntary action ends a run of timeouts; `TimedOut` follows a default action's event.
+    state = _chips(_seat(state, e.seat, timeouts=0), e.seat, -e.added)
+    if e.action == Action.FOLD:
+        hand = _player(hand, e.seat, folded=True, acted=True)
+    else:
+        current, min_raise, bets_made, aggressor = (
+            hand.current_bet,
+            hand.min_raise,
+            hand.bets_made,
+            hand.last_aggressor,
+        )
+        if e.to > current:
+            increase = e.to - current
+            if state.config.limit.value == "fixed-limit":
+                if 2 * increase >= fixed_unit(state):
+                    bets_made += 1
+            elif increase >= min_raise:
+                min_raise = increase
+                bets_made += 1
+            current, aggressor = e.to, e.seat
+        hand = replace(
+            hand,
+            current_bet=current,
+            min_raise=min_raise,
+            bets_made=bets_made,
+            last_aggressor=aggressor,
+        )
+        hand = _player(
+            hand,
+            e.seat,
+            bet=e.to,
+            committed=p.committed + e.added,
+            acted=True,
+            acted_level=current,
+        )
+    state = replace(state, hand=hand)
+    return replace(state, hand=replace(hand, to_act=next_to_act(state, hand, e.seat, False)))
+
+
+def _timed_out(state: TableState, e: TimedOut) -> TableState:
+    seat = state.seats[e.seat]
+    assert seat is not None
+    return _seat(state, e.seat, timeouts=seat.timeouts + 1)
+
+
+def _uncalled(state: TableState, e: UncalledBetReturned) -> TableState:
+    hand = _hand(state)
+    p = hand.player(e.seat)
+    hand = _player(hand, e.seat, bet=p.bet - e.amount, committed=p.committed - e.amount)
+    current = max(q.bet for q in hand.players)
+    return replace(_chips(state, e.seat, e.amount), hand=replace(hand, current_bet=current))
+
+
+def _discarded(state: TableState, e: CardsDiscarded) -> TableState:
+    hand = _hand(state)
+    phase = state.phase()
+    assert isinstance(phase, Draw)
+    p = hand.player(e.seat)
+    kept = tuple(c for c in p.cards if c not in e.cards)
+    owed = len(e.cards) if phase.replace else 0
+    hand = _player(
+        hand,
+        e.seat,
+        cards=kept,
+        discards=e.cards,
+        open_discards=p.open_discards + (e.cards if e.face_up else ()),
+        awaiting=owed,
+        drew=owed == 0,
+    )
+    hand = replace(hand, discard_pile=hand.discard_pile + e.cards)
+    if owed == 0:
+        hand = replace(hand, to_act=_next_drawer(hand, e.seat))
+    return replace(state, hand=hand)
+
+
+def _reshuffled(state: TableState, e: DiscardsReshuffled) -> TableState:
+    hand = _hand(state)
+    back = set(e.cards)
+    hand = replace(
+        hand,
+        out=hand.out - back,
+        discard_pile=tuple(c for c in hand.discard_pile if c not in back),
+    )
+    return replace(state, hand=hand)
+
+
+def _ranked(state: TableState, e: HandsRanked) -> TableState:
+    hand = replace(_hand(state), ranks=e.ranks, board_rank=e.board)
+    return replace(state, hand=replace(hand, to_act=next_shower(hand)))
+
+
+def next_shower(hand: HandState) -> int | None:
+    """Next seat in showdown order to show or muck; None once the showdown is decided."""
+    if hand.ranks is None:
+        return None
+    unmucked = [p for p in hand.players if not p.folded and not p.mucked]
+    for seat in hand.showdown_order:
+        p = hand.player(seat)
+        if p.shown or p.mucked or p.declared_board:
+            continue
+        if len(unmucked) == 1:
+            return None  # everyone else mucked: the last hand wins without showing
+        return seat
+    return None
+
+
+def _shown(state: TableState, e: CardsShown) -> TableState:
+    hand = _player(_hand(state), e.seat, shown=True)
+    return replace(state, hand=replace(hand, to_act=next_shower(hand)))
+
+
+def _mucked(state: TableState, e: HandMucked) -> TableState:
+    hand = _player(_hand(state), e.seat, mucked=True)
+    return replace(state, hand=replace(hand, to_act=next_shower(hand)))
+
+
+def _declared(state: TableState, e: BoardDeclared) -> TableState:
+    hand = _player(_hand(state), e.seat, declared_board=True)
+    return replace(state, hand=replace(hand, to_act=next_shower(hand)))
+
+
+def _awarded(state: TableState, e: PotAwarded) -> TableState:
+    for share in e.shares:
+        state = _chips(state, share.seat, share.amount)
+    return state
+
+
+def _ended(state: TableState, e: HandEnded) -> TableState:
+    return replace(state, hand=None)
+
+
+def _voided(state: TableState, e: HandVoided) -> TableState:
+    for seat, amount in e.refunds:
+        state = _chips(state, seat, amount)
+    return replace(state, hand=None)
+
+
+_HANDLERS: dict[type, Callable[[TableState, Any], TableState]] = {
+    TableOpened: _table_opened,
+    PlayerSeated: _seated,
+    LeaveRequested: _leave_requested,
+    PlayerLeft: _left,
+    PlayerSatOut: _sat_out,
+    PlayerSatIn: _sat_in,
+    ChipsAdded: _chips_added,
+    HandStarted: _hand_started,
+    ForcedBetPosted: _forced_bet,
+    PhaseStarted: _phase_started,
+    CardsDealt: _cards_dealt,
+    ActionTaken: _action,
+    TimedOut: _timed_out,
+    UncalledBetReturned: _uncalled,
+    CardsDiscarded: _discarded,
+    DiscardsReshuffled: _reshuffled,
+    HandsRanked: _ranked,
+    CardsShown: _shown,
+    HandMucked: _mucked,
+    BoardDeclared: _declared,
+    PotAwarded: _awarded,
+    HandEnded: _ended,
+    HandVoided: _voided,
+}
+
+
+def apply(state: TableState, event: Event) -> TableState:
+    return _HANDLERS[type(event)](state, event)
+
+
+def apply_all(state: TableState, events: Iterable[Event]) -> TableState:
+    for event in events:
+        state = apply(state, event)
+    return state
+
+
+def replay(events: Iterable[Event]) -> TableState:
+    """Rebuild a table from its full stream; the first event must be `TableOpened`."""
+    iterator = iter(events)
+    first = next(iterator)
+    assert isinstance(first, TableOpened), "a table stream starts with TableOpened"
+    return apply_all(new_table(first.config), iterator)
+
+
+__all__ = ["able", "apply", "apply_all", "next_shower", "replay"]

@@ -1,0 +1,131 @@
+"""A small, obviously-correct hand ranker (standard library only).
+
+Used by the engine's own tests, random-play simulations and the engine-only benchmark; the
+table service injects the evaluator library instead. It tries every five-card subset and,
+for wild cards, constructs the best hand of each category directly (five of a kind, straight
+flush, flush, straight) and otherwise adds every wild to the largest group of natural ranks,
+which is optimal for the pair-based categories.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from itertools import combinations
+
+from services.games.cardtext import Card, rank_value
+from services.games.ranking import HandValue
+
+HIGH_CARD, PAIR, TWO_PAIR, TRIPS, STRAIGHT, FLUSH, FULL_HOUSE, QUADS = 0, 2, 4, 6, 8, 10, 12, 14
+FIVE_LOW, STRAIGHT_FLUSH, FIVE_HIGH = 15, 16, 18
+_NAMES = {
+    HIGH_CARD: "high card",
+    PAIR: "one pair",
+    TWO_PAIR: "two pair",
+    TRIPS: "three of a kind",
+    STRAIGHT: "straight",
+    FLUSH: "flush",
+    FULL_HOUSE: "full house",
+    QUADS: "four of a kind",
+    FIVE_LOW: "five of a kind",
+    STRAIGHT_FLUSH: "straight flush",
+    FIVE_HIGH: "five of a kind",
+}
+_RANK_CHARS = "??23456789TJQKA"
+_WINDOWS = [(top, frozenset(range(top - 4, top + 1))) for top in range(14, 5, -1)] + [
+    (5, frozenset({14, 2, 3, 4, 5}))
+]
+
+Score = tuple[int, tuple[int, ...]]
+
+
+def _encode(category: int, ranks: Sequence[int]) -> int:
+    value = category
+    for r in list(ranks)[:5] + [0] * (5 - len(ranks)):
+        value = value * 16 + r
+    return value
+
+
+def _pattern(ranks: list[int]) -> Score:
+    groups = sorted(Counter(ranks).items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+    shape = [n for _, n in groups]
+    order = [r for r, _ in groups]
+    category = {
+        (4, 1): QUADS,
+        (3, 2): FULL_HOUSE,
+        (3, 1, 1): TRIPS,
+        (2, 2, 1): TWO_PAIR,
+        (2, 1, 1, 1): PAIR,
+    }.get(tuple(shape), HIGH_CARD)
+    return category, tuple(order)
+
+
+def _straight_top(naturals: list[int]) -> int | None:
+    if len(set(naturals)) != len(naturals):
+        return None
+    present = set(naturals)
+    for top, window in _WINDOWS:
+        if present <= window:
+            return top
+    return None
+
+
+def score_five(cards: Sequence[Card], wild_ranks: frozenset[str], five_high: bool) -> Score:
+    """Category and tiebreak ranks of exactly five cards, wilds played as well as possible."""
+    naturals = [c for c in cards if c[0] not in wild_ranks]
+    wilds = len(cards) - len(naturals)
+    ranks = [rank_value(c) for c in naturals]
+    suited = len({c[1] for c in naturals}) <= 1
+    top = _straight_top(ranks)
+    candidates: list[Score] = []
+    if len(set(ranks)) <= 1 and wilds:
+        candidates.append((FIVE_HIGH if five_high else FIVE_LOW, (ranks[0] if ranks else 14,)))
+    if top is not None and suited:
+        candidates.append((STRAIGHT_FLUSH, (top,)))
+    if top is not None:
+        candidates.append((STRAIGHT, (top,)))
+    if suited:
+        fill = [r for r in range(14, 1, -1) if r not in ranks][:wilds]
+        candidates.append((FLUSH, tuple(sorted(ranks + fill, reverse=True))))
+    if ranks:
+        counts = Counter(ranks)
+        target = max(counts, key=lambda r: (counts[r], r))
+        candidates.append(_pattern(ranks + [target] * wilds))
+    else:
+        candidates.append((FIVE_HIGH if five_high else FIVE_LOW, (14,)))
+    return max(candidates)
+
+
+class ReferenceRanker:
+    """Implements `services.games.ranking.HandRanker` by brute force over five-card subsets."""
+
+    def rank_high(
+        self,
+        cards: Sequence[Card],
+        wild_ranks: frozenset[str] = frozenset(),
+        five_of_a_kind_beats_straight_flush: bool = True,
+    ) -> HandValue:
+        best: tuple[Score, tuple[Card, ...]] | None = None
+        for combo in combinations(cards, 5):
+            five = tuple(combo)
+            score = score_five(five, wild_ranks, five_of_a_kind_beats_straight_flush)
+            if best is None or score > best[0]:
+                best = (score, five)
+        assert best is not None, "need at least five cards"
+        (category, ranks), chosen = best
+        label = f"{_NAMES[category]}, " + " ".join(_RANK_CHARS[r] for r in ranks)
+        return HandValue(_encode(category, ranks), label, chosen)
+
+    def rank_low_eight(self, cards: Sequence[Card]) -> HandValue | None:
+        by_rank: dict[int, Card] = {}
+        for card in cards:
+            value = 1 if card[0] == "A" else rank_value(card)
+            if value <= 8:
+                by_rank.setdefault(value, card)
+        if len(by_rank) < 5:
+            return None
+        low = sorted(by_rank)[:5]
+        descending = sorted(low, reverse=True)
+        strength = 16**5 - _encode(0, descending)
+        label = "low " + "-".join("A" if r == 1 else str(r) for r in descending)
+        return HandValue(strength, label, tuple(by_rank[r] for r in descending))

@@ -1,0 +1,438 @@
+"""`decide(state, command) -> events`: validates a command and says what happens.
+
+Never mutates anything; raises a `RuleViolation` (nothing happened) or returns the events of
+the command followed by every automatic consequence (see `flow.advance`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from services.games.betting import options
+from services.games.cardtext import Card, card_order, is_card
+from services.games.chance import NeedCards, NeedHandStart, NeedRanks, NeedReshuffle
+from services.games.chance import pending_chance as _pending
+from services.games.commands import (
+    Act,
+    Command,
+    DealCards,
+    LeaveTable,
+    ReshuffleDiscards,
+    SitDown,
+    SitIn,
+    SitOut,
+    StartHand,
+    SupplyHandRanks,
+    TimeOut,
+    TopUp,
+    VoidHand,
+)
+from services.games.definitions import Betting, Draw, Showdown
+from services.games.errors import InvalidAction, NotAllowedNow, NotYourSeat, UnknownTarget
+from services.games.events import (
+    Action,
+    ActionTaken,
+    BoardDeclared,
+    CardsDealt,
+    CardsDiscarded,
+    CardsShown,
+    ChipsAdded,
+    DiscardsReshuffled,
+    Event,
+    HandMucked,
+    HandsRanked,
+    HandVoided,
+    LeaveRequested,
+    PlayerLeft,
+    PlayerSatIn,
+    PlayerSatOut,
+    PlayerSeated,
+    TimedOut,
+)
+from services.games.flow import advance
+from services.games.legal import legal_actions
+from services.games.reducer import apply
+from services.games.starting import start_hand
+from services.games.state import HandState, SeatState, TableState
+
+
+def decide(state: TableState, command: Command) -> list[Event]:
+    handler = _HANDLERS.get(type(command))
+    if handler is None:
+        raise InvalidAction(f"unknown command {type(command).__name__}")
+    events: list[Event] = handler(state, command)
+    for event in events:
+        state = apply(state, event)
+    _, automatic = advance(state)
+    return events + automatic
+
+
+# --- seats -------------------------------------------------------------------------------
+
+
+def _occupied(state: TableState, seat: int, by: str | None) -> SeatState:
+    if not 0 <= seat < len(state.seats):
+        raise UnknownTarget(f"seat {seat} does not exist: seats are 0-{len(state.seats) - 1}")
+    occupant = state.seats[seat]
+    if occupant is None:
+        raise UnknownTarget(f"seat {seat} is empty")
+    if by is not None and by != occupant.player:
+        raise NotYourSeat(f"seat {seat} belongs to {occupant.player}, not {by}")
+    return occupant
+
+
+def _in_hand(state: TableState, seat: int) -> bool:
+    return state.hand is not None and any(p.seat == seat for p in state.hand.players)
+
+
+def _sit_down(state: TableState, c: SitDown) -> list[Event]:
+    config = state.config
+    if not 0 <= c.seat < len(state.seats):
+        raise UnknownTarget(f"seat {c.seat} does not exist: seats are 0-{len(state.seats) - 1}")
+    if state.seats[c.seat] is not None:
+        raise NotAllowedNow(f"seat {c.seat} is taken")
+    if any(s is not None and s.player == c.player for s in state.seats):
+        raise NotAllowedNow(f"{c.player} is already seated at this table")
+    if not config.min_buy_in <= c.stack <= config.max_buy_in:
+        raise InvalidAction(
+            f"buy-in must be between {config.min_buy_in} and {config.max_buy_in}, not {c.stack}"
+        )
+    return [PlayerSeated(c.seat, c.player, c.stack)]
+
+
+def _leave(state: TableState, c: LeaveTable) -> list[Event]:
+    occupant = _occupied(state, c.seat, c.by)
+    if _in_hand(state, c.seat):
+        return [] if occupant.leaving else [LeaveRequested(c.seat)]
+    return [PlayerLeft(c.seat, occupant.player, occupant.stack)]
+
+
+def _sit_out(state: TableState, c: SitOut) -> list[Event]:
+    occupant = _occupied(state, c.seat, c.by)
+    return [] if occupant.sitting_out else [PlayerSatOut(c.seat)]
+
+
+def _sit_in(state: TableState, c: SitIn) -> list[Event]:
+    occupant = _occupied(state, c.seat, c.by)
+    if not occupant.sitting_out:
+        raise NotAllowedNow(f"seat {c.seat} is not sitting out")
+    return [PlayerSatIn(c.seat, c.post_big_blind)]
+
+
+def _top_up(state: TableState, c: TopUp) -> list[Event]:
+    occupant = _occupied(state, c.seat, c.by)
+    if _in_hand(state, c.seat):
+        raise NotAllowedNow(f"seat {c.seat} is in hand {state.last_hand}: top up between hands")
+    room = state.config.max_buy_in - occupant.stack
+    if not 0 < c.amount <= room:
+        raise InvalidAction(
+            f"top-up must be between 1 and {room} chips (max buy-in), not {c.amount}"
+        )
+    return [ChipsAdded(c.seat, c.amount)]
+
+
+def _start(state: TableState, c: StartHand) -> list[Event]:
+    if state.hand is not None:
+        raise NotAllowedNow(f"hand {state.hand.number} is still in progress")
+    if not isinstance(_pending(state), NeedHandStart):
+        raise NotAllowedNow("a hand needs two or more players sitting in with chips")
+    return start_hand(state)
+
+
+def _void(state: TableState, c: VoidHand) -> list[Event]:
+    hand = _current(state)
+    refunds = tuple((p.seat, p.committed) for p in hand.players if p.committed)
+    events: list[Event] = [HandVoided(hand.number, c.reason, refunds)]
+    for i, s in enumerate(state.seats):
+        if s is not None and s.leaving:
+            refund = dict(refunds).get(i, 0)
+            events.append(PlayerLeft(i, s.player, s.stack + refund))
+    return events
+
+
+# --- player decisions --------------------------------------------------------------------
+
+
+def _current(state: TableState) -> HandState:
+    if state.hand is None:
+        raise NotAllowedNow("no hand is in progress")
+    return state.hand
+
+
+def _check_turn(state: TableState, seat: int, hand_number: int | None, by: str | None) -> None:
+    hand = _current(state)
+    if hand_number is not None and hand_number != hand.number:
+        if hand_number < hand.number:
+            raise NotAllowedNow(f"hand {hand_number} is over; hand {hand.number} is in progress")
+        raise UnknownTarget(f"hand {hand_number} does not exist; hand {hand.number} is in progress")
+    _occupied(state, seat, by)
+    if not _in_hand(state, seat):
+        raise NotAllowedNow(f"seat {seat} is not in hand {hand.number}")
+    if hand.to_act is None:
+        raise NotAllowedNow(f"no player is to act in hand {hand.number}: waiting for the dealer")
+    if hand.to_act != seat:
+        whose = state.seats[hand.to_act]
+        name = f" ({whose.player})" if whose else ""
+        raise NotAllowedNow(f"it is seat {hand.to_act}'s turn{name}, not seat {seat}'s")
+    if hand.player(seat).awaiting:
+        raise NotAllowedNow(f"seat {seat} is waiting for replacement cards")
+
+
+def _act(state: TableState, c: Act) -> list[Event]:
+    _check_turn(state, c.seat, c.hand, c.by)
+    if c.action not in Action.ALL:
+        raise InvalidAction(f"unknown action {c.action!r}: one of {', '.join(sorted(Action.ALL))}")
+    phase = state.phase()
+    if isinstance(phase, Betting):
+        return _bet(state, c)
+    if isinstance(phase, Draw):
+        return _discard(state, c, phase)
+    if isinstance(phase, Showdown):
+        return _showdown(state, c)
+    raise NotAllowedNow("no player decision is pending")
+
+
+def _bet(state: TableState, c: Act) -> list[Event]:
+    hand = _current(state)
+    seat = c.seat
+    o = options(state, hand, seat)
+    p = hand.player(seat)
+    stack = state.stack(seat)
+    action = c.action
+    if action == Action.FOLD:
+        if o.can_check:
+            raise InvalidAction(f"seat {seat} faces no bet: check instead of folding")
+        return [ActionTaken(seat, Action.FOLD, p.bet, 0)]
+    if action == Action.CHECK:
+        if not o.can_check:
+            raise InvalidAction(
+                f"cannot check facing a bet of {hand.current_bet}: call {o.to_call}, raise or fold"
+            )
+        return [ActionTaken(seat, Action.CHECK, p.bet, 0)]
+    if action == Action.CALL:
+        if o.can_check:
+            raise InvalidAction("nothing to call: check or bet")
+        return [ActionTaken(seat, Action.CALL, p.bet + o.to_call, o.to_call, o.to_call == stack)]
+    if action == Action.ALL_IN:
+        if not o.all_in_legal:
+            raise InvalidAction(_no_raise_reason(state, hand, o.to_call, stack))
+        return [ActionTaken(seat, Action.ALL_IN, o.all_in_to, stack, True)]
+    if action in (Action.BET, Action.RAISE):
+        if c.amount is None:
+            raise InvalidAction(f"{action} needs an amount: the total to {action} to")
+        if o.all_in_legal and c.amount == o.all_in_to and (o.raise_kind is None):
+            return [ActionTaken(seat, Action.ALL_IN, o.all_in_to, stack, True)]
+        if o.raise_kind is None:
+            raise InvalidAction(_no_raise_reason(state, hand, o.to_call, stack))
+        if action != o.raise_kind:
+            if action == Action.BET:
+                raise InvalidAction(f"there is a bet of {hand.current_bet}: raise instead of bet")
+            raise InvalidAction("there is no bet to raise: bet instead")
+        if not o.min_to <= c.amount <= o.max_to:
+            raise InvalidAction(
+                f"{action} must be to between {o.min_to} and {o.max_to}, not {c.amount}"
+            )
+        added = c.amount - p.bet
+        return [ActionTaken(seat, action, c.amount, added, added == stack)]
+    raise InvalidAction(f"{action} is not a betting action: betting is in progress")
+
+
+def _no_raise_reason(state: TableState, hand: HandState, to_call: int, stack: int) -> str:
+    if stack <= to_call:
+        return f"seat cannot raise: all {stack} chips only call"
+    legal = legal_actions(state, hand.to_act or 0)
+    return (
+        "raising is not allowed now (betting capped, not reopened by a short all-in, or "
+        f"no opponent can call): legal actions are {', '.join(sorted(legal.actions))}"
+    )
+
+
+def _discard(state: TableState, c: Act, phase: Draw) -> list[Event]:
+    hand = _current(state)
+    p = hand.player(c.seat)
+    wanted = Action.OPEN_DISCARD if phase.face_up else Action.DISCARD
+    if c.action != wanted:
+        raise InvalidAction(f"this is the {phase.name}: {wanted} (cards) is the only action")
+    cards = tuple(c.cards)
+    for card in cards:
+        if not is_card(card):
+            raise InvalidAction(f"{card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
+        if card not in p.cards:
+            if card in hand.board and state.config.game.board_rank_wild:
+                raise InvalidAction(f"the spit card {card} can never be discarded")
+            raise InvalidAction(f"{card} is not in seat {c.seat}'s hand")
+    if len(set(cards)) != len(cards):
+        raise InvalidAction("a card is listed twice in the discard")
+    limit = state.config.max_discards(phase)
+    if not phase.min_discards <= len(cards) <= limit:
+        if phase.min_discards == limit:
+            raise InvalidAction(f"discard exactly {limit} card(s), not {len(cards)}")
+        raise InvalidAction(
+            f"the draw limit is {limit} card(s) (at least {phase.min_discards}); "
+            f"{len(cards)} discarded"
+        )
+    return [CardsDiscarded(c.seat, cards, phase.face_up)]
+
+
+def _showdown(state: TableState, c: Act) -> list[Event]:
+    hand = _current(state)
+    if c.action == Action.SHOW:
+        return [CardsShown(c.seat, hand.player(c.seat).cards)]
+    if c.action == Action.MUCK:
+        return [HandMucked(c.seat)]
+    if c.action == Action.DECLARE_BOARD:
+        if not (state.config.game.board_can_play and len(hand.board) >= 5):
+            raise InvalidAction("declare-board needs a five-card community board")
+        return [BoardDeclared(c.seat)]
+    raise InvalidAction(f"{c.action} is not allowed at showdown: show, muck or declare-board")
+
+
+def _time_out(state: TableState, c: TimeOut) -> list[Event]:
+    """A stale timeout (the seat already acted, or another hand) is a no-op: no events."""
+    hand = state.hand
+    if hand is None or hand.to_act != c.seat or (c.hand is not None and c.hand != hand.number):
+        return []
+    if hand.player(c.seat).awaiting:
+        return []
+    phase = state.phase()
+    p = hand.player(c.seat)
+    default: Act
+    if isinstance(phase, Betting):
+        can_check = options(state, hand, c.seat).can_check
+        default = Act(c.seat, Action.CHECK if can_check else Action.FOLD)
+    elif isinstance(phase, Draw):
+        if phase.face_up or phase.min_discards:
+            chosen = tuple(sorted(p.cards, key=card_order)[: phase.min_discards])
+            default = Act(
+                c.seat, Action.OPEN_DISCARD if phase.face_up else Action.DISCARD, cards=chosen
+            )
+        else:
+            default = Act(c.seat, Action.DISCARD)
+    elif isinstance(phase, Showdown):
+        default = Act(c.seat, Action.SHOW if _would_win(hand, c.seat) else Action.MUCK)
+    else:
+        return []
+    events = _act(state, default)
+    seat = state.seats[c.seat]
+    assert seat is not None
+    events.append(TimedOut(c.seat))
+    limit = state.config.timeouts_before_sit_out
+    if limit and seat.timeouts + 1 >= limit and not seat.sitting_out:
+        events.append(PlayerSatOut(c.seat, "timeouts"))
+    return events
+
+
+def _would_win(hand: HandState, seat: int) -> bool:
+    """Whether this hand wins or ties some half against every hand still in (known to the
+    engine from the evaluator's ranks): the timeout default shows it, otherwise mucks."""
+    mine = hand.rank_of(seat)
+    if mine is None:
+        return True
+    others = [
+        hand.rank_of(p.seat)
+        for p in hand.players
+        if not p.folded and not p.mucked and p.seat != seat
+    ]
+    ranks = [r for r in others if r is not None]
+    if all(mine.high.strength >= r.high.strength for r in ranks):
+        return True
+    if mine.low is None:
+        return False
+    return all(r.low is None or mine.low.strength >= r.low.strength for r in ranks)
+
+
+# --- chance ------------------------------------------------------------------------------
+
+
+def _deal(state: TableState, c: DealCards) -> list[Event]:
+    request = _pending(state)
+    if not isinstance(request, NeedCards):
+        raise NotAllowedNow(f"no cards are needed now (waiting for {_waiting_for(state)})")
+    expected = dict(request.targets)
+    given = dict(c.deals)
+    if set(given) != set(expected) or len(given) != len(c.deals):
+        raise InvalidAction(f"cards are needed for {_targets(request)}, got {_targets_of(c)}")
+    for target, cards in c.deals:
+        if len(cards) != expected[target]:
+            raise InvalidAction(
+                f"{_name(target)} needs {expected[target]} card(s), got {len(cards)}"
+            )
+    if len(c.burned) != request.burn:
+        raise InvalidAction(f"burn {request.burn} card(s) first, got {len(c.burned)}")
+    hand = _current(state)
+    seen: set[Card] = set()
+    for card in (*c.burned, *(x for _, cards in c.deals for x in cards)):
+        if not is_card(card):
+            raise InvalidAction(f"{card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
+        if card in hand.out or card in seen:
+            raise InvalidAction(f"card {card} was already dealt in hand {hand.number}")
+        seen.add(card)
+    order = [t for t, _ in request.targets]
+    events: list[Event] = []
+    for target in order:
+        burned = c.burned if target is None else ()
+        events.append(CardsDealt(target, tuple(given[target]), request.face_up, burned))
+    return events
+
+
+def _reshuffle(state: TableState, c: ReshuffleDiscards) -> list[Event]:
+    request = _pending(state)
+    if not isinstance(request, NeedReshuffle):
+        raise NotAllowedNow("no reshuffle is needed now")
+    if sorted(c.cards) != sorted(request.discards):
+        raise InvalidAction(
+            f"reshuffle exactly the {len(request.discards)} discards requested, "
+            "not the current player's discards"
+        )
+    return [DiscardsReshuffled(tuple(c.cards))]
+
+
+def _ranks(state: TableState, c: SupplyHandRanks) -> list[Event]:
+    request = _pending(state)
+    if not isinstance(request, NeedRanks):
+        raise NotAllowedNow("no showdown is waiting for hand ranks")
+    wanted = {r.seat for r in request.requests if r.seat is not None}
+    given = {seat for seat, _ in c.ranks}
+    if wanted != given:
+        raise InvalidAction(f"ranks are needed for seats {sorted(wanted)}, got {sorted(given)}")
+    needs_board = any(r.seat is None for r in request.requests)
+    if needs_board and c.board is None:
+        raise InvalidAction("the board's rank is needed too (for declare-board)")
+    return [HandsRanked(tuple(c.ranks), c.board)]
+
+
+def _waiting_for(state: TableState) -> str:
+    request = _pending(state)
+    if request is None:
+        hand = state.hand
+        return f"seat {hand.to_act}" if hand and hand.to_act is not None else "players"
+    return type(request).__name__
+
+
+def _name(target: int | None) -> str:
+    return "the board" if target is None else f"seat {target}"
+
+
+def _targets(request: NeedCards) -> str:
+    return ", ".join(f"{_name(t)} ({n})" for t, n in request.targets)
+
+
+def _targets_of(c: DealCards) -> str:
+    return ", ".join(_name(t) for t, _ in c.deals) or "nothing"
+
+
+_HANDLERS: dict[type, Callable[[TableState, Any], list[Event]]] = {
+    SitDown: _sit_down,
+    LeaveTable: _leave,
+    SitOut: _sit_out,
+    SitIn: _sit_in,
+    TopUp: _top_up,
+    StartHand: _start,
+    VoidHand: _void,
+    Act: _act,
+    TimeOut: _time_out,
+    DealCards: _deal,
+    ReshuffleDiscards: _reshuffle,
+    SupplyHandRanks: _ranks,
+}
