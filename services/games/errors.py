@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 
-class RuleViolation(Exception):  # noqa: N818 (the name the API promises)
+class RuleViolation(Exception):
     """Base class; `kind` is one of invalid_argument, failed_precondition, not_found,
     permission_denied."""
 
