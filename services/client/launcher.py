@@ -118,6 +118,18 @@ def signing_key(env: Mapping[str, str], state_dir: Path) -> str:
     return key
 
 
+def dealer_key_file(state_dir: Path) -> Path:
+    """The dealer's seed-encryption key for local runs: 32 random bytes as hex, mode 0600,
+    kept in ``<state>/dealer-key`` so shuffles survive a restart of `croupier run`."""
+    path = state_dir / "dealer-key"
+    if not path.exists():
+        state_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32) + "\n")
+    return path
+
+
 def start_redis(env: Mapping[str, str], state_dir: Path) -> RedisHandle:
     url = env.get("REDIS_URL", "").strip()
     if url:
@@ -221,6 +233,8 @@ class Launcher:
         redis = start_redis(self.env, self.state_dir)
         try:
             env = child_environment(self.env, key, redis.url)
+            if not env.get("CROUPIER_DEALER_KEY") and not env.get("CROUPIER_DEALER_KEY_FILE"):
+                env["CROUPIER_DEALER_KEY_FILE"] = str(dealer_key_file(self.state_dir))
             if not self._start_all(env):
                 return 1
             self._print_summary(redis)

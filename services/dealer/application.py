@@ -1,0 +1,380 @@
+"""The dealer's use cases: load a shuffle from its stream, decide, append, answer.
+
+The imperative shell around the pure core (`shuffle`, `derivation`, `sequence`): it draws
+seeds (the one impure input), encrypts them, decrypts them to re-derive the committed order,
+and stores events through the `EventStore` port. A shuffle is cached in memory with the
+version it reflects; a concurrent writer is detected by the store's expected-version check,
+after which the shuffle is reloaded and the command decided again.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from google.protobuf.message import Message
+
+from croupier.dealer.v1 import events_pb2
+from services.dealer import shuffle as core
+from services.dealer import wire
+from services.dealer.decks import DeckSpec
+from services.dealer.derivation import Contribution, DerivationError, commitment, derive_order
+from services.dealer.seed_cipher import SeedCipher
+from services.dealer.seeds import new_server_seed
+from services.dealer.sequence import DealSequence, Orderer, keep_given_order
+from services.dealer.verification import VerificationResult, verify
+from services.games.cards import Card
+from services.shared.auth import Principal, Role
+from services.shared.errors import (
+    Conflict,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+)
+from services.shared.eventstore import EventRegistry, EventStore, stream_key
+
+SHUFFLE_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
+CONFLICT_RETRIES = 5
+EVENT_TYPES: tuple[type[Message], ...] = (
+    events_pb2.ShuffleCreated,
+    events_pb2.ContributionAccepted,
+    events_pb2.ShuffleSealed,
+    events_pb2.CardsDealt,
+    events_pb2.DeckReshuffled,
+    events_pb2.ShuffleClosed,
+)
+
+
+def register_events(registry: EventRegistry) -> EventRegistry:
+    for event_type in EVENT_TYPES:
+        registry.register(event_type)
+    return registry
+
+
+def shuffle_stream(shuffle_id: str) -> str:
+    return stream_key("shuffle", shuffle_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A shuffle's state and, once derived, where dealing stands in its committed order."""
+
+    state: core.ShuffleState
+    sequence: DealSequence | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    cards: tuple[str, ...]
+    first_position: int
+    remaining: int
+
+
+class DealerApplication:
+    def __init__(
+        self,
+        store: EventStore,
+        cipher: SeedCipher,
+        *,
+        allow_test_decks: bool = False,
+        new_seed: Callable[[], bytes] | None = None,
+    ) -> None:
+        self._store = store
+        self._cipher = cipher
+        self._allow_test_decks = allow_test_decks
+        self._new_seed = new_seed or new_server_seed
+        self._cache: dict[str, Loaded] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    # --- loading -------------------------------------------------------------------------
+
+    def _lock(self, shuffle_id: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(shuffle_id, threading.Lock())
+
+    def _load(self, shuffle_id: str) -> Loaded:
+        """The cached shuffle brought up to the stream's latest version."""
+        if not SHUFFLE_ID.match(shuffle_id):
+            raise InvalidArgument(
+                f"shuffle id {shuffle_id!r} must be 1-100 letters, digits, '_', '-' or '.'"
+            )
+        cached = self._cache.get(shuffle_id)
+        start = cached.state.version + 1 if cached else 1
+        recorded = self._store.read(shuffle_stream(shuffle_id), from_version=start)
+        if cached is None and not recorded:
+            raise NotFound(f"no shuffle {shuffle_id!r}; create it with CreateShuffle first")
+        loaded = cached
+        for event in recorded:
+            loaded = self._evolve(loaded, event.message, event.version)
+        assert loaded is not None
+        self._cache[shuffle_id] = loaded
+        return loaded
+
+    def _evolve(self, loaded: Loaded | None, event: Message, version: int) -> Loaded:
+        if loaded is None:
+            if not isinstance(event, events_pb2.ShuffleCreated):
+                raise FailedPrecondition(f"stream version {version} does not start a shuffle")
+            return Loaded(core.create_state(event, version))
+        state = core.apply(loaded.state, event, version)
+        sequence = loaded.sequence
+        if isinstance(event, events_pb2.ContributionAccepted):
+            sequence = None  # derived with the old contributions: derive again when needed
+        if sequence is not None:
+            if isinstance(event, events_pb2.CardsDealt):
+                sequence = self._advance(state, sequence, event)
+            elif isinstance(event, events_pb2.DeckReshuffled):
+                included = tuple(wire.cards_from_wire(event.included, "stored reshuffle"))
+                sequence = sequence.reshuffle(included, self._orderer(state))
+        return Loaded(state, sequence)
+
+    @staticmethod
+    def _advance(
+        state: core.ShuffleState, sequence: DealSequence, event: events_pb2.CardsDealt
+    ) -> DealSequence:
+        cards, after = sequence.deal(len(event.cards))
+        if [str(card) for card in cards] != list(event.cards):
+            raise FailedPrecondition(
+                f"shuffle {state.shuffle_id}: stored deal at position {event.first_position} "
+                "disagrees with the committed order; the stream was altered"
+            )
+        return after
+
+    def _orderer(self, state: core.ShuffleState) -> Orderer:
+        if state.is_test_deck:
+            return keep_given_order
+        seed = self._cipher.decrypt(state.encrypted_seed, state.shuffle_id, state.key_id)
+        return partial(_seeded_order, seed, state.shuffle_id, state.contributions)
+
+    def _sequence(self, loaded: Loaded) -> DealSequence:
+        """Where dealing stands: re-derived from the seed and replayed over the history."""
+        if loaded.sequence is not None:
+            return loaded.sequence
+        state = loaded.state
+        orderer = self._orderer(state)
+        sequence = DealSequence.start(core.initial_cards(state), orderer)
+        for entry in state.history:
+            if isinstance(entry, events_pb2.CardsDealt):
+                sequence = self._advance(state, sequence, entry)
+            else:
+                included = wire.cards_from_wire(entry.included, "stored reshuffle")
+                sequence = sequence.reshuffle(included, orderer)
+        self._cache[state.shuffle_id] = Loaded(state, sequence)
+        return sequence
+
+    def _execute(
+        self,
+        shuffle_id: str,
+        decide: Callable[[Loaded], tuple[list[Message], str]],
+    ) -> Loaded:
+        """Decide against the latest state and append; on a concurrent write, reload and retry."""
+        with self._lock(shuffle_id):
+            for _ in range(CONFLICT_RETRIES):
+                loaded = self._load(shuffle_id)
+                events, idempotency_key = decide(loaded)
+                if not events:
+                    return loaded
+                # `decide` may have derived the sequence and cached it with this state.
+                current = self._cache.get(shuffle_id)
+                if current is not None and current.state.version == loaded.state.version:
+                    loaded = current
+                try:
+                    result = self._store.append(
+                        shuffle_stream(shuffle_id), events, loaded.state.version, idempotency_key
+                    )
+                except Conflict:
+                    continue
+                if result.deduplicated:
+                    return self._load(shuffle_id)
+                for offset, event in enumerate(events):
+                    loaded = self._evolve(loaded, event, result.first_version + offset)
+                self._cache[shuffle_id] = loaded
+                return loaded
+        raise FailedPrecondition(f"shuffle {shuffle_id} is changing too fast; retry the request")
+
+    # --- commands ------------------------------------------------------------------------
+
+    def create_shuffle(
+        self,
+        principal: Principal,
+        shuffle_id: str,
+        deck: DeckSpec,
+        test_order: Sequence[Card] = (),
+    ) -> Loaded:
+        principal.require(Role.SERVICE)
+        if test_order and not self._allow_test_decks:
+            raise PermissionDenied(
+                "explicit test deck orders are refused: this dealer does not run with "
+                "CROUPIER_DEALER_ALLOW_TEST_DECKS=1"
+            )
+        shuffle_id = shuffle_id or f"s-{secrets.token_hex(12)}"
+        if not SHUFFLE_ID.match(shuffle_id):
+            raise InvalidArgument(
+                f"shuffle id {shuffle_id!r} must be 1-100 letters, digits, '_', '-' or '.'"
+            )
+        with self._lock(shuffle_id):
+            for _ in range(CONFLICT_RETRIES):
+                try:
+                    existing = self._load(shuffle_id)
+                except NotFound:
+                    existing = None
+                if existing is not None:
+                    core.check_same_creation(existing.state, deck, test_order)
+                    return existing
+                seed = self._new_seed()
+                events = core.decide_create(
+                    shuffle_id,
+                    deck,
+                    commitment(shuffle_id, seed),
+                    self._cipher.encrypt(seed, shuffle_id),
+                    self._cipher.key_id,
+                    test_order,
+                    principal.subject,
+                )
+                try:
+                    self._store.append(shuffle_stream(shuffle_id), events, 0, "create")
+                except Conflict:
+                    continue
+                return self._load(shuffle_id)
+        raise FailedPrecondition(f"shuffle {shuffle_id} is being created concurrently; retry")
+
+    def contribute(
+        self, principal: Principal, shuffle_id: str, contributor: str, entropy: bytes
+    ) -> int:
+        contributor = contributor or principal.subject
+        if contributor != principal.subject:
+            principal.require(Role.SERVICE)
+        try:
+            contribution = Contribution(contributor, entropy)
+        except DerivationError as exc:
+            raise InvalidArgument(str(exc)) from exc
+
+        def decide(loaded: Loaded) -> tuple[list[Message], str]:
+            events = core.decide_contribute(loaded.state, contribution, principal.subject)
+            return events, f"contribute/{contributor}"
+
+        loaded = self._execute(shuffle_id, decide)
+        return [c.contributor for c in loaded.state.contributions].index(contributor)
+
+    def seal(self, principal: Principal, shuffle_id: str) -> Loaded:
+        principal.require(Role.SERVICE)
+        return self._execute(shuffle_id, lambda loaded: (core.decide_seal(loaded.state), "seal"))
+
+    def deal(
+        self,
+        principal: Principal,
+        shuffle_id: str,
+        count: int,
+        purpose: int,
+        recipient: str = "",
+        idempotency_key: str = "",
+    ) -> DealResult:
+        principal.require(Role.SERVICE)
+        if len(idempotency_key) > 150:
+            raise InvalidArgument("idempotency key must be at most 150 characters")
+
+        def decide(loaded: Loaded) -> tuple[list[Message], str]:
+            if idempotency_key and idempotency_key in loaded.state.by_idempotency_key():
+                return [], ""
+            events = core.decide_deal(
+                loaded.state, self._sequence(loaded), count, purpose, recipient, idempotency_key
+            )
+            key = f"deal/{idempotency_key}" if idempotency_key else f"deal@{loaded.state.version}"
+            return events, key
+
+        loaded = self._execute(shuffle_id, decide)
+        dealt = (
+            loaded.state.by_idempotency_key().get(idempotency_key)
+            if idempotency_key
+            else loaded.state.history[-1]
+        )
+        if not isinstance(dealt, events_pb2.CardsDealt):
+            raise FailedPrecondition(
+                f"idempotency key {idempotency_key!r} was used for a reshuffle, not a deal"
+            )
+        return DealResult(
+            tuple(dealt.cards), dealt.first_position, self._sequence(loaded).remaining
+        )
+
+    def reshuffle(
+        self,
+        principal: Principal,
+        shuffle_id: str,
+        include: Sequence[Card],
+        idempotency_key: str = "",
+    ) -> DealSequence:
+        principal.require(Role.SERVICE)
+        if len(idempotency_key) > 150:
+            raise InvalidArgument("idempotency key must be at most 150 characters")
+
+        def decide(loaded: Loaded) -> tuple[list[Message], str]:
+            if idempotency_key and idempotency_key in loaded.state.by_idempotency_key():
+                return [], ""
+            events = core.decide_reshuffle(
+                loaded.state, self._sequence(loaded), include, idempotency_key
+            )
+            key = (
+                f"reshuffle/{idempotency_key}"
+                if idempotency_key
+                else f"reshuffle@{loaded.state.version}"
+            )
+            return events, key
+
+        return self._sequence(self._execute(shuffle_id, decide))
+
+    def close(self, principal: Principal, shuffle_id: str) -> Loaded:
+        principal.require(Role.SERVICE)
+
+        def decide(loaded: Loaded) -> tuple[list[Message], str]:
+            state = loaded.state
+            if state.closed:
+                return [], ""
+            seed = self._cipher.decrypt(state.encrypted_seed, state.shuffle_id, state.key_id)
+            return core.decide_close(state, seed, self._sequence(loaded)), "close"
+
+        return self._execute(shuffle_id, decide)
+
+    # --- queries -------------------------------------------------------------------------
+
+    def get(self, shuffle_id: str) -> tuple[core.ShuffleState, int]:
+        """The state and the number of cards left in the current segment."""
+        with self._lock(shuffle_id):
+            loaded = self._load(shuffle_id)
+            if loaded.state.sealed or loaded.state.history:
+                return loaded.state, self._sequence(loaded).remaining
+            return loaded.state, len(core.initial_cards(loaded.state))
+
+    def verify_closed(self, shuffle_id: str) -> VerificationResult:
+        state, _ = self.get(shuffle_id)
+        if state.revealed_seed is None:
+            raise FailedPrecondition(
+                f"shuffle {shuffle_id} is not closed yet; its seed is revealed at Close"
+            )
+        if state.is_test_deck:
+            raise FailedPrecondition(
+                f"shuffle {shuffle_id} used an explicit test deck: its order is not derived "
+                "from the seed, so there is nothing to verify"
+            )
+        return verify(
+            state.commitment,
+            state.revealed_seed,
+            state.shuffle_id,
+            state.deck,
+            state.contributions,
+            state.steps(),
+        )
+
+
+def _seeded_order(
+    seed: bytes,
+    shuffle_id: str,
+    contributions: tuple[Contribution, ...],
+    nonce: int,
+    cards: Sequence[Card],
+) -> tuple[Card, ...]:
+    return derive_order(seed, shuffle_id, contributions, nonce, cards)

@@ -1,0 +1,104 @@
+"""gRPC adapter: request -> application -> response. No rules live here."""
+
+# Method names are fixed by the proto (CreateShuffle, Deal, ...).
+# ruff: noqa: N802
+
+from __future__ import annotations
+
+import grpc
+
+from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
+from services.dealer import wire
+from services.dealer.application import DealerApplication
+from services.dealer.verification import verify
+from services.dealer.views import shuffle_info
+from services.shared.auth import current_principal
+from services.shared.errors import InvalidArgument
+
+
+class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
+    def __init__(self, app: DealerApplication) -> None:
+        self._app = app
+
+    def _info(self, shuffle_id: str) -> dealer_pb2.ShuffleInfo:
+        state, remaining = self._app.get(shuffle_id)
+        return shuffle_info(state, remaining)
+
+    def CreateShuffle(
+        self, request: dealer_pb2.CreateShuffleRequest, context: grpc.ServicerContext
+    ) -> dealer_pb2.CreateShuffleResponse:
+        order = wire.cards_from_wire(request.test_deck_order, "test_deck_order")
+        loaded = self._app.create_shuffle(
+            current_principal(), request.shuffle_id, wire.deck_from_wire(request.deck), order
+        )
+        return dealer_pb2.CreateShuffleResponse(shuffle=self._info(loaded.state.shuffle_id))
+
+    def Contribute(
+        self, request: dealer_pb2.ContributeRequest, context: grpc.ServicerContext
+    ) -> dealer_pb2.ContributeResponse:
+        index = self._app.contribute(
+            current_principal(), request.shuffle_id, request.contributor, request.entropy
+        )
+        return dealer_pb2.ContributeResponse(index=index)
+
+    def Seal(
+        self, request: dealer_pb2.SealRequest, context: grpc.ServicerContext
+    ) -> dealer_pb2.SealResponse:
+        self._app.seal(current_principal(), request.shuffle_id)
+        return dealer_pb2.SealResponse(shuffle=self._info(request.shuffle_id))
+
+    def Deal(
+        self, request: dealer_pb2.DealRequest, context: grpc.ServicerContext
+    ) -> dealer_pb2.DealResponse:
+        result = self._app.deal(
+            current_principal(),
+            request.shuffle_id,
+            request.count,
+            request.purpose,
+            request.recipient,
+            request.idempotency_key,
+        )
+        return dealer_pb2.DealResponse(
+            cards=result.cards, first_position=result.first_position, remaining=result.remaining
+        )
+
+    def Reshuffle(
+        self, request: dealer_pb2.ReshuffleRequest, context: grpc.ServicerContext
+    ) -> dealer_pb2.ReshuffleResponse:
+        include = wire.cards_from_wire(request.cards_to_include, "cards_to_include")
+        sequence = self._app.reshuffle(
+            current_principal(), request.shuffle_id, include, request.idempotency_key
+        )
+        return dealer_pb2.ReshuffleResponse(nonce=sequence.nonce, remaining=sequence.remaining)
+
+    def Close(
+        self, request: dealer_pb2.CloseRequest, context: grpc.ServicerContext
+    ) -> dealer_pb2.CloseResponse:
+        self._app.close(current_principal(), request.shuffle_id)
+        return dealer_pb2.CloseResponse(shuffle=self._info(request.shuffle_id))
+
+    def GetShuffle(
+        self, request: dealer_pb2.GetShuffleRequest, context: grpc.ServicerContext
+    ) -> dealer_pb2.GetShuffleResponse:
+        current_principal()
+        return dealer_pb2.GetShuffleResponse(shuffle=self._info(request.shuffle_id))
+
+    def Verify(
+        self, request: dealer_pb2.VerifyRequest, context: grpc.ServicerContext
+    ) -> dealer_pb2.VerifyResponse:
+        current_principal()
+        subject = request.WhichOneof("subject")
+        if subject == "shuffle_id":
+            return wire.verification_to_wire(self._app.verify_closed(request.shuffle_id))
+        if subject != "history":
+            raise InvalidArgument("send a shuffle_id or a complete history to verify")
+        history = request.history
+        result = verify(
+            history.commitment,
+            history.server_seed,
+            history.shuffle_id,
+            wire.deck_from_wire(history.deck),
+            [wire.contribution_from_wire(c) for c in history.contributions],
+            wire.steps_from_wire(history.steps),
+        )
+        return wire.verification_to_wire(result)

@@ -1,0 +1,81 @@
+"""Dealer settings from the environment (frozen; read once at start-up).
+
+``CROUPIER_DEALER_KEY``         the dealer key: 32 bytes as 64 hex characters (or urlsafe
+                                base64). It encrypts every stored seed; keep it apart from Redis.
+``CROUPIER_DEALER_KEY_FILE``    a file holding that key instead (read when the variable above
+                                is unset; e.g. a mounted Kubernetes secret).
+``CROUPIER_DEALER_ALLOW_TEST_DECKS``  1 lets CreateShuffle take an explicit deck order
+                                (scenario tests, hand replays). Never set it in production.
+``REDIS_URL``                   the Redis holding the shuffle streams.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from services.dealer.seed_cipher import KEY_BYTES
+from services.shared.settings import (
+    RuntimeSettings,
+    SettingsError,
+    env_bool,
+    env_str,
+    require_env,
+)
+
+KEY_ENV = "CROUPIER_DEALER_KEY"
+KEY_FILE_ENV = "CROUPIER_DEALER_KEY_FILE"
+TEST_DECKS_ENV = "CROUPIER_DEALER_ALLOW_TEST_DECKS"
+
+
+def parse_dealer_key(text: str, source: str) -> bytes:
+    """32 key bytes from hex or urlsafe base64; the error names the source, never the value."""
+    text = text.strip()
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        try:
+            key = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        except (binascii.Error, ValueError):
+            key = b""
+    if len(key) != KEY_BYTES:
+        raise SettingsError(
+            f"{source} must hold a {KEY_BYTES}-byte key as 64 hex characters or urlsafe base64 "
+            "(generate one with: python -c 'import secrets; print(secrets.token_hex(32))')"
+        )
+    return key
+
+
+def load_dealer_key(env: Mapping[str, str] | None = None) -> bytes:
+    value = env_str(KEY_ENV, env=env)
+    if value:
+        return parse_dealer_key(value, KEY_ENV)
+    path = env_str(KEY_FILE_ENV, env=env)
+    if not path:
+        raise SettingsError(
+            f"missing {KEY_ENV} or {KEY_FILE_ENV}: the dealer key that encrypts unrevealed seeds"
+        )
+    try:
+        return parse_dealer_key(Path(path).read_text(), f"{KEY_FILE_ENV}={path}")
+    except OSError as exc:
+        raise SettingsError(f"{KEY_FILE_ENV}={path!r} cannot be read: {exc.strerror}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class DealerSettings:
+    runtime: RuntimeSettings
+    redis_url: str
+    dealer_key: bytes = field(repr=False)
+    allow_test_decks: bool = False
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> DealerSettings:
+        return cls(
+            runtime=RuntimeSettings.from_env("dealer", env=env),
+            redis_url=require_env("REDIS_URL", "the Redis holding shuffle streams", env=env),
+            dealer_key=load_dealer_key(env),
+            allow_test_decks=env_bool(TEST_DECKS_ENV, False, env=env),
+        )

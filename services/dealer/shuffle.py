@@ -1,0 +1,249 @@
+"""One shuffle as an event-sourced aggregate: `decide_*(state, ...) -> events`, `apply`.
+
+Pure: no I/O, no clock, no randomness. The seed arrives already generated and encrypted (the
+application does that at the edge); dealing takes the `DealSequence` the application
+re-derived from the decrypted seed, so this module never sees a plaintext seed before Close.
+Every decision validates and raises a domain error without producing events; `apply` never
+validates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from google.protobuf.message import Message
+
+from croupier.dealer.v1 import dealer_pb2, events_pb2
+from services.dealer import wire
+from services.dealer.decks import DeckSpec
+from services.dealer.derivation import Contribution
+from services.dealer.sequence import DealingError, DealSequence
+from services.dealer.verification import Dealt, Reshuffled, Step
+from services.games.cards import Card
+from services.shared.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+)
+
+History = events_pb2.CardsDealt | events_pb2.DeckReshuffled
+MAX_DEAL = 416  # never more than the largest deck
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleState:
+    """Everything the stream says about one shuffle (the seed only encrypted until Close)."""
+
+    shuffle_id: str
+    deck: DeckSpec
+    commitment: bytes
+    encrypted_seed: bytes = field(repr=False)
+    key_id: str
+    test_order: tuple[Card, ...] = ()
+    contributions: tuple[Contribution, ...] = ()
+    sealed: bool = False
+    revealed_seed: bytes | None = field(default=None, repr=False)
+    history: tuple[History, ...] = ()
+    version: int = 0
+
+    @property
+    def closed(self) -> bool:
+        return self.revealed_seed is not None
+
+    @property
+    def is_test_deck(self) -> bool:
+        return bool(self.test_order)
+
+    @property
+    def dealt_count(self) -> int:
+        return sum(len(h.cards) for h in self.history if isinstance(h, events_pb2.CardsDealt))
+
+    @property
+    def nonce(self) -> int:
+        return sum(1 for h in self.history if isinstance(h, events_pb2.DeckReshuffled))
+
+    def steps(self) -> list[Step]:
+        """The history in the form verification replays."""
+        return [
+            Dealt(wire.cards_from_wire(h.cards, "stored deal"))
+            if isinstance(h, events_pb2.CardsDealt)
+            else Reshuffled(wire.cards_from_wire(h.included, "stored reshuffle"))
+            for h in self.history
+        ]
+
+    def by_idempotency_key(self) -> Mapping[str, History]:
+        return {h.idempotency_key: h for h in self.history if h.idempotency_key}
+
+
+def initial_cards(state: ShuffleState) -> tuple[Card, ...]:
+    """What segment 0 orders: the explicit test order, or the deck spec's cards."""
+    return state.test_order or state.deck.card_multiset()
+
+
+# --- decisions ---------------------------------------------------------------------------
+
+
+def decide_create(
+    shuffle_id: str,
+    deck: DeckSpec,
+    commitment: bytes,
+    encrypted_seed: bytes,
+    key_id: str,
+    test_order: Sequence[Card],
+    created_by: str,
+) -> list[Message]:
+    if test_order and sorted(c.index for c in test_order) != sorted(
+        c.index for c in deck.card_multiset()
+    ):
+        raise InvalidArgument(
+            f"test deck order has {len(test_order)} cards that are not a permutation of the "
+            f"deck spec ({deck.size} cards)"
+        )
+    return [
+        events_pb2.ShuffleCreated(
+            shuffle_id=shuffle_id,
+            deck=wire.deck_to_wire(deck),
+            commitment=commitment,
+            encrypted_seed=encrypted_seed,
+            key_id=key_id,
+            test_deck_order=wire.cards_to_wire(test_order),
+            created_by=created_by,
+        )
+    ]
+
+
+def check_same_creation(state: ShuffleState, deck: DeckSpec, test_order: Sequence[Card]) -> None:
+    """A repeated CreateShuffle is fine when it asks for the same deck; otherwise refuse."""
+    if state.deck != deck or state.test_order != tuple(test_order):
+        raise AlreadyExists(
+            f"shuffle {state.shuffle_id} already exists with a different deck spec; "
+            "use a new shuffle id for a new hand"
+        )
+
+
+def _require_open(state: ShuffleState, action: str) -> None:
+    if state.closed:
+        raise FailedPrecondition(
+            f"shuffle {state.shuffle_id} is closed; cannot {action} (its seed is revealed)"
+        )
+
+
+def decide_contribute(
+    state: ShuffleState, contribution: Contribution, accepted_from: str
+) -> list[Message]:
+    _require_open(state, "contribute")
+    if state.sealed:
+        raise FailedPrecondition(
+            f"shuffle {state.shuffle_id} is sealed: contributions are accepted only before the "
+            "first deal"
+        )
+    if any(c.contributor == contribution.contributor for c in state.contributions):
+        raise AlreadyExists(
+            f"{contribution.contributor!r} has already contributed to shuffle {state.shuffle_id}"
+        )
+    return [
+        events_pb2.ContributionAccepted(
+            contribution=wire.contribution_to_wire(contribution), accepted_from=accepted_from
+        )
+    ]
+
+
+def decide_seal(state: ShuffleState) -> list[Message]:
+    _require_open(state, "seal")
+    if state.sealed:
+        return []
+    return [events_pb2.ShuffleSealed(contributions=len(state.contributions))]
+
+
+def decide_deal(
+    state: ShuffleState,
+    sequence: DealSequence,
+    count: int,
+    purpose: int,
+    recipient: str,
+    idempotency_key: str,
+) -> list[Message]:
+    if state.closed:
+        raise FailedPrecondition(
+            f"shuffle {state.shuffle_id} is closed; no cards can be dealt "
+            f"({sequence.remaining} remained undealt)"
+        )
+    if (
+        purpose == dealer_pb2.DEAL_PURPOSE_UNSPECIFIED
+        or purpose not in dealer_pb2.DealPurpose.values()
+    ):
+        raise InvalidArgument("purpose is required: hole, board, burn, draw, spit, up or down")
+    if not 1 <= count <= MAX_DEAL:
+        raise InvalidArgument(f"count must be between 1 and {MAX_DEAL}, got {count}")
+    try:
+        cards = sequence.next_cards(count)
+    except DealingError as exc:
+        raise FailedPrecondition(f"shuffle {state.shuffle_id}: {exc}") from exc
+    dealt = events_pb2.CardsDealt(
+        cards=wire.cards_to_wire(cards),
+        purpose=purpose,  # type: ignore[arg-type]
+        recipient=recipient,
+        first_position=state.dealt_count,
+        nonce=sequence.nonce,
+        idempotency_key=idempotency_key,
+    )
+    return [*decide_seal(state), dealt]
+
+
+def decide_reshuffle(
+    state: ShuffleState, sequence: DealSequence, include: Sequence[Card], idempotency_key: str
+) -> list[Message]:
+    _require_open(state, "reshuffle")
+    try:
+        sequence.check_returnable(include)
+    except DealingError as exc:
+        raise InvalidArgument(f"shuffle {state.shuffle_id}: {exc}") from exc
+    if sequence.remaining + len(include) == 0:
+        raise FailedPrecondition(
+            f"shuffle {state.shuffle_id}: nothing to reshuffle (0 cards remain, none returned)"
+        )
+    event = events_pb2.DeckReshuffled(
+        included=wire.cards_to_wire(include),
+        nonce=sequence.nonce + 1,
+        size=sequence.remaining + len(include),
+        idempotency_key=idempotency_key,
+    )
+    return [*decide_seal(state), event]
+
+
+def decide_close(state: ShuffleState, seed: bytes, sequence: DealSequence) -> list[Message]:
+    if state.closed:
+        return []
+    return [events_pb2.ShuffleClosed(server_seed=seed, undealt=sequence.remaining)]
+
+
+# --- evolution ---------------------------------------------------------------------------
+
+
+def create_state(event: events_pb2.ShuffleCreated, version: int) -> ShuffleState:
+    return ShuffleState(
+        shuffle_id=event.shuffle_id,
+        deck=wire.deck_from_wire(event.deck),
+        commitment=event.commitment,
+        encrypted_seed=event.encrypted_seed,
+        key_id=event.key_id,
+        test_order=wire.cards_from_wire(event.test_deck_order, "stored test deck"),
+        version=version,
+    )
+
+
+def apply(state: ShuffleState, event: Message, version: int) -> ShuffleState:
+    """The state after `event` (stored at `version`)."""
+    if isinstance(event, events_pb2.ContributionAccepted):
+        contribution = Contribution(
+            event.contribution.contributor, bytes(event.contribution.entropy)
+        )
+        return replace(state, contributions=(*state.contributions, contribution), version=version)
+    if isinstance(event, events_pb2.ShuffleSealed):
+        return replace(state, sealed=True, version=version)
+    if isinstance(event, events_pb2.CardsDealt | events_pb2.DeckReshuffled):
+        return replace(state, history=(*state.history, event), version=version)
+    if isinstance(event, events_pb2.ShuffleClosed):
+        return replace(state, revealed_seed=bytes(event.server_seed), version=version)
+    return replace(state, version=version)

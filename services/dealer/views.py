@@ -1,0 +1,59 @@
+"""What a shuffle looks like from outside: the public ShuffleInfo, the closed HandHistory."""
+
+from __future__ import annotations
+
+from croupier.dealer.v1 import dealer_pb2, events_pb2
+from services.dealer import wire
+from services.dealer.shuffle import ShuffleState
+
+
+def _status(state: ShuffleState) -> dealer_pb2.ShuffleStatus.ValueType:
+    if state.closed:
+        return dealer_pb2.SHUFFLE_STATUS_CLOSED
+    return dealer_pb2.SHUFFLE_STATUS_SEALED if state.sealed else dealer_pb2.SHUFFLE_STATUS_OPEN
+
+
+def history_steps(state: ShuffleState) -> list[dealer_pb2.HistoryStep]:
+    steps = []
+    for entry in state.history:
+        if isinstance(entry, events_pb2.CardsDealt):
+            deal = dealer_pb2.DealStep(
+                cards=entry.cards, purpose=entry.purpose, recipient=entry.recipient
+            )
+            steps.append(dealer_pb2.HistoryStep(deal=deal))
+        else:
+            reshuffle = dealer_pb2.ReshuffleStep(included=entry.included)
+            steps.append(dealer_pb2.HistoryStep(reshuffle=reshuffle))
+    return steps
+
+
+def shuffle_info(state: ShuffleState, remaining: int) -> dealer_pb2.ShuffleInfo:
+    """Public information. Dealt cards and the seed only once the shuffle is closed."""
+    info = dealer_pb2.ShuffleInfo(
+        shuffle_id=state.shuffle_id,
+        deck=wire.deck_to_wire(state.deck),
+        commitment=state.commitment,
+        status=_status(state),
+        dealt_count=state.dealt_count,
+        remaining=remaining,
+        nonce=state.nonce,
+        contributions=[wire.contribution_to_wire(c) for c in state.contributions],
+        test_deck=state.is_test_deck,
+    )
+    if state.revealed_seed is not None:
+        info.revealed_seed = state.revealed_seed
+        info.steps.extend(history_steps(state))
+    return info
+
+
+def hand_history(state: ShuffleState) -> dealer_pb2.HandHistory:
+    """The complete record a verifier needs (only for closed shuffles)."""
+    assert state.revealed_seed is not None, "hand histories exist only after Close"
+    return dealer_pb2.HandHistory(
+        shuffle_id=state.shuffle_id,
+        deck=wire.deck_to_wire(state.deck),
+        commitment=state.commitment,
+        server_seed=state.revealed_seed,
+        contributions=[wire.contribution_to_wire(c) for c in state.contributions],
+        steps=history_steps(state),
+    )

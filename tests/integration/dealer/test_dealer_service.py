@@ -1,0 +1,170 @@
+"""The dealer over real gRPC and real Redis: full flow, permissions, errors, secrets at rest."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+import redis
+
+from croupier.dealer.v1 import dealer_pb2
+from services.dealer.derivation import commitment
+
+from .conftest import player_stub, table_stub
+
+pytestmark = pytest.mark.integration
+HOLE = dealer_pb2.DEAL_PURPOSE_HOLE
+STANDARD = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD)
+
+
+def _code(call) -> grpc.StatusCode:
+    with pytest.raises(grpc.RpcError) as info:
+        call()
+    return info.value.code(), info.value.details()
+
+
+def test_full_hand_commit_contribute_deal_close_and_verify(start_dealer, key_prefix):
+    address = start_dealer()
+    table, alice = table_stub(address), player_stub(address)
+    sid = f"{key_prefix}-hand"
+    created = table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=STANDARD))
+    assert len(created.shuffle.commitment) == 32 and not created.shuffle.revealed_seed
+    alice.Contribute(dealer_pb2.ContributeRequest(shuffle_id=sid, entropy=b"alice-seed"))
+    dealt = []
+    for count, purpose in [(2, HOLE), (2, HOLE), (1, 3), (3, 2), (1, 3), (1, 2)]:
+        reply = table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=count, purpose=purpose))
+        assert reply.first_position == len(dealt)
+        dealt += reply.cards
+    info = alice.GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=sid)).shuffle
+    assert info.status == dealer_pb2.SHUFFLE_STATUS_SEALED and info.dealt_count == 10
+    assert not info.revealed_seed and not info.steps  # nothing secret before close
+    closed = table.Close(dealer_pb2.CloseRequest(shuffle_id=sid)).shuffle
+    assert commitment(sid, closed.revealed_seed) == created.shuffle.commitment
+    assert [c for s in closed.steps for c in s.deal.cards] == dealt
+    verdict = alice.Verify(dealer_pb2.VerifyRequest(shuffle_id=sid))
+    assert verdict.ok and verdict.cards_checked == 10
+    history = dealer_pb2.HandHistory(
+        shuffle_id=sid,
+        deck=closed.deck,
+        commitment=closed.commitment,
+        server_seed=closed.revealed_seed,
+        contributions=closed.contributions,
+        steps=closed.steps,
+    )
+    history.steps[0].deal.cards[0], history.steps[0].deal.cards[1] = (
+        history.steps[0].deal.cards[1],
+        history.steps[0].deal.cards[0],
+    )
+    tampered = alice.Verify(dealer_pb2.VerifyRequest(history=history))
+    assert not tampered.ok and tampered.mismatch.kind == "card" and tampered.mismatch.position == 0
+
+
+def test_players_may_not_create_deal_or_reshuffle(start_dealer, key_prefix):
+    address = start_dealer()
+    sid = f"{key_prefix}-perm"
+    table_stub(address).CreateShuffle(
+        dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=STANDARD)
+    )
+    alice = player_stub(address)
+    calls = [
+        lambda: alice.CreateShuffle(
+            dealer_pb2.CreateShuffleRequest(shuffle_id=sid + "x", deck=STANDARD)
+        ),
+        lambda: alice.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=1, purpose=HOLE)),
+        lambda: alice.Reshuffle(dealer_pb2.ReshuffleRequest(shuffle_id=sid)),
+    ]
+    for call in calls:
+        assert _code(call)[0] == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_test_decks_need_the_dealers_explicit_test_flag(start_dealer, key_prefix):
+    order = ["As", "Kd", "7h"]
+    deck = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_CARDS, cards=order)
+    request = dealer_pb2.CreateShuffleRequest(
+        shuffle_id=f"{key_prefix}-t", deck=deck, test_deck_order=order
+    )
+    code, details = _code(lambda: table_stub(start_dealer()).CreateShuffle(request))
+    assert (
+        code == grpc.StatusCode.PERMISSION_DENIED and "CROUPIER_DEALER_ALLOW_TEST_DECKS" in details
+    )
+    testing = table_stub(start_dealer(CROUPIER_DEALER_ALLOW_TEST_DECKS="1"))
+    testing.CreateShuffle(request)
+    reply = testing.Deal(
+        dealer_pb2.DealRequest(shuffle_id=request.shuffle_id, count=3, purpose=HOLE)
+    )
+    assert list(reply.cards) == order
+
+
+def test_errors_are_the_documented_status_codes(start_dealer, key_prefix):
+    table = table_stub(start_dealer())
+    sid = f"{key_prefix}-err"
+    bad_deck = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_CARDS, cards=["As", "Td", "Td"])
+    code, details = _code(
+        lambda: table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=bad_deck))
+    )
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "Td" in details
+    malformed = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_CARDS, cards=["As", "1x"])
+    code, details = _code(
+        lambda: table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=malformed))
+    )
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "1x" in details
+    code, _ = _code(
+        lambda: table.Deal(
+            dealer_pb2.DealRequest(shuffle_id=f"{key_prefix}-none", count=1, purpose=HOLE)
+        )
+    )
+    assert code == grpc.StatusCode.NOT_FOUND
+    small = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_CARDS, cards=["As", "Kd", "Qh"])
+    table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=small))
+    table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=2, purpose=HOLE))
+    code, details = _code(
+        lambda: table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=2, purpose=HOLE))
+    )
+    assert code == grpc.StatusCode.FAILED_PRECONDITION and "1 remain" in details
+    code, _ = _code(
+        lambda: table.Contribute(dealer_pb2.ContributeRequest(shuffle_id=sid, entropy=b"late"))
+    )
+    assert code == grpc.StatusCode.FAILED_PRECONDITION
+    table.Close(dealer_pb2.CloseRequest(shuffle_id=sid))
+    code, details = _code(
+        lambda: table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=1, purpose=HOLE))
+    )
+    assert code == grpc.StatusCode.FAILED_PRECONDITION and "1 remained" in details
+
+
+def test_redis_never_holds_an_unrevealed_seed(start_dealer, key_prefix, redis_url, monkeypatch):
+    from services.dealer import seeds
+
+    drawn: list[bytes] = []
+    original = seeds.new_server_seed
+
+    def spy() -> bytes:
+        drawn.append(original())
+        return drawn[-1]
+
+    monkeypatch.setattr("services.dealer.application.new_server_seed", spy)
+    table = table_stub(start_dealer())
+    sid = f"{key_prefix}-rest"
+    table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=STANDARD))
+    table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=5, purpose=HOLE))
+    (seed,) = drawn
+    client = redis.Redis.from_url(redis_url)
+    raw = b""
+    for key in client.scan_iter(match=f"{{shuffle:{sid}}}*"):
+        kind = client.type(key)
+        if kind == b"stream":
+            for _id, fields in client.xrange(key):
+                raw += b"".join(k + v for k, v in fields.items())
+        elif kind == b"string":
+            raw += client.get(key) or b""
+        elif kind == b"hash":
+            raw += b"".join(k + v for k, v in client.hgetall(key).items())
+    assert raw, "expected the shuffle's keys in Redis"
+    for form in (seed, seed.hex().encode(), seed.hex().upper().encode()):
+        assert form not in raw
+    info = table.GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=sid)).shuffle
+    assert seed not in info.SerializeToString()
+    table.Close(dealer_pb2.CloseRequest(shuffle_id=sid))
+    revealed = b"".join(
+        v for _id, f in client.xrange(f"{{shuffle:{sid}}}:events") for v in f.values()
+    )
+    assert seed in revealed  # after Close the seed is public, in the stream

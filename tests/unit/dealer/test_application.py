@@ -1,0 +1,211 @@
+"""The dealer's use cases on the in-memory event store (no servers)."""
+
+import pytest
+
+from croupier.dealer.v1 import dealer_pb2
+from services.dealer.application import DealerApplication, register_events, shuffle_stream
+from services.dealer.decks import DeckSpec
+from services.dealer.derivation import Contribution, commitment, derive_order
+from services.dealer.seed_cipher import SeedCipher
+from services.games.cards import format_cards, parse_cards
+from services.shared.auth import Principal, Role
+from services.shared.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+)
+from services.shared.eventstore import EventRegistry, InMemoryEventStore
+
+TABLE = Principal("table", Role.SERVICE)
+ALICE = Principal("alice", Role.PLAYER)
+SEED = bytes(range(100, 132))
+KEY = bytes(range(32))
+HOLE = dealer_pb2.DEAL_PURPOSE_HOLE
+
+
+@pytest.fixture
+def store():
+    return InMemoryEventStore(register_events(EventRegistry()))
+
+
+def make_app(store, *, allow_test_decks=False):
+    return DealerApplication(
+        store, SeedCipher(KEY), allow_test_decks=allow_test_decks, new_seed=lambda: SEED
+    )
+
+
+@pytest.fixture
+def app(store):
+    return make_app(store)
+
+
+def expected_order(shuffle_id, contributions=()):
+    return derive_order(SEED, shuffle_id, contributions, 0, DeckSpec().card_multiset())
+
+
+def test_creation_publishes_the_commitment_to_the_seed_and_shuffle_id(app):
+    loaded = app.create_shuffle(TABLE, "h1", DeckSpec())
+    assert loaded.state.commitment == commitment("h1", SEED)
+    assert not loaded.state.sealed and loaded.state.revealed_seed is None
+
+
+def test_deals_follow_the_committed_order_including_contributions(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    app.contribute(ALICE, "h1", "", b"alice entropy")
+    first = app.deal(TABLE, "h1", 2, HOLE, "seat-1")
+    second = app.deal(TABLE, "h1", 3, dealer_pb2.DEAL_PURPOSE_BOARD)
+    order = expected_order("h1", (Contribution("alice", b"alice entropy"),))
+    assert first.cards + second.cards == tuple(str(c) for c in order[:5])
+    assert second.first_position == 2 and second.remaining == 47
+
+
+def test_a_player_may_not_create_deal_reshuffle_or_close(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    with pytest.raises(PermissionDenied):
+        app.create_shuffle(ALICE, "h2", DeckSpec())
+    with pytest.raises(PermissionDenied):
+        app.deal(ALICE, "h1", 1, HOLE)
+    with pytest.raises(PermissionDenied):
+        app.reshuffle(ALICE, "h1", ())
+    with pytest.raises(PermissionDenied):
+        app.close(ALICE, "h1")
+
+
+def test_a_player_contributes_only_as_itself(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    with pytest.raises(PermissionDenied):
+        app.contribute(ALICE, "h1", "bob", b"x")
+    assert app.contribute(TABLE, "h1", "bob", b"relayed") == 0
+    assert app.contribute(ALICE, "h1", "alice", b"mine") == 1
+    with pytest.raises(AlreadyExists):
+        app.contribute(ALICE, "h1", "", b"again")
+
+
+def test_a_contribution_after_the_first_deal_is_late(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    app.deal(TABLE, "h1", 1, HOLE)
+    with pytest.raises(FailedPrecondition, match="sealed"):
+        app.contribute(ALICE, "h1", "", b"late")
+
+
+def test_test_decks_are_refused_unless_the_dealer_runs_in_test_mode(store):
+    order = parse_cards("As Ks Qs Js Ts")
+    deck = DeckSpec("cards", cards=order)
+    with pytest.raises(PermissionDenied, match="CROUPIER_DEALER_ALLOW_TEST_DECKS"):
+        make_app(store).create_shuffle(TABLE, "t1", deck, order)
+    app = make_app(store, allow_test_decks=True)
+    app.create_shuffle(TABLE, "t1", deck, order)
+    assert app.deal(TABLE, "t1", 3, HOLE).cards == ("As", "Ks", "Qs")
+
+
+def test_a_test_order_must_be_a_permutation_of_the_deck(store):
+    app = make_app(store, allow_test_decks=True)
+    with pytest.raises(InvalidArgument, match="permutation"):
+        app.create_shuffle(TABLE, "t1", DeckSpec(), parse_cards("As Ks"))
+
+
+def test_dealing_past_the_end_names_how_many_cards_remain(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec.parse("cards", ["As", "Kd", "7h"]))
+    app.deal(TABLE, "h1", 2, HOLE)
+    with pytest.raises(FailedPrecondition, match="1 remain"):
+        app.deal(TABLE, "h1", 2, HOLE)
+
+
+def test_dealing_after_close_is_refused_naming_the_remaining_cards(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    app.deal(TABLE, "h1", 2, HOLE)
+    app.close(TABLE, "h1")
+    with pytest.raises(FailedPrecondition, match=r"closed.*50 remained"):
+        app.deal(TABLE, "h1", 1, HOLE)
+
+
+def test_unknown_shuffle_is_not_found(app):
+    with pytest.raises(NotFound, match="nope"):
+        app.deal(TABLE, "nope", 1, HOLE)
+    with pytest.raises(NotFound):
+        app.get("nope")
+
+
+def test_purpose_is_required(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    with pytest.raises(InvalidArgument, match="purpose"):
+        app.deal(TABLE, "h1", 1, dealer_pb2.DEAL_PURPOSE_UNSPECIFIED)
+
+
+def test_close_reveals_the_seed_and_the_shuffle_verifies(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    app.contribute(ALICE, "h1", "", b"a")
+    for _ in range(4):
+        app.deal(TABLE, "h1", 2, HOLE)
+    app.reshuffle(TABLE, "h1", parse_cards(app.deal(TABLE, "h1", 1, HOLE).cards[0]))
+    app.deal(TABLE, "h1", 5, dealer_pb2.DEAL_PURPOSE_BOARD)
+    state = app.close(TABLE, "h1").state
+    assert state.revealed_seed == SEED
+    result = app.verify_closed("h1")
+    assert result.ok and result.cards_checked == 14
+
+
+def test_verification_before_close_is_refused(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    with pytest.raises(FailedPrecondition, match="not closed"):
+        app.verify_closed("h1")
+
+
+def test_a_restarted_dealer_continues_the_committed_order(store):
+    make_app(store).create_shuffle(TABLE, "h1", DeckSpec())
+    before = make_app(store).deal(TABLE, "h1", 3, HOLE)
+    after = make_app(store).deal(TABLE, "h1", 3, HOLE)  # a fresh process: nothing cached
+    assert before.cards + after.cards == tuple(str(c) for c in expected_order("h1")[:6])
+
+
+def test_a_repeated_deal_key_returns_the_original_cards(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    first = app.deal(TABLE, "h1", 2, HOLE, idempotency_key="hand-1/seat-1")
+    again = app.deal(TABLE, "h1", 2, HOLE, idempotency_key="hand-1/seat-1")
+    assert first == again
+    assert app.deal(TABLE, "h1", 1, HOLE).first_position == 2
+
+
+def test_repeating_creation_with_the_same_spec_returns_the_shuffle(app):
+    first = app.create_shuffle(TABLE, "h1", DeckSpec())
+    assert app.create_shuffle(TABLE, "h1", DeckSpec()).state.commitment == first.state.commitment
+    with pytest.raises(AlreadyExists):
+        app.create_shuffle(TABLE, "h1", DeckSpec.parse("standard", copies=2))
+
+
+def test_returning_a_card_that_was_not_dealt_is_invalid(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    dealt = app.deal(TABLE, "h1", 1, HOLE).cards[0]
+    other = next(c for c in ("As", "Ks") if c != dealt)
+    with pytest.raises(InvalidArgument, match=f"card {other} cannot be returned"):
+        app.reshuffle(TABLE, "h1", parse_cards(other))
+
+
+def test_the_stored_stream_never_holds_the_plaintext_seed_before_close(store, app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    app.deal(TABLE, "h1", 2, HOLE)
+    raw = b"".join(e.message.SerializeToString() for e in store.read(shuffle_stream("h1")))
+    assert SEED not in raw and SEED.hex().encode() not in raw
+
+
+def test_a_dealer_with_another_key_refuses_to_deal_rather_than_reshuffle(store):
+    make_app(store).create_shuffle(TABLE, "h1", DeckSpec())
+    other = DealerApplication(store, SeedCipher(bytes(32)), new_seed=lambda: SEED)
+    with pytest.raises(FailedPrecondition, match="dealer key"):
+        other.deal(TABLE, "h1", 1, HOLE)
+
+
+def test_an_altered_stream_is_detected_on_replay(store, app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    app.deal(TABLE, "h1", 2, HOLE)
+    from croupier.dealer.v1 import events_pb2
+
+    forged = events_pb2.CardsDealt(cards=["As"], purpose=HOLE, first_position=2)
+    order = format_cards(expected_order("h1")[2:3])
+    if order == "As":
+        forged.cards[:] = ["Ks"]
+    store.append(shuffle_stream("h1"), [forged], 3, "forged")
+    with pytest.raises(FailedPrecondition, match="altered"):
+        make_app(store).deal(TABLE, "h1", 1, HOLE)
