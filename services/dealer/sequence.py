@@ -36,7 +36,7 @@ class DealSequence:
     order: tuple[Card, ...]
     position: int = 0
     nonce: int = 0
-    out: tuple[Card, ...] = ()  # dealt and not returned by a reshuffle (a multiset)
+    out: tuple[Card, ...] = ()  # dealt and not returned by a reshuffle, canonical order
 
     @classmethod
     def start(cls, deck_cards: Sequence[Card], orderer: Orderer) -> DealSequence:
@@ -64,7 +64,7 @@ class DealSequence:
 
     def deal(self, count: int) -> tuple[tuple[Card, ...], DealSequence]:
         cards = self.next_cards(count)
-        after = replace(self, position=self.position + count, out=self.out + cards)
+        after = replace(self, position=self.position + count, out=canonical_order(self.out + cards))
         return cards, after
 
     def check_returnable(self, include: Sequence[Card]) -> None:

@@ -26,7 +26,8 @@ from services.games.commands import Act, Command, StartHand
 from services.games.events import Event
 from services.games.legal import LegalActions, legal_actions
 from services.games.ranking import HandRanker
-from services.games.rules import execute
+from services.games.reducer import apply_all
+from services.games.rules import decide
 from services.games.state import TableState
 
 Policy = Callable[[TableState, LegalActions], Act]
@@ -52,9 +53,9 @@ class HandRun:
 
 
 def step(state: TableState, command: Command, log: list[Event]) -> TableState:
-    state, events = execute(state, command)
+    events = decide(state, command)
     log.extend(events)
-    return state
+    return apply_all(state, events)
 
 
 def play_hand(

@@ -308,10 +308,7 @@ class ContainerRedis:
     """testcontainers' Redis with AOF on, pinned to one host port so it survives a restart."""
 
     def __init__(self, appendfsync: FsyncPolicy = "everysec") -> None:
-        try:
-            from testcontainers.community.redis import RedisContainer
-        except ImportError:  # testcontainers < 4.10 kept it at the old path
-            from testcontainers.redis import RedisContainer
+        from testcontainers.redis import RedisContainer
 
         self.port = free_port()
         self._container = (
@@ -320,13 +317,11 @@ class ContainerRedis:
             .with_bind_ports(6379, self.port)
         )
         self._container.start()
-        # The Docker host, which is not loopback when the engine runs elsewhere (DOCKER_HOST).
-        self.host = str(self._container.get_container_host_ip())
         atexit.register(self.close)
 
     @property
     def url(self) -> str:
-        return f"redis://{self.host}:{self.port}/0"
+        return f"redis://127.0.0.1:{self.port}/0"
 
     @property
     def private(self) -> bool:

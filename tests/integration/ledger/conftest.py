@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -50,7 +49,7 @@ def start_ledger(
 
 @pytest.fixture
 def ledger(redis_url: str, key_prefix: str) -> Iterator[LedgerServer]:
-    server, handle = start_ledger(redis_url, re.sub(r"[^A-Za-z0-9_.-]", "-", key_prefix))
+    server, handle = start_ledger(redis_url, key_prefix)
     yield handle
     for channel in handle.channels:
         channel.close()

@@ -1,0 +1,219 @@
+"""gRPC adapters of the table's ports: the dealer and the ledger services.
+
+Each call translates port arguments into one request, with the port's deterministic
+idempotency key, and a gRPC failure into a domain error (UNAVAILABLE stays Unavailable, so
+the caller may retry the step; anything else means the step cannot be done as asked).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import grpc
+from google.protobuf.json_format import MessageToDict
+
+from croupier.common.v1 import chips_pb2
+from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
+from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from services.games.cardtext import Card
+from services.shared import errors
+from services.table.ports import Commitment
+
+T = TypeVar("T")
+
+# Call deadline for one dependency request, in seconds.
+CALL_TIMEOUT_S = 10.0
+
+_STATUS: dict[grpc.StatusCode, type[errors.DomainError]] = {
+    grpc.StatusCode.INVALID_ARGUMENT: errors.InvalidArgument,
+    grpc.StatusCode.FAILED_PRECONDITION: errors.FailedPrecondition,
+    grpc.StatusCode.NOT_FOUND: errors.NotFound,
+    grpc.StatusCode.ALREADY_EXISTS: errors.AlreadyExists,
+    grpc.StatusCode.PERMISSION_DENIED: errors.PermissionDenied,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: errors.ResourceExhausted,
+}
+
+
+def call(what: str, rpc: Callable[[], T]) -> T:
+    """Run one RPC, turning its failure into a domain error that says which call failed."""
+    try:
+        return rpc()
+    except grpc.RpcError as exc:
+        code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
+        detail = exc.details() if hasattr(exc, "details") else str(exc)
+        error = _STATUS.get(code, errors.Unavailable)
+        raise error(f"{what} failed: {detail}") from exc
+
+
+_PURPOSES = {
+    "hole": dealer_pb2.DEAL_PURPOSE_HOLE,
+    "board": dealer_pb2.DEAL_PURPOSE_BOARD,
+    "draw": dealer_pb2.DEAL_PURPOSE_DRAW,
+    "spit": dealer_pb2.DEAL_PURPOSE_SPIT,
+}
+
+# Test decks: shuffle id -> the exact dealing order, or None for a real (seeded) shuffle.
+TestDecks = Callable[[str], Sequence[Card] | None]
+
+
+class GrpcDealer:
+    """DealerPort over croupier.dealer.v1.DealerService."""
+
+    def __init__(self, channel: grpc.Channel, test_decks: TestDecks | None = None) -> None:
+        self._stub = dealer_pb2_grpc.DealerServiceStub(channel)
+        self._test_decks = test_decks
+
+    def open_shuffle(self, shuffle_id: str) -> Commitment:
+        deck = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD, copies=1)
+        order = self._test_decks(shuffle_id) if self._test_decks else None
+        request = dealer_pb2.CreateShuffleRequest(
+            shuffle_id=shuffle_id, deck=deck, test_deck_order=list(order or ())
+        )
+        created = call(
+            "dealer CreateShuffle", lambda: self._stub.CreateShuffle(request, CALL_TIMEOUT_S)
+        )
+        call(
+            "dealer Seal",
+            lambda: self._stub.Seal(dealer_pb2.SealRequest(shuffle_id=shuffle_id), CALL_TIMEOUT_S),
+        )
+        return Commitment(shuffle_id, created.shuffle.commitment.hex())
+
+    def deal(self, shuffle_id: str, count: int, step: str, purpose: str) -> tuple[Card, ...]:
+        request = dealer_pb2.DealRequest(
+            shuffle_id=shuffle_id,
+            count=count,
+            purpose=_PURPOSES.get(purpose, dealer_pb2.DEAL_PURPOSE_HOLE),
+            idempotency_key=step[-200:],
+        )
+        response = call("dealer Deal", lambda: self._stub.Deal(request, CALL_TIMEOUT_S))
+        return tuple(response.cards)
+
+    def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str) -> None:
+        request = dealer_pb2.ReshuffleRequest(
+            shuffle_id=shuffle_id, cards_to_include=list(cards), idempotency_key=step[-200:]
+        )
+        call("dealer Reshuffle", lambda: self._stub.Reshuffle(request, CALL_TIMEOUT_S))
+
+    def close(self, shuffle_id: str) -> str:
+        request = dealer_pb2.CloseRequest(shuffle_id=shuffle_id)
+        response = call("dealer Close", lambda: self._stub.Close(request, CALL_TIMEOUT_S))
+        info: dict[str, Any] = MessageToDict(response.shuffle, preserving_proto_field_name=True)
+        info["commitment_hex"] = response.shuffle.commitment.hex()
+        info["revealed_seed_hex"] = response.shuffle.revealed_seed.hex()
+        return json.dumps(info, sort_keys=True)
+
+
+def _amount(amount: int, currency: str) -> chips_pb2.ChipAmount:
+    return chips_pb2.ChipAmount(currency=currency, amount=amount)
+
+
+def _leg(account: str, side: int, amount: int, currency: str) -> ledger_pb2.Leg:
+    return ledger_pb2.Leg(account_id=account, side=side, amount=_amount(amount, currency))  # type: ignore[arg-type]
+
+
+class GrpcLedger:
+    """LedgerPort over croupier.ledger.v1.LedgerService (one escrow account per table)."""
+
+    def __init__(self, channel: grpc.Channel) -> None:
+        self._stub = ledger_pb2_grpc.LedgerServiceStub(channel)
+
+    @staticmethod
+    def table_account(table_id: str, currency: str) -> str:
+        return f"table:{table_id}:{currency}"
+
+    @staticmethod
+    def house_account(currency: str) -> str:
+        return f"house:rake:{currency}"
+
+    def player_account(self, player: str, currency: str) -> str:
+        return f"player:{player}:{currency}"
+
+    def ensure_accounts(self, table_id: str, currency: str) -> None:
+        for kind, name in (
+            (ledger_pb2.ACCOUNT_KIND_TABLE, table_id),
+            (ledger_pb2.ACCOUNT_KIND_HOUSE, "rake"),
+        ):
+            request = ledger_pb2.OpenAccountRequest(kind=kind, name=name, currency=currency)
+            call("ledger OpenAccount", lambda r=request: self._stub.OpenAccount(r, CALL_TIMEOUT_S))  # type: ignore[misc]
+
+    def reserve_buy_in(
+        self, key: str, table_id: str, account: str, amount: int, currency: str
+    ) -> str:
+        request = ledger_pb2.ReserveRequest(
+            idempotency_key=key,
+            legs=[
+                _leg(account, ledger_pb2.LEG_SIDE_DEBIT, amount, currency),
+                _leg(
+                    self.table_account(table_id, currency),
+                    ledger_pb2.LEG_SIDE_CREDIT,
+                    amount,
+                    currency,
+                ),
+            ],
+            metadata=ledger_pb2.EntryMetadata(table_id=table_id, reason="buy-in"),
+        )
+        response = call("ledger Reserve", lambda: self._stub.Reserve(request, CALL_TIMEOUT_S))
+        return response.reservation_id
+
+    def post(self, key: str, reservation_id: str, table_id: str) -> None:
+        request = ledger_pb2.PostRequest(
+            idempotency_key=key,
+            reservation_id=reservation_id,
+            metadata=ledger_pb2.EntryMetadata(table_id=table_id, reason="buy-in"),
+        )
+        call("ledger Post", lambda: self._stub.Post(request, CALL_TIMEOUT_S))
+
+    def void(self, key: str, reservation_id: str, reason: str) -> None:
+        request = ledger_pb2.VoidRequest(
+            idempotency_key=key, reservation_id=reservation_id, reason=reason
+        )
+        call("ledger Void", lambda: self._stub.Void(request, CALL_TIMEOUT_S))
+
+    def pay_out(
+        self, key: str, table_id: str, account: str, amount: int, currency: str, reason: str
+    ) -> None:
+        self._transfer(
+            key,
+            self.table_account(table_id, currency),
+            account,
+            amount,
+            currency,
+            table_id,
+            "",
+            reason,
+        )
+
+    def rake(self, key: str, table_id: str, hand: int, amount: int, currency: str) -> None:
+        self._transfer(
+            key,
+            self.table_account(table_id, currency),
+            self.house_account(currency),
+            amount,
+            currency,
+            table_id,
+            str(hand),
+            "rake",
+        )
+
+    def _transfer(
+        self,
+        key: str,
+        source: str,
+        target: str,
+        amount: int,
+        currency: str,
+        table_id: str,
+        hand: str,
+        reason: str,
+    ) -> None:
+        request = ledger_pb2.TransferRequest(
+            idempotency_key=key,
+            legs=[
+                _leg(source, ledger_pb2.LEG_SIDE_DEBIT, amount, currency),
+                _leg(target, ledger_pb2.LEG_SIDE_CREDIT, amount, currency),
+            ],
+            metadata=ledger_pb2.EntryMetadata(table_id=table_id, hand_id=hand, reason=reason),
+        )
+        call("ledger Transfer", lambda: self._stub.Transfer(request, CALL_TIMEOUT_S))

@@ -1,0 +1,548 @@
+"""The table application: load a table, let the engine decide, append once, drive the process.
+
+Every command follows one path (`_execute`): load the table (a cached state plus any newer
+events), answer a retry from the remembered idempotency keys, check the caller's expected
+version, call the pure engine `decide`, and append the resulting events in ONE append guarded
+by the loaded version and a deterministic idempotency key. A Conflict (another writer, maybe
+another instance, got there first) reloads and decides again. After a command, `drive` runs
+the process steps the table needs next (ledger postings, dealer cards, evaluator ranks), each
+itself an append with a deterministic key, so a crash between steps is finished by whoever
+loads the table next and two instances never apply a step twice.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from google.protobuf.message import Message
+
+from croupier.table.v1 import events_pb2
+from services.games import commands as cmd
+from services.games.chance import NeedCards, deal_from, pending_chance, rank_hands
+from services.games.definitions import TableConfig
+from services.games.errors import RuleViolation
+from services.games.events import Event, TableOpened
+from services.games.ranking import HandRanker
+from services.games.reducer import apply
+from services.games.state import TableState, new_table
+from services.shared import errors
+from services.shared.eventstore import EventStore, RecordedEvent, stream_key
+from services.table import codec, process
+from services.table.ports import DealerPort, LedgerPort, SchedulerPort
+from services.table.shell import ShellState, Table, fold_shell
+
+DIRECTORY_STREAM = stream_key("tables", "directory")
+MAX_ATTEMPTS = 20
+
+_RULE_ERRORS: dict[str, type[errors.DomainError]] = {
+    "invalid_argument": errors.InvalidArgument,
+    "failed_precondition": errors.FailedPrecondition,
+    "not_found": errors.NotFound,
+    "permission_denied": errors.PermissionDenied,
+}
+
+
+def domain_error(violation: RuleViolation) -> errors.DomainError:
+    """The service error for an engine rule violation (message unchanged)."""
+    return _RULE_ERRORS.get(violation.kind, errors.FailedPrecondition)(violation.message)
+
+
+def table_stream(table_id: str) -> str:
+    return stream_key("table", table_id)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """What CreateTable asks for, beyond the engine's configuration."""
+
+    config: TableConfig
+    currency: str = "CHIP"
+    action_time_ms: int = 0
+    time_bank_ms: int = 0
+    bots: tuple[tuple[str, float], ...] = ()
+    table_id: str = ""
+
+
+Decider = Callable[[Table], Sequence[object]]
+
+
+class TableApplication:
+    def __init__(
+        self,
+        store: EventStore,
+        dealer: DealerPort,
+        ledger: LedgerPort,
+        ranker: HandRanker,
+        scheduler: SchedulerPort,
+        clock: Callable[[], int] = now_ms,
+    ) -> None:
+        self.store = store
+        self.dealer = dealer
+        self.ledger = ledger
+        self.ranker = ranker
+        self.scheduler = scheduler
+        self.clock = clock
+        self._cache: dict[str, Table] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    # ------------------------------------------------------------------ loading
+
+    def _lock(self, table_id: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(table_id, threading.Lock())
+
+    def load(self, table_id: str) -> Table:
+        """The table at its latest version (cached state + newer events). NotFound if none."""
+        cached = self._cache.get(table_id)
+        stream = table_stream(table_id)
+        if cached is None:
+            recorded = self.store.read(stream)
+            if not recorded:
+                raise errors.NotFound(f"table {table_id} does not exist")
+            table = fold_recorded(table_id, recorded)
+        else:
+            newer = self.store.read(stream, cached.version + 1)
+            table = fold_recorded(table_id, newer, cached) if newer else cached
+        self._remember(table)
+        return table
+
+    def _remember(self, table: Table) -> None:
+        with self._guard:
+            cached = self._cache.get(table.table_id)
+            if cached is None or cached.version < table.version:
+                self._cache[table.table_id] = table
+
+    def forget(self, table_id: str) -> None:
+        with self._guard:
+            self._cache.pop(table_id, None)
+
+    def table_ids(self) -> list[str]:
+        return [
+            e.message.table_id  # type: ignore[attr-defined]
+            for e in self.store.read(DIRECTORY_STREAM)
+        ]
+
+    # ------------------------------------------------------------------ the command path
+
+    def execute(
+        self,
+        table_id: str,
+        key: str,
+        by: str,
+        decider: Decider,
+        expected_version: int | None = None,
+    ) -> tuple[Table, int]:
+        """Run one command: ONE append, retried on conflicts; returns (table, version)."""
+        if not key:
+            raise errors.InvalidArgument("idempotency_key is required: a retry must reuse it")
+        with self._lock(table_id):
+            for _ in range(MAX_ATTEMPTS):
+                table = self.load(table_id)
+                done = table.shell.version_of_key(key)
+                if done is not None:
+                    return table, done
+                if expected_version and expected_version != table.version:
+                    raise errors.Conflict(
+                        f"table {table_id} is at version {table.version}, not "
+                        f"{expected_version}: reload the view and decide again",
+                        actual_version=table.version,
+                    )
+                try:
+                    events = list(decider(table))
+                except RuleViolation as violation:
+                    raise domain_error(violation) from violation
+                if not events:
+                    return table, table.version
+                events += self._follow_ups(table, events)
+                batch: list[object] = [
+                    events_pb2.CommandAccepted(key=key, by=by, events=len(events)),
+                    *events,
+                ]
+                appended = self._append(table, batch, key)
+                if appended is not None:
+                    self._after_append(table, appended)
+                    return appended, appended.version
+            raise errors.Unavailable(f"table {table_id} is too busy: retry the command")
+        raise AssertionError("unreachable")
+
+    def _append(self, table: Table, batch: Sequence[object], key: str) -> Table | None:
+        """Append `batch` after the table's version; None when someone else wrote first."""
+        messages = [codec.to_message(e) for e in batch]
+        try:
+            result = self.store.append(table_stream(table.table_id), messages, table.version, key)
+        except errors.Conflict:
+            self.forget(table.table_id)
+            return None
+        if result.deduplicated:
+            self.forget(table.table_id)
+            return self.load(table.table_id)
+        now = self.clock()
+        folded = table
+        for offset, event in enumerate(batch):
+            folded = fold_one(folded, result.first_version + offset, event, now)
+        self._remember(folded)
+        return folded
+
+    def _follow_ups(self, table: Table, events: Sequence[object]) -> list[object]:
+        """An ActionRequested when the events leave the table waiting for a player."""
+        engine = table.engine
+        for event in events:
+            if not isinstance(event, Message):
+                engine = apply(engine, event)  # type: ignore[arg-type]
+        return self.decision_events(table, engine)
+
+    def decision_events(self, table: Table, engine: TableState) -> list[object]:
+        hand = engine.hand
+        if hand is None or hand.to_act is None or pending_chance(engine) is not None:
+            return []
+        previous = table.shell.decision
+        number = previous.action_number + 1 if previous and previous.hand == hand.number else 1
+        action_time = table.shell.action_time_ms
+        deadline = self.clock() + action_time if action_time > 0 else 0
+        return [
+            events_pb2.ActionRequested(
+                hand=hand.number,
+                seat=hand.to_act,
+                action_number=number,
+                deadline_unix_ms=deadline,
+            )
+        ]
+
+    def _after_append(self, before: Table, after: Table) -> None:
+        """Schedule the timeout / bot turn of a new decision (a trigger, never the authority)."""
+        decision = after.shell.decision
+        if decision is None or decision == before.shell.decision:
+            return
+        if decision.deadline_unix_ms:
+            self.scheduler.schedule_timeout(
+                after.table_id, decision.hand, decision.action_number, decision.deadline_unix_ms
+            )
+        seat = after.engine.seats[decision.seat]
+        if seat is not None and seat.player in after.shell.bots:
+            self.scheduler.schedule_bot_turn(
+                after.table_id, decision.hand, decision.action_number, decision.seat, seat.player
+            )
+
+    # ------------------------------------------------------------------ process steps
+
+    def drive(self, table_id: str, max_steps: int = 200) -> Table:
+        """Perform the steps the table needs until it waits for players."""
+        table = self.load(table_id)
+        for _ in range(max_steps):
+            step = process.next_step(table)
+            if step is None:
+                return table
+            table = self._perform(table, step)
+        return table
+
+    def _perform(self, table: Table, step: process.Step) -> Table:
+        key = process.step_key(table, step)
+        with self._lock(table.table_id):
+            fresh = self.load(table.table_id)
+            if fresh.version != table.version:
+                return fresh  # someone moved the table on: look again
+            events = self._step_events(fresh, step)
+            if events:
+                events += self._follow_ups(fresh, events)
+            appended = self._append(fresh, events, key) if events else None
+            if appended is None:
+                return self.load(table.table_id)
+            self._after_append(fresh, appended)
+            return appended
+
+    def _step_events(self, table: Table, step: process.Step) -> list[object]:
+        shell = table.shell
+        tid = table.table_id
+        try:
+            match step:
+                case process.PostBuyIn(buy_in):
+                    self.ledger.post(buy_in.transfer_key, buy_in.reservation_id, tid)
+                    return [events_pb2.BuyInPosted(transfer_key=buy_in.transfer_key)]
+                case process.PayCashOut(out):
+                    account = shell.account_of(out.player) or self.ledger.player_account(
+                        out.player, shell.currency
+                    )
+                    self.ledger.pay_out(
+                        out.transfer_key, tid, account, out.amount, shell.currency, "cash-out"
+                    )
+                    return [events_pb2.CashOutPosted(transfer_key=out.transfer_key)]
+                case process.Settle(hand, rake):
+                    key = f"{tid}/{hand}/settle"
+                    if rake > 0:
+                        self.ledger.rake(key, tid, hand, rake, shell.currency)
+                    return [events_pb2.HandSettled(hand=hand, transfer_key=key)]
+                case process.Reveal(hand, shuffle_id):
+                    reveal = self.dealer.close(shuffle_id)
+                    return [
+                        events_pb2.ShuffleRevealed(
+                            hand=hand, shuffle_id=shuffle_id, reveal_json=reveal
+                        )
+                    ]
+                case process.StartHand(hand):
+                    shuffle_id = f"{tid}.hand-{hand}"
+                    commitment = self.dealer.open_shuffle(shuffle_id)
+                    started = _decide(table.engine, cmd.StartHand())
+                    committed = events_pb2.ShuffleCommitted(
+                        hand=hand, shuffle_id=shuffle_id, commitment=commitment.commitment
+                    )
+                    return [committed, *started]
+                case process.Deal(hand, request):
+                    key = process.step_key(table, step)
+                    cards = self.dealer.deal(
+                        shell.shuffle_id, request.total, key, _purpose(table, request)
+                    )
+                    return list(_decide(table.engine, deal_from(request, iter(cards))))
+                case process.Reshuffle(hand, request):
+                    key = process.step_key(table, step)
+                    self.dealer.reshuffle(shell.shuffle_id, request.discards, key)
+                    command = cmd.ReshuffleDiscards(request.discards)
+                    return list(_decide(table.engine, command))
+                case process.Rank(hand, request):
+                    return list(_decide(table.engine, rank_hands(table.engine, self.ranker)))
+        except errors.Unavailable:
+            raise
+        raise AssertionError(step)
+
+    # ------------------------------------------------------------------ table commands
+
+    def create_table(self, spec: TableSpec, by: str, key: str) -> Table:
+        table_id = spec.table_id or f"t{uuid.uuid5(uuid.NAMESPACE_URL, by + '/' + key).hex[:12]}"
+        stream = table_stream(table_id)
+        self.ledger.ensure_accounts(table_id, spec.currency)
+        created = events_pb2.TableCreated(
+            table_id=table_id,
+            currency=spec.currency,
+            created_by=by,
+            action_time_ms=spec.action_time_ms,
+            time_bank_ms=spec.time_bank_ms,
+            bots=[events_pb2.BotSeatSpec(policy=p, difficulty=d) for p, d in spec.bots],
+        )
+        batch = [created, TableOpened(spec.config)]
+        try:
+            self.store.append(stream, [codec.to_message(e) for e in batch], 0, f"{table_id}/create")
+        except errors.Conflict as exc:
+            raise errors.AlreadyExists(f"table {table_id} exists already") from exc
+        self._register(table_id)
+        return self.load(table_id)
+
+    def _register(self, table_id: str) -> None:
+        entry = events_pb2.TableCreated(table_id=table_id)
+        for _ in range(MAX_ATTEMPTS):
+            version = self.store.version(DIRECTORY_STREAM)
+            try:
+                self.store.append(DIRECTORY_STREAM, [entry], version, f"register/{table_id}")
+                return
+            except errors.Conflict:
+                continue
+        raise errors.Unavailable("the table directory is too busy: retry")
+
+    def seat_of(self, table: Table, player: str) -> int | None:
+        for i, s in enumerate(table.engine.seats):
+            if s is not None and s.player == player:
+                return i
+        return None
+
+    def join(
+        self,
+        table_id: str,
+        player: str,
+        seat: int,
+        amount: int,
+        account: str,
+        key: str,
+        is_bot: bool = False,
+    ) -> tuple[int, int]:
+        """Reserve the buy-in, seat the player (one append), then post it (a process step)."""
+        table = self.load(table_id)
+        already = self.seat_of(table, player)
+        command_key = f"{table_id}/join/{player}/{key}"
+        if already is not None and table.shell.version_of_key(command_key) is not None:
+            return already, table.shell.version_of_key(command_key) or table.version
+        if seat < 0:
+            seat = next(
+                (i for i, s in enumerate(table.engine.seats) if s is None), len(table.engine.seats)
+            )
+        try:
+            _decide(table.engine, cmd.SitDown(seat, player, amount))  # fail before reserving
+        except RuleViolation as violation:
+            raise domain_error(violation) from violation
+        currency = table.shell.currency
+        account = account or self.ledger.player_account(player, currency)
+        reservation = self.ledger.reserve_buy_in(command_key, table_id, account, amount, currency)
+        reserved = events_pb2.BuyInReserved(
+            seat=seat,
+            player=player,
+            amount=amount,
+            account=account,
+            reservation_id=reservation,
+            transfer_key=f"{command_key}/post",
+            is_bot=is_bot,
+        )
+
+        def decide(t: Table) -> list[object]:
+            return [reserved, *_decide(t.engine, cmd.SitDown(seat, player, amount))]
+
+        try:
+            _, version = self.execute(table_id, command_key, player, decide)
+        except errors.DomainError:
+            self.ledger.void(f"{command_key}/void", reservation, "seat not taken")
+            raise
+        self.drive(table_id)
+        return seat, version
+
+    def top_up(self, table_id: str, player: str, amount: int, key: str) -> int:
+        table = self.load(table_id)
+        seat = self._own_seat(table, player)
+        command_key = f"{table_id}/topup/{player}/{key}"
+        done = table.shell.version_of_key(command_key)
+        if done is not None:
+            return done
+        try:
+            _decide(table.engine, cmd.TopUp(seat, amount, player))
+        except RuleViolation as violation:
+            raise domain_error(violation) from violation
+        currency = table.shell.currency
+        account = table.shell.account_of(player) or self.ledger.player_account(player, currency)
+        reservation = self.ledger.reserve_buy_in(command_key, table_id, account, amount, currency)
+        reserved = events_pb2.BuyInReserved(
+            seat=seat,
+            player=player,
+            amount=amount,
+            account=account,
+            reservation_id=reservation,
+            transfer_key=f"{command_key}/post",
+        )
+
+        def decide(t: Table) -> list[object]:
+            return [reserved, *_decide(t.engine, cmd.TopUp(seat, amount, player))]
+
+        try:
+            _, version = self.execute(table_id, command_key, player, decide)
+        except errors.DomainError:
+            self.ledger.void(f"{command_key}/void", reservation, "top-up refused")
+            raise
+        self.drive(table_id)
+        return version
+
+    def _own_seat(self, table: Table, player: str) -> int:
+        seat = self.seat_of(table, player)
+        if seat is None:
+            raise errors.FailedPrecondition(f"{player} has no seat at table {table.table_id}")
+        return seat
+
+    def seat_command(
+        self, table_id: str, player: str, key: str, make: Callable[[int], cmd.Command]
+    ) -> int:
+        """SitOut / SitIn / LeaveTable for the caller's own seat."""
+        seat = self._own_seat(self.load(table_id), player)
+        _, version = self.execute(
+            table_id,
+            f"{table_id}/{player}/{key}",
+            player,
+            lambda t: _decide(t.engine, make(seat)),
+        )
+        self.drive(table_id)
+        return version
+
+    def act(
+        self,
+        table_id: str,
+        player: str,
+        command: cmd.Act,
+        key: str,
+        expected_version: int | None,
+    ) -> int:
+        _, version = self.execute(
+            table_id,
+            f"{table_id}/act/{player}/{key}",
+            player,
+            lambda t: _decide(t.engine, command),
+            expected_version,
+        )
+        self.drive(table_id)
+        return version
+
+    def apply_timeout(self, table_id: str, hand: int, action_number: int) -> tuple[bool, int]:
+        """Default action for exactly that decision; a stale or repeated request is a no-op."""
+        table = self.load(table_id)
+        decision = table.shell.decision
+        if decision is None or (decision.hand, decision.action_number) != (hand, action_number):
+            return False, table.version
+
+        def decide(t: Table) -> list[object]:
+            current = t.shell.decision
+            if current is None or (current.hand, current.action_number) != (hand, action_number):
+                return []
+            return list(_decide(t.engine, cmd.TimeOut(current.seat, hand)))
+
+        key = f"{table_id}/{hand}/timeout/{action_number}"
+        before = table.version
+        _, version = self.execute(table_id, key, "timeout", decide)
+        self.drive(table_id)
+        return version != before, version
+
+    def void_hand(self, table_id: str, reason: str) -> int:
+        """Give every stake of the current hand back (a dependency stayed down too long)."""
+        table = self.load(table_id)
+        hand = table.engine.hand
+        if hand is None:
+            return table.version
+        _, version = self.execute(
+            table_id,
+            f"{table_id}/{hand.number}/void",
+            "table-service",
+            lambda t: _decide(t.engine, cmd.VoidHand(reason)) if t.engine.hand else [],
+        )
+        self.drive(table_id)
+        return version
+
+
+def _purpose(table: Table, request: NeedCards) -> str:
+    if all(target is None for target, _ in request.targets):
+        return "board"
+    hand = table.engine.hand
+    return "draw" if hand is not None and hand.dealt_phase >= 0 else "hole"
+
+
+def _decide(engine: TableState, command: cmd.Command) -> list[Event]:
+    from services.games.rules import decide
+
+    return decide(engine, command)
+
+
+def fold_one(table: Table, version: int, event: object, now: int = 0) -> Table:
+    engine = table.engine
+    if not isinstance(event, Message):
+        engine = apply(engine, event)  # type: ignore[arg-type]
+    shell = fold_shell(table.shell, version, event)
+    return replace(table, version=version, engine=engine, shell=shell)
+
+
+def fold_recorded(
+    table_id: str, recorded: Sequence[RecordedEvent], table: Table | None = None
+) -> Table:
+    """Fold stored events into a table (from scratch when `table` is None)."""
+    for record in recorded:
+        event = codec.from_message(record.message)
+        if table is None:
+            if not isinstance(event, events_pb2.TableCreated):
+                raise errors.FailedPrecondition(f"table {table_id}: stream does not start right")
+            table = Table(table_id, 0, new_table(_placeholder_config()), ShellState())
+        table = fold_one(table, record.version, event)
+    assert table is not None
+    return table
+
+
+def _placeholder_config() -> TableConfig:
+    from services.games.catalog import TEXAS_HOLDEM
+
+    return TableConfig(game=TEXAS_HOLDEM, seats=2)

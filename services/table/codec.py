@@ -1,0 +1,206 @@
+"""The one mapping between the engine's events (frozen dataclasses) and their protobuf form.
+
+Every engine event class `services.games.events.X` is stored as `croupier.table.v1.X` with the
+same field names, so the mapping is structural: scalars copy, `tuple[...]` becomes a repeated
+field, nested dataclasses become nested messages, a `tuple[int, SeatRank]` pair becomes a
+message whose fields are taken in field-number order, `X | None` uses proto3 presence, enums
+travel as their string value and a `GameDefinition` as its catalog name. Encoding refuses a
+dataclass field the message lacks (a test round-trips every event type), so the stream alone
+always replays the table.
+
+The table service's own events (ledger, dealer, deadline records) are protobuf messages
+already and pass through unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from functools import cache
+from typing import Any
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from croupier.table.v1 import events_pb2
+from services.games.catalog import GAMES
+from services.games.definitions import GameDefinition
+from services.games.events import EVENT_TYPES
+from services.shared.eventstore import EventRegistry
+
+# The table service's own events: stored as they are.
+SHELL_EVENT_TYPES: tuple[type[Message], ...] = (
+    events_pb2.TableCreated,
+    events_pb2.BuyInReserved,
+    events_pb2.BuyInPosted,
+    events_pb2.CashOutPosted,
+    events_pb2.ShuffleCommitted,
+    events_pb2.ShuffleRevealed,
+    events_pb2.HandSettled,
+    events_pb2.ActionRequested,
+    events_pb2.CommandAccepted,
+)
+
+
+class CodecError(Exception):
+    """An engine event cannot be expressed in its protobuf message (a schema mismatch)."""
+
+
+def _message_class(type_name: str) -> type[Message]:
+    cls = getattr(events_pb2, type_name, None)
+    if cls is None:
+        raise CodecError(f"events.proto has no message {type_name}: add it")
+    return typing.cast(type[Message], cls)
+
+
+def registry() -> EventRegistry:
+    """An event registry knowing every message a table stream may hold."""
+    reg = EventRegistry()
+    for type_name in EVENT_TYPES:
+        reg.register(_message_class(type_name))
+    for cls in SHELL_EVENT_TYPES:
+        reg.register(cls)
+    return reg
+
+
+def to_message(event: object) -> Message:
+    """The protobuf form of an engine event (shell messages are returned as they are)."""
+    if isinstance(event, Message):
+        return event
+    type_name = getattr(event, "TYPE", None)
+    if type_name is None or EVENT_TYPES.get(type_name) is not type(event):
+        raise CodecError(f"{type(event).__name__} is not an engine event")
+    message = _message_class(type_name)()
+    _fill(message, event)
+    return message
+
+
+def from_message(message: Message) -> object:
+    """The engine event a stored message stands for, or the message itself for shell events."""
+    cls = EVENT_TYPES.get(message.DESCRIPTOR.name)
+    if cls is None or message.DESCRIPTOR.file is not events_pb2.DESCRIPTOR:
+        return message
+    return _build(cls, message)
+
+
+def is_engine_message(message: Message) -> bool:
+    return message.DESCRIPTOR.name in EVENT_TYPES and not isinstance(message, SHELL_EVENT_TYPES)
+
+
+# ---------------------------------------------------------------- encoding
+
+
+def _fill(message: Message, obj: object) -> None:
+    if isinstance(obj, tuple):  # a fixed pair/triple: fields in number order
+        descriptors = sorted(message.DESCRIPTOR.fields, key=lambda f: f.number)
+        for descriptor, value in zip(descriptors, obj, strict=True):
+            _set(message, typing.cast(FieldDescriptor, descriptor), value)
+        return
+    fields_by_name = message.DESCRIPTOR.fields_by_name
+    for field in dataclasses.fields(obj):  # type: ignore[arg-type]
+        descriptor = fields_by_name.get(field.name)
+        if descriptor is None:
+            raise CodecError(
+                f"{message.DESCRIPTOR.full_name} lacks field {field.name!r} of "
+                f"{type(obj).__name__}: add it to events.proto"
+            )
+        _set(message, typing.cast(FieldDescriptor, descriptor), getattr(obj, field.name))
+
+
+def _set(message: Message, descriptor: FieldDescriptor, value: object) -> None:
+    if value is None:
+        return
+    name = descriptor.name
+    if descriptor.is_repeated:
+        container: Any = getattr(message, name)
+        for item in typing.cast(tuple[object, ...], value):
+            if descriptor.message_type is not None:
+                _fill(container.add(), item)
+            else:
+                container.append(_scalar(item))
+    elif descriptor.message_type is not None:
+        sub: Message = getattr(message, name)
+        sub.SetInParent()
+        _fill(sub, value)
+    else:
+        setattr(message, name, _scalar(value))
+
+
+def _scalar(value: object) -> object:
+    if isinstance(value, GameDefinition):
+        return value.name
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, frozenset):
+        raise CodecError("sets are not stored in events; use a tuple")
+    return value
+
+
+# ---------------------------------------------------------------- decoding
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _build(cls: type, message: Message) -> object:
+    hints = _hints(cls)
+    fields_by_name = message.DESCRIPTOR.fields_by_name
+    values: dict[str, object] = {}
+    for field in dataclasses.fields(cls):
+        descriptor = fields_by_name.get(field.name)
+        if descriptor is None:
+            continue  # the dataclass default applies
+        values[field.name] = _get(
+            message, typing.cast(FieldDescriptor, descriptor), hints[field.name]
+        )
+    return cls(**values)
+
+
+def _optional_inner(hint: Any) -> Any | None:
+    """X for `X | None`, else None."""
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) == 1 and len(typing.get_args(hint)) == 2:
+            return args[0]
+    return None
+
+
+def _get(message: Message, descriptor: FieldDescriptor, hint: Any) -> object:
+    inner = _optional_inner(hint)
+    if inner is not None:
+        if descriptor.has_presence and not message.HasField(descriptor.name):
+            return None
+        hint = inner
+    raw = getattr(message, descriptor.name)
+    if descriptor.is_repeated:
+        (item_hint, *_rest) = typing.get_args(hint)
+        return tuple(_value(item, item_hint) for item in raw)
+    return _value(raw, hint)
+
+
+def _value(raw: Any, hint: Any) -> object:
+    inner = _optional_inner(hint)
+    if inner is not None:
+        hint = inner
+    if hint is GameDefinition:
+        game = GAMES.get(raw)
+        if game is None:
+            raise CodecError(f"unknown game {raw!r}; known: {', '.join(sorted(GAMES))}")
+        return game
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return hint(raw)
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return _build(hint, raw)
+    if typing.get_origin(hint) is tuple:  # fixed pair from a message, fields in number order
+        args = typing.get_args(hint)
+        descriptors = sorted(raw.DESCRIPTOR.fields, key=lambda f: f.number)
+        return tuple(
+            _get(raw, descriptor, arg) for descriptor, arg in zip(descriptors, args, strict=True)
+        )
+    if hint is int:
+        return int(raw)
+    return raw

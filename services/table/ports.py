@@ -1,0 +1,108 @@
+"""What the table application needs from the world, as small protocols.
+
+gRPC adapters (`services.table.adapters`) implement them against the dealer, evaluator and
+ledger services; the scheduler port is what the Celery adapter of issue 7 implements. The
+engine's own ranking port (`services.games.ranking.HandRanker`) is used for showdowns.
+Every mutating call carries a deterministic idempotency key so a step repeated after a crash
+has its effect once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from services.games.cardtext import Card
+
+
+@dataclass(frozen=True, slots=True)
+class Commitment:
+    """A sealed shuffle: its id and the public commitment published before the first card."""
+
+    shuffle_id: str
+    commitment: str
+
+
+class DealerPort(Protocol):
+    """The only holder of undealt cards."""
+
+    def open_shuffle(self, shuffle_id: str) -> Commitment:
+        """Create (or find again) and seal the shuffle for one hand."""
+        ...
+
+    def deal(self, shuffle_id: str, count: int, step: str, purpose: str) -> tuple[Card, ...]:
+        """The next `count` cards of the deck; `step` names the dealing step so a repeated
+        request returns the same cards instead of new ones. `purpose`: hole, board, draw."""
+        ...
+
+    def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str) -> None:
+        """Shuffle `cards` (discards) back under the stub so dealing can go on."""
+        ...
+
+    def close(self, shuffle_id: str) -> str:
+        """End the shuffle and return its reveal (JSON) for `croupier verify`."""
+        ...
+
+
+class LedgerPort(Protocol):
+    """Chip movements. The table's escrow account holds every chip in play at the table."""
+
+    def ensure_accounts(self, table_id: str, currency: str) -> None:
+        """Open the table's escrow and the house rake accounts (idempotent)."""
+        ...
+
+    def player_account(self, player: str, currency: str) -> str:
+        """The default wallet account id of `player`."""
+        ...
+
+    def reserve_buy_in(
+        self, key: str, table_id: str, account: str, amount: int, currency: str
+    ) -> str:
+        """Hold `amount` in `account` for the table; returns the reservation id."""
+        ...
+
+    def post(self, key: str, reservation_id: str, table_id: str) -> None:
+        """Move a reserved buy-in to the table's escrow."""
+        ...
+
+    def void(self, key: str, reservation_id: str, reason: str) -> None:
+        """Release a reserved buy-in that will not be used."""
+        ...
+
+    def pay_out(
+        self, key: str, table_id: str, account: str, amount: int, currency: str, reason: str
+    ) -> None:
+        """Move chips from the table's escrow to `account` (cash-out)."""
+        ...
+
+    def rake(self, key: str, table_id: str, hand: int, amount: int, currency: str) -> None:
+        """Move a hand's rake from the table's escrow to the house."""
+        ...
+
+
+class SchedulerPort(Protocol):
+    """Triggers for timeouts and bot turns (Celery in production, issue 7). A trigger only
+    asks the table service to act; the table re-checks the world, so duplicates are no-ops."""
+
+    def schedule_timeout(
+        self, table_id: str, hand: int, action_number: int, deadline_unix_ms: int
+    ) -> None: ...
+
+    def schedule_bot_turn(
+        self, table_id: str, hand: int, action_number: int, seat: int, player: str
+    ) -> None: ...
+
+
+class NoScheduler:
+    """No timeouts and no bot turns: decisions wait for the player (tests, `--no-workers`)."""
+
+    def schedule_timeout(
+        self, table_id: str, hand: int, action_number: int, deadline_unix_ms: int
+    ) -> None:
+        return None
+
+    def schedule_bot_turn(
+        self, table_id: str, hand: int, action_number: int, seat: int, player: str
+    ) -> None:
+        return None

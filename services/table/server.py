@@ -1,0 +1,51 @@
+"""Composition root: wire Redis, the event store, the dealer/ledger/ranker adapters, the
+application and the servicer."""
+
+from __future__ import annotations
+
+import grpc
+import redis
+
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.games.ranking import HandRanker
+from services.shared.channels import service_channel
+from services.shared.eventstore import EventStore, RedisEventStore
+from services.shared.grpc_server import ServiceSpec
+from services.shared.settings import RuntimeSettings
+from services.table import codec
+from services.table.adapters import GrpcDealer, GrpcLedger, TestDecks
+from services.table.application import TableApplication
+from services.table.ports import DealerPort, NoScheduler, SchedulerPort
+from services.table.ranking import ranker_for
+from services.table.servicer import TableServicer
+from services.table.settings import TableSettings
+from services.table.watching import TableWatcher
+
+SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+
+
+def build(
+    settings: TableSettings,
+    runtime: RuntimeSettings,
+    *,
+    store: EventStore | None = None,
+    scheduler: SchedulerPort | None = None,
+    test_decks: TestDecks | None = None,
+    ranker: HandRanker | None = None,
+    dealer: DealerPort | None = None,
+) -> ServiceSpec:
+    """The table's ServiceSpec; keyword arguments override adapters (tests, benchmarks)."""
+    store = store or RedisEventStore(redis.Redis.from_url(settings.redis_url), codec.registry())
+    app = TableApplication(
+        store,
+        dealer or GrpcDealer(service_channel(settings.dealer_target, runtime), test_decks),
+        GrpcLedger(service_channel(settings.ledger_target, runtime)),
+        ranker or ranker_for(settings, runtime),
+        scheduler or NoScheduler(),
+    )
+    watcher = TableWatcher(app, store)
+
+    def register(server: grpc.Server) -> None:
+        table_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(app, watcher), server)
+
+    return ServiceSpec(name="table", register=register, service_names=[SERVICE_NAME])

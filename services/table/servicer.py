@@ -1,0 +1,189 @@
+"""TableService over gRPC: translate the request, call the application, translate the result.
+
+The caller is the principal of the RPC: a player acts, joins and leaves as their own subject
+(the seat's player id), so acting for another player's seat is PERMISSION_DENIED.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import grpc
+
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.games import commands as cmd
+from services.shared import errors
+from services.shared.auth import Principal, Role, current_principal
+from services.table import translate
+from services.table.application import TableApplication, TableSpec
+from services.table.history import hand_history
+from services.table.watching import TableWatcher
+
+
+def _seat_for(app: TableApplication, table_id: str, principal: Principal, seat: int | None) -> int:
+    table = app.load(table_id)
+    if seat is not None:
+        return seat
+    own = app.seat_of(table, principal.subject)
+    if own is None:
+        raise errors.FailedPrecondition(
+            f"{principal.subject} has no seat at table {table_id}: join it first"
+        )
+    return own
+
+
+class TableServicer(table_pb2_grpc.TableServiceServicer):
+    def __init__(self, app: TableApplication, watcher: TableWatcher) -> None:
+        self.app = app
+        self.watcher = watcher
+
+    def CreateTable(  # noqa: N802 - gRPC method name
+        self, request: table_pb2.CreateTableRequest, context: grpc.ServicerContext
+    ) -> table_pb2.CreateTableResponse:
+        principal = current_principal()
+        spec = TableSpec(
+            config=translate.config_from_options(request.options),
+            currency=request.options.currency or "CHIP",
+            action_time_ms=request.options.action_time_ms,
+            time_bank_ms=request.options.time_bank_ms,
+            bots=tuple((b.policy, b.difficulty) for b in request.bots),
+            table_id=request.table_id,
+        )
+        table = self.app.create_table(spec, principal.subject, request.idempotency_key)
+        return table_pb2.CreateTableResponse(table_id=table.table_id, version=table.version)
+
+    def ListTables(  # noqa: N802
+        self, request: table_pb2.ListTablesRequest, context: grpc.ServicerContext
+    ) -> table_pb2.ListTablesResponse:
+        current_principal()
+        response = table_pb2.ListTablesResponse()
+        for table_id in self.app.table_ids():
+            table = self.app.load(table_id)
+            response.tables.append(self.watcher.summary(table))
+        return response
+
+    def JoinTable(  # noqa: N802
+        self, request: table_pb2.JoinTableRequest, context: grpc.ServicerContext
+    ) -> table_pb2.JoinTableResponse:
+        principal = current_principal()
+        is_bot = principal.role is Role.BOT or request.HasField("bot")
+        seat, version = self.app.join(
+            request.table_id,
+            principal.subject,
+            request.seat,
+            request.buy_in,
+            request.account_id,
+            request.idempotency_key,
+            is_bot=is_bot,
+        )
+        return table_pb2.JoinTableResponse(seat=seat, version=version)
+
+    def TopUp(  # noqa: N802
+        self, request: table_pb2.TopUpRequest, context: grpc.ServicerContext
+    ) -> table_pb2.TopUpResponse:
+        principal = current_principal()
+        version = self.app.top_up(
+            request.table_id, principal.subject, request.amount, request.idempotency_key
+        )
+        table = self.app.load(request.table_id)
+        seat = self.app.seat_of(table, principal.subject)
+        stack = table.engine.stack(seat) if seat is not None else 0
+        return table_pb2.TopUpResponse(stack=stack, version=version)
+
+    def SitOut(  # noqa: N802
+        self, request: table_pb2.SitOutRequest, context: grpc.ServicerContext
+    ) -> table_pb2.SitOutResponse:
+        by = current_principal().subject
+        version = self.app.seat_command(
+            request.table_id, by, f"sitout/{request.idempotency_key}", lambda s: cmd.SitOut(s, by)
+        )
+        return table_pb2.SitOutResponse(version=version)
+
+    def SitIn(  # noqa: N802
+        self, request: table_pb2.SitInRequest, context: grpc.ServicerContext
+    ) -> table_pb2.SitInResponse:
+        by = current_principal().subject
+        version = self.app.seat_command(
+            request.table_id,
+            by,
+            f"sitin/{request.idempotency_key}",
+            lambda s: cmd.SitIn(s, request.post_big_blind, by),
+        )
+        return table_pb2.SitInResponse(version=version)
+
+    def LeaveTable(  # noqa: N802
+        self, request: table_pb2.LeaveTableRequest, context: grpc.ServicerContext
+    ) -> table_pb2.LeaveTableResponse:
+        by = current_principal().subject
+        version = self.app.seat_command(
+            request.table_id,
+            by,
+            f"leave/{request.idempotency_key}",
+            lambda s: cmd.LeaveTable(s, by),
+        )
+        left = self.app.seat_of(self.app.load(request.table_id), by) is None
+        return table_pb2.LeaveTableResponse(left=left, version=version)
+
+    def Act(  # noqa: N802
+        self, request: table_pb2.ActRequest, context: grpc.ServicerContext
+    ) -> table_pb2.ActResponse:
+        principal = current_principal()
+        action = translate.ACTIONS.get(request.action)
+        if action is None:
+            raise errors.InvalidArgument("action must be set (fold, check, call, bet, ...)")
+        seat = _seat_for(
+            self.app,
+            request.table_id,
+            principal,
+            request.seat if request.HasField("seat") else None,
+        )
+        command = cmd.Act(
+            seat=seat,
+            action=action,
+            amount=request.amount if action in ("bet", "raise") else None,
+            cards=tuple(request.cards),
+            hand=request.hand_number or None,
+            by=principal.subject,
+        )
+        version = self.app.act(
+            request.table_id,
+            principal.subject,
+            command,
+            request.idempotency_key,
+            request.expected_version or None,
+        )
+        return table_pb2.ActResponse(version=version)
+
+    def GetTableView(  # noqa: N802
+        self, request: table_pb2.GetTableViewRequest, context: grpc.ServicerContext
+    ) -> table_pb2.GetTableViewResponse:
+        principal = current_principal()
+        table = self.app.load(request.table_id)
+        return table_pb2.GetTableViewResponse(view=self.watcher.view(table, principal))
+
+    def WatchTable(  # noqa: N802
+        self, request: table_pb2.WatchTableRequest, context: grpc.ServicerContext
+    ) -> Iterator[table_pb2.WatchTableResponse]:
+        principal = current_principal()
+        stop = threading.Event()
+        context.add_callback(stop.set)
+        yield from self.watcher.watch(request.table_id, principal, request.from_version, stop)
+
+    def GetHandHistory(  # noqa: N802
+        self, request: table_pb2.GetHandHistoryRequest, context: grpc.ServicerContext
+    ) -> table_pb2.GetHandHistoryResponse:
+        principal = current_principal()
+        history = hand_history(self.app, request.table_id, request.hand_number, principal)
+        return table_pb2.GetHandHistoryResponse(
+            hand_number=history.hand, phh=history.phh, text=history.text
+        )
+
+    def ApplyTimeout(  # noqa: N802
+        self, request: table_pb2.ApplyTimeoutRequest, context: grpc.ServicerContext
+    ) -> table_pb2.ApplyTimeoutResponse:
+        current_principal().require(Role.SERVICE, Role.ADMIN)
+        applied, version = self.app.apply_timeout(
+            request.table_id, request.hand_number, request.action_number
+        )
+        return table_pb2.ApplyTimeoutResponse(applied=applied, version=version)

@@ -1,0 +1,152 @@
+"""The table service's own bookkeeping, folded purely from the same stream as the engine.
+
+The engine knows seats, hands and chips; the service also has to remember which ledger
+transfers are still owed (buy-ins reserved but not posted, cash-outs, a hand's rake), which
+shuffle deals the current hand, whether the shuffle was revealed, which decision the table
+waits for (deadline, action number) and which command idempotency keys were already used.
+`fold_shell(state, version, event)` is pure; `Table` pairs it with the engine state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from google.protobuf.message import Message
+
+from croupier.table.v1 import events_pb2
+from services.games import events as ev
+from services.games.state import TableState
+
+# How many command keys a table remembers for answering retries (per table, newest kept).
+REMEMBERED_KEYS = 512
+
+
+@dataclass(frozen=True, slots=True)
+class PendingBuyIn:
+    seat: int
+    player: str
+    amount: int
+    account: str
+    reservation_id: str
+    transfer_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingCashOut:
+    player: str
+    amount: int
+    transfer_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The decision the table waits for (from the last ActionRequested)."""
+
+    hand: int
+    seat: int
+    action_number: int
+    deadline_unix_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShellState:
+    table_id: str = ""
+    currency: str = "CHIP"
+    created_by: str = ""
+    action_time_ms: int = 0
+    time_bank_ms: int = 0
+    accounts: tuple[tuple[str, str], ...] = ()  # (player, ledger account)
+    bots: tuple[str, ...] = ()  # players that are bots
+    pending_buy_ins: tuple[PendingBuyIn, ...] = ()
+    pending_cash_outs: tuple[PendingCashOut, ...] = ()
+    shuffle_id: str = ""  # shuffle of the current (or last) hand
+    shuffle_hand: int = 0
+    revealed_hand: int = 0  # last hand whose shuffle was revealed
+    ended_hand: int = 0  # last hand that ended or was voided
+    settled_hand: int = 0  # last hand whose rake reached the ledger
+    hand_rake: int = 0  # rake of the current/last hand, owed to the house
+    decision: Decision | None = None
+    # key -> version the command's events ended at (answers retries without acting again)
+    keys: tuple[tuple[str, int], ...] = field(default=())
+
+    def account_of(self, player: str) -> str | None:
+        return next((a for p, a in self.accounts if p == player), None)
+
+    def version_of_key(self, key: str) -> int | None:
+        return next((v for k, v in self.keys if k == key), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One table as the service sees it at `version`: the engine's state plus the shell's."""
+
+    table_id: str
+    version: int
+    engine: TableState
+    shell: ShellState
+
+
+def fold_shell(state: ShellState, version: int, event: object) -> ShellState:
+    """The shell state after `event` (an engine dataclass or a shell protobuf message)."""
+    if isinstance(event, Message):
+        return _fold_message(state, version, event)
+    if isinstance(event, ev.PlayerLeft) and event.stack > 0:
+        key = f"{state.table_id}/cashout/{version}"
+        cash_out = PendingCashOut(event.player, event.stack, key)
+        return replace(state, pending_cash_outs=(*state.pending_cash_outs, cash_out))
+    if isinstance(event, ev.HandStarted):
+        return replace(state, hand_rake=0, decision=None)
+    if isinstance(event, ev.PotAwarded):
+        return replace(state, hand_rake=state.hand_rake + event.rake)
+    if isinstance(event, ev.HandEnded | ev.HandVoided):
+        rake = state.hand_rake if isinstance(event, ev.HandEnded) else 0
+        return replace(state, ended_hand=event.hand, hand_rake=rake, decision=None)
+    return state
+
+
+def _fold_message(state: ShellState, version: int, event: Message) -> ShellState:
+    if isinstance(event, events_pb2.TableCreated):
+        return replace(
+            state,
+            table_id=event.table_id,
+            currency=event.currency,
+            created_by=event.created_by,
+            action_time_ms=event.action_time_ms,
+            time_bank_ms=event.time_bank_ms,
+        )
+    if isinstance(event, events_pb2.CommandAccepted):
+        keys = ((event.key, version + event.events), *state.keys)[:REMEMBERED_KEYS]
+        return replace(state, keys=keys)
+    if isinstance(event, events_pb2.BuyInReserved):
+        pending = PendingBuyIn(
+            event.seat,
+            event.player,
+            event.amount,
+            event.account,
+            event.reservation_id,
+            event.transfer_key,
+        )
+        accounts = tuple((p, a) for p, a in state.accounts if p != event.player)
+        bots = (*state.bots, event.player) if event.is_bot else state.bots
+        return replace(
+            state,
+            pending_buy_ins=(*state.pending_buy_ins, pending),
+            accounts=(*accounts, (event.player, event.account)),
+            bots=bots,
+        )
+    if isinstance(event, events_pb2.BuyInPosted):
+        rest = tuple(p for p in state.pending_buy_ins if p.transfer_key != event.transfer_key)
+        return replace(state, pending_buy_ins=rest)
+    if isinstance(event, events_pb2.CashOutPosted):
+        rest_out = tuple(p for p in state.pending_cash_outs if p.transfer_key != event.transfer_key)
+        return replace(state, pending_cash_outs=rest_out)
+    if isinstance(event, events_pb2.ShuffleCommitted):
+        return replace(state, shuffle_id=event.shuffle_id, shuffle_hand=event.hand)
+    if isinstance(event, events_pb2.ShuffleRevealed):
+        return replace(state, revealed_hand=event.hand)
+    if isinstance(event, events_pb2.HandSettled):
+        return replace(state, settled_hand=event.hand, hand_rake=0)
+    if isinstance(event, events_pb2.ActionRequested):
+        decision = Decision(event.hand, event.seat, event.action_number, event.deadline_unix_ms)
+        return replace(state, decision=decision)
+    return state

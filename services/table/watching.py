@@ -1,0 +1,134 @@
+"""What a viewer may see: table views and the WatchTable stream, redacted per viewer.
+
+The engine's `view_for` and `redact` are the only places that decide visibility; this module
+works out who the viewer is (the seat whose player is the caller, else a spectator) and fans
+the event store's subscription out to one stream per watcher. The table service's own events
+are redacted here the same way: a shuffle's reveal carries only the seed and commitment to
+viewers (anyone can re-derive and check the deck with `croupier verify`), and command
+bookkeeping is not streamed at all.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+
+from google.protobuf.message import Message
+
+from croupier.table.v1 import events_pb2, table_pb2
+from services.games.views import redact, view_for
+from services.shared.auth import Principal
+from services.shared.eventstore import EventStore
+from services.table import codec, translate
+from services.table.application import TableApplication, fold_one, fold_recorded, table_stream
+from services.table.shell import Table
+
+
+def viewer_seat(table: Table, principal: Principal) -> int | None:
+    for i, s in enumerate(table.engine.seats):
+        if s is not None and s.player == principal.subject:
+            return i
+    return None
+
+
+def redact_any(event: object, viewer: int | None) -> object | None:
+    """The event as `viewer` may see it; None when it is not streamed at all."""
+    if isinstance(event, events_pb2.CommandAccepted):
+        return None
+    if isinstance(event, events_pb2.ShuffleRevealed):
+        public = {}
+        try:
+            reveal = json.loads(event.reveal_json or "{}")
+            public = {
+                "shuffle_id": reveal.get("shuffle_id", event.shuffle_id),
+                "commitment_hex": reveal.get("commitment_hex", ""),
+                "revealed_seed_hex": reveal.get("revealed_seed_hex", ""),
+            }
+        except ValueError:
+            public = {"shuffle_id": event.shuffle_id}
+        return events_pb2.ShuffleRevealed(
+            hand=event.hand, shuffle_id=event.shuffle_id, reveal_json=json.dumps(public)
+        )
+    if isinstance(event, Message):
+        return event
+    return redact(event, viewer)  # type: ignore[arg-type]
+
+
+class TableWatcher:
+    def __init__(self, app: TableApplication, store: EventStore, block_ms: int = 500) -> None:
+        self.app = app
+        self.store = store
+        self.block_ms = block_ms
+
+    def options(self, table: Table) -> table_pb2.TableOptions:
+        shell = table.shell
+        return translate.options_from_config(
+            table.engine.config, shell.currency, shell.action_time_ms, shell.time_bank_ms
+        )
+
+    def view(self, table: Table, principal: Principal) -> table_pb2.TableView:
+        seat = viewer_seat(table, principal)
+        decision = table.shell.decision
+        hand = table.engine.hand
+        current = (
+            decision
+            if decision is not None and hand is not None and decision.hand == hand.number
+            else None
+        )
+        return translate.view_to_proto(
+            view_for(table.engine, seat),
+            table.table_id,
+            table.version,
+            self.options(table),
+            table.shell.bots,
+            current.deadline_unix_ms if current else 0,
+            current.action_number if current else 0,
+        )
+
+    def summary(self, table: Table) -> table_pb2.TableSummary:
+        return table_pb2.TableSummary(
+            table_id=table.table_id,
+            options=self.options(table),
+            players=sum(1 for s in table.engine.seats if s is not None),
+            hand_number=table.engine.last_hand,
+            version=table.version,
+        )
+
+    def watch(
+        self, table_id: str, principal: Principal, from_version: int, stop: threading.Event
+    ) -> Iterator[table_pb2.WatchTableResponse]:
+        """A fresh view then every later event; or, resuming, every event after from_version."""
+        stream = table_stream(table_id)
+        if from_version <= 0:
+            table = self.app.load(table_id)
+            yield table_pb2.WatchTableResponse(view=self.view(table, principal))
+        else:
+            recorded = self.store.read(stream, 1, limit=from_version)
+            if not recorded:
+                table = self.app.load(table_id)  # NotFound for an unknown table
+            table = fold_recorded(table_id, recorded)
+        try:
+            yield from self._follow(table, principal, stream, stop)
+        except Exception:
+            if stop.is_set():
+                return  # the watcher went away while we were reading: nothing to report
+            raise
+
+    def _follow(
+        self, table: Table, principal: Principal, stream: str, stop: threading.Event
+    ) -> Iterator[table_pb2.WatchTableResponse]:
+        table_id = table.table_id
+        for record in self.store.subscribe(
+            stream, table.version + 1, block_ms=self.block_ms, stop=stop
+        ):
+            event = codec.from_message(record.message)
+            table = fold_one(table, record.version, event)
+            visible = redact_any(event, viewer_seat(table, principal))
+            if visible is None:
+                continue
+            yield table_pb2.WatchTableResponse(
+                event=translate.event_to_proto(
+                    table_id, record.version, record.recorded_at_ms, visible
+                )
+            )

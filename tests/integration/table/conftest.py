@@ -1,0 +1,198 @@
+"""The table service over real gRPC, with a real ledger and dealer on the session's Redis."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+
+import grpc
+import pytest
+import redis
+
+from croupier.common.v1 import chips_pb2
+from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.dealer.server import build as build_dealer
+from services.dealer.settings import DealerSettings
+from services.games.cardtext import FULL_DECK
+from services.shared import auth
+from services.shared.channels import connect
+from services.shared.eventstore import RedisEventStore
+from services.shared.grpc_server import create_server
+from services.shared.settings import RuntimeSettings
+from services.table import codec
+from services.table.server import build
+from services.table.settings import TableSettings
+from tests.integration.ledger.conftest import start_ledger
+
+KEY = "ledger-test-signing-key-0123456789abcdef"
+
+
+def full_deck(prefix: Sequence[str]) -> list[str]:
+    """A whole 52-card dealing order starting with `prefix` (the dealer's test-deck mode)."""
+    rest = [c for c in FULL_DECK if c not in prefix]
+    return [*prefix, *rest]
+
+
+@dataclass
+class Platform:
+    port: int
+    ledger_port: int
+    decks: dict[str, list[str]] = field(default_factory=dict)
+    channels: list[grpc.Channel] = field(default_factory=list)
+
+    def _channel(self, port: int, subject: str, role: auth.Role) -> grpc.Channel:
+        channel = connect(f"127.0.0.1:{port}", auth.issue_token(KEY, subject, role, 600))
+        self.channels.append(channel)
+        return channel
+
+    def table(
+        self, subject: str, role: auth.Role = auth.Role.PLAYER
+    ) -> table_pb2_grpc.TableServiceStub:
+        return table_pb2_grpc.TableServiceStub(self._channel(self.port, subject, role))
+
+    def ledger(self) -> ledger_pb2_grpc.LedgerServiceStub:
+        return ledger_pb2_grpc.LedgerServiceStub(
+            self._channel(self.ledger_port, "test", auth.Role.SERVICE)
+        )
+
+    def fund(self, player: str, amount: int, currency: str = "CHIP") -> None:
+        stub = self.ledger()
+        stub.OpenAccount(
+            ledger_pb2.OpenAccountRequest(
+                kind=ledger_pb2.ACCOUNT_KIND_PLAYER, name=player, currency=currency
+            )
+        )
+        stub.Deposit(
+            ledger_pb2.DepositRequest(
+                idempotency_key=f"fund/{player}/{uuid.uuid4().hex}",
+                account_id=f"player:{player}:{currency}",
+                amount=chips_pb2.ChipAmount(currency=currency, amount=amount),
+            )
+        )
+
+    def balance(self, account: str) -> int:
+        return (
+            self.ledger()
+            .GetBalance(ledger_pb2.GetBalanceRequest(account_id=account))
+            .balance.balance
+        )
+
+
+def new_table_id() -> str:
+    return f"t{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
+    ledger_server, ledger = start_ledger(redis_url, key_prefix)
+    runtime = RuntimeSettings(service_name="table", address="127.0.0.1:0", auth_key=KEY)
+    settings = TableSettings(
+        dealer_target="unused",
+        evaluator_target="unused",
+        ledger_target=f"127.0.0.1:{ledger.port}",
+        redis_url=redis_url,
+    )
+    dealer_runtime = RuntimeSettings(service_name="dealer", address="127.0.0.1:0", auth_key=KEY)
+    dealer_settings = DealerSettings(
+        runtime=dealer_runtime,
+        redis_url=redis_url,
+        dealer_key=secrets.token_bytes(32),
+        allow_test_decks=True,
+    )
+    dealer_server, dealer_port = create_server(build_dealer(dealer_settings), dealer_runtime)
+    decks: dict[str, list[str]] = {}
+
+    def pinned(shuffle_id: str) -> list[str] | None:
+        prefix = decks.get(shuffle_id)
+        return None if prefix is None else full_deck(prefix)
+
+    client = redis.Redis.from_url(redis_url)
+    store = RedisEventStore(client, codec.registry())
+    settings = replace(settings, dealer_target=f"127.0.0.1:{dealer_port}")
+    spec = build(settings, runtime, store=store, test_decks=pinned)
+    server, port = create_server(spec, runtime)
+    handle = Platform(port=port, ledger_port=ledger.port, decks=decks)
+    yield handle
+    for channel in handle.channels:
+        channel.close()
+    server.stop(0).wait()
+    ledger_server.stop(0).wait()
+    dealer_server.stop(0).wait()
+    client.close()
+
+
+def create_table(platform: Platform, table_id: str | None = None, **options) -> str:
+    table_id = table_id or new_table_id()
+    defaults = dict(
+        game=table_pb2.GAME_TEXAS_HOLDEM,
+        structure=table_pb2.STRUCTURE_NO_LIMIT,
+        seats=6,
+        small_blind=1,
+        big_blind=2,
+        min_buy_in=20,
+        max_buy_in=10_000_000,
+    )
+    defaults.update(options)
+    admin = platform.table("house", auth.Role.ADMIN)
+    admin.CreateTable(
+        table_pb2.CreateTableRequest(
+            table_id=table_id,
+            idempotency_key=f"create-{table_id}",
+            options=table_pb2.TableOptions(**defaults),
+        )
+    )
+    return table_id
+
+
+def seat(platform: Platform, table_id: str, player: str, seat_no: int, buy_in: int):
+    """Fund `player`, take `seat_no` with `buy_in`; returns the player's stub."""
+    platform.fund(player, buy_in)
+    stub = platform.table(player)
+    stub.JoinTable(
+        table_pb2.JoinTableRequest(
+            table_id=table_id, seat=seat_no, buy_in=buy_in, idempotency_key=f"join-{player}"
+        )
+    )
+    return stub
+
+
+def view_of(stub, table_id: str) -> table_pb2.TableView:
+    return stub.GetTableView(table_pb2.GetTableViewRequest(table_id=table_id)).view
+
+
+def act(stub, table_id, hand, action, amount=0, cards=(), key=None, expected_version=0):
+    return stub.Act(
+        table_pb2.ActRequest(
+            table_id=table_id,
+            hand_number=hand,
+            action=action,
+            amount=amount,
+            cards=list(cards),
+            idempotency_key=key or uuid.uuid4().hex,
+            expected_version=expected_version,
+        )
+    )
+
+
+def passive_action(view: table_pb2.TableView) -> tuple[int, int, tuple[str, ...]]:
+    """Check/call/stand pat/show: the action that never risks more than calling."""
+    legal = {a.action: a for a in view.legal_actions}
+    for action in (
+        table_pb2.ACTION_CHECK,
+        table_pb2.ACTION_CALL,
+        table_pb2.ACTION_SHOW,
+    ):
+        if action in legal:
+            return action, 0, ()
+    if table_pb2.ACTION_DISCARD in legal:
+        return table_pb2.ACTION_DISCARD, 0, ()
+    if table_pb2.ACTION_OPEN_DISCARD in legal:
+        return (
+            table_pb2.ACTION_OPEN_DISCARD,
+            0,
+            (legal[table_pb2.ACTION_OPEN_DISCARD].discardable[0],),
+        )
+    return table_pb2.ACTION_FOLD, 0, ()

@@ -1,0 +1,79 @@
+"""A full hold'em hand over real gRPC with real Redis, dealer and ledger."""
+
+from __future__ import annotations
+
+import json
+
+from croupier.table.v1 import table_pb2
+from services.shared import auth
+from tests.integration.table.conftest import Platform, act, create_table, seat, view_of
+
+A = table_pb2
+
+
+def test_three_handed_hand_plays_to_showdown_and_settles_rake_in_the_ledger(
+    platform: Platform,
+):
+    table_id = create_table(
+        platform, seats=3, small_blind=5, big_blind=10, rake_basis_points=500, rake_cap=3
+    )
+    # Dealt one at a time from the left of the button (seat 0): seat 1, seat 2, seat 0;
+    # then burn + flop, burn + turn, burn + river.
+    platform.decks[f"{table_id}.hand-1"] = [
+        "Ah",
+        "2c",
+        "Kd",  # first card: seats 1, 2, 0
+        "As",
+        "7d",
+        "Kc",  # second card
+        "3h",
+        "Ac",
+        "9s",
+        "4d",  # burn, flop
+        "5h",
+        "Ks",  # burn, turn
+        "6h",
+        "2d",  # burn, river
+    ]
+    house = platform.table("house", auth.Role.ADMIN)
+    stubs = {}
+    for seat_no, player in ((0, "carol"), (1, "alice"), (2, "bob")):
+        stubs[seat_no] = seat(platform, table_id, player, seat_no, 500)
+    # The hand starts once two players sit in: carol (seat 0) and alice (seat 1) are dealt in,
+    # bob joins during hand 1 and waits for hand 2.
+    view = view_of(house, table_id)
+    assert view.hand_number == 1 and view.to_act == 0
+    watcher = stubs[2].WatchTable(table_pb2.WatchTableRequest(table_id=table_id))
+    act(stubs[0], table_id, 1, A.ACTION_RAISE, amount=30)  # carol (button, small blind)
+    act(stubs[1], table_id, 1, A.ACTION_CALL)  # alice
+    for street in ("flop", "turn", "river"):
+        assert view_of(house, table_id).phase == street
+        act(stubs[1], table_id, 1, A.ACTION_CHECK)
+        act(stubs[0], table_id, 1, A.ACTION_CHECK)
+    # Showdown: alice (first left of the button, nobody bet on the river) shows first.
+    own = view_of(stubs[1], table_id)
+    assert {a.action for a in own.legal_actions} >= {A.ACTION_SHOW, A.ACTION_MUCK}
+    act(stubs[1], table_id, 1, A.ACTION_SHOW)  # aces full
+    act(stubs[0], table_id, 1, A.ACTION_MUCK)
+    history = house.GetHandHistory(table_pb2.GetHandHistoryRequest(table_id=table_id))
+    assert history.hand_number == 1
+    assert "seat 1 (alice) wins 57 from the main pot" in history.text
+    assert "Rake 3 from the main pot" in history.text
+    result = history.text.split("*** RESULT ***")[1]
+    assert "seat 1 (alice): 527" in result and "seat 0 (carol): 470" in result
+    # Chips: the table's escrow holds every stack; the rake went to the house.
+    assert platform.balance(f"table:{table_id}:CHIP") == 1500 - 3
+    assert platform.balance("house:rake:CHIP") >= 3
+    assert platform.balance("player:carol:CHIP") == 0
+    # The shuffle's commitment came first and its reveal after the hand.
+    kinds = []
+    for message in watcher:
+        kind = message.event.WhichOneof("event") if message.HasField("event") else "view"
+        kinds.append(kind)
+        if kind == "shuffle_revealed":
+            reveal = json.loads(message.event.shuffle_revealed.reveal_json)
+            assert reveal["revealed_seed_hex"] and reveal["commitment_hex"]
+            break
+    watcher.cancel()
+    assert kinds[0] == "view"
+    assert "hand_ended" in kinds and "hand_settled" in kinds
