@@ -80,3 +80,97 @@ def run(
     if log is not None:
         log.extend(events)
     return apply_all(state, events), events
+
+
+def cards(text: str) -> tuple[Card, ...]:
+    compact = "".join(text.split())
+    return tuple(compact[i : i + 2] for i in range(0, len(compact), 2))
+
+
+class Scenario:
+    """A hand with chosen cards: `hole` per seat, the `boards` in dealing order and each
+    seat's replacement `draws`; everything else comes from unused filler cards. Reads as
+    given (config, stacks, cards) / when (act) / then (events, state)."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        stacks: list[int | None],
+        hole: dict[int, str] | None = None,
+        boards: list[str] | None = None,
+        draws: dict[int, str] | None = None,
+        ranker=None,
+    ) -> None:
+        from services.games.reference_ranking import ReferenceRanker
+
+        self.hole = {s: cards(t) for s, t in (hole or {}).items()}
+        self.boards = [cards(b) for b in (boards or [])]
+        self.draws = {s: list(cards(t)) for s, t in (draws or {}).items()}
+        reserved = {c for group in (*self.hole.values(), *self.boards) for c in group}
+        reserved |= {c for group in self.draws.values() for c in group}
+        self.filler = [c for c in FULL_DECK if c not in reserved]
+        self.ranker = ranker or ReferenceRanker()
+        self.state, self.log = seated_table(config, stacks)
+        self.events: list[Event] = []
+
+    def do(self, command) -> list[Event]:
+        self.state, self.events = run(self.state, command, self.log)
+        return self.events
+
+    def start(self) -> Scenario:
+        from services.games import StartHand
+
+        self.do(StartHand())
+        self.settle()
+        return self
+
+    def act(self, seat: int, action: str, amount: int | None = None, cards_: str = ""):
+        events = self.do(Act(seat, action, amount, cards(cards_)))
+        return events + self.settle()
+
+    def show_all(self) -> None:
+        """Every seat asked at showdown shows, in showdown order."""
+        while self.state.hand is not None and self.state.hand.to_act is not None:
+            self.act(self.state.hand.to_act, "show")
+
+    def _take(self, n: int) -> tuple[Card, ...]:
+        taken = tuple(self.filler[:n])
+        del self.filler[:n]
+        return taken
+
+    def settle(self) -> list[Event]:
+        """Answer every pending chance request (cards, reshuffles, ranks) from the plan."""
+        from services.games import (
+            DealCards,
+            NeedCards,
+            NeedRanks,
+            NeedReshuffle,
+            ReshuffleDiscards,
+            pending_chance,
+            rank_hands,
+        )
+
+        produced: list[Event] = []
+        while True:
+            request = pending_chance(self.state)
+            if isinstance(request, NeedCards):
+                deals = []
+                for target, n in request.targets:
+                    if target is None:
+                        planned = self.boards.pop(0) if self.boards else self._take(n)
+                    elif self.state.hand and self.state.phase().__class__.__name__ == "Draw":
+                        plan = self.draws.get(target, [])
+                        planned = tuple(plan[:n]) + self._take(max(0, n - len(plan)))
+                        del plan[:n]
+                    else:
+                        planned = self.hole.get(target) or self._take(n)
+                    deals.append((target, planned))
+                command = DealCards(tuple(deals), self._take(request.burn))
+            elif isinstance(request, NeedReshuffle):
+                self.filler += list(request.discards)
+                command = ReshuffleDiscards(request.discards)
+            elif isinstance(request, NeedRanks):
+                command = rank_hands(self.state, self.ranker)
+            else:
+                return produced
+            produced += self.do(command)
