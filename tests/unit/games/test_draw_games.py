@@ -7,6 +7,7 @@ import pytest
 from services.games import (
     SIX_CARD_OPEN_DRAW,
     SPIT_IN_THE_OCEAN,
+    Act,
     InvalidAction,
     NeedCards,
     NeedReshuffle,
@@ -19,7 +20,7 @@ from services.games import (
 )
 from services.games.events import CardsDiscarded, ForcedBetPosted, PotAwarded, Share
 from services.games.views import HIDDEN
-from tests.unit.games.support import Scenario, cards, seated_table
+from tests.unit.games.support import Scenario, cards, run, seated_table
 
 SPIT = TableConfig(game=SPIT_IN_THE_OCEAN, seats=6, ante=1)
 SIX = TableConfig(game=SIX_CARD_OPEN_DRAW, seats=6, ante=1)
@@ -27,9 +28,7 @@ THREE = [100, 100, 100, None, None, None]
 
 
 def test_spit_every_player_antes_and_gets_four_cards_one_at_a_time():
-    state, log = seated_table(SPIT, THREE)
-    from tests.unit.games.support import run
-
+    state, _ = seated_table(SPIT, THREE)
     state, events = run(state, StartHand())
     assert [e.kind for e in events if isinstance(e, ForcedBetPosted)] == ["ante"] * 3
     request = pending_chance(state)
@@ -116,7 +115,7 @@ def test_when_the_stub_runs_out_the_earlier_discards_are_reshuffled_but_not_the_
     s.act(order[0], "discard", cards_=" ".join(hand.player(order[0]).cards))  # stub 7
     s.act(order[1], "discard", cards_=" ".join(s.state.hand.player(order[1]).cards))  # stub 3
     third = s.state.hand.player(order[2]).cards
-    s.do(__import__("services.games", fromlist=["Act"]).Act(order[2], "discard", None, third))
+    s.do(Act(order[2], "discard", None, third))
     request = pending_chance(s.state)
     assert isinstance(request, NeedReshuffle) and request.stub == 3
     assert set(request.discards).isdisjoint(third) and len(request.discards) == 8
