@@ -112,9 +112,13 @@ class MetricsInterceptor(_WrappingInterceptor):
     def wrap(self, behavior: Behavior, streaming: bool, method: str) -> Behavior:
         service, name = split_method(method)
 
-        def record(context: grpc.ServicerContext, started: float, failed: bool) -> None:
+        def record(
+            context: grpc.ServicerContext, started: float, failed: bool, cancelled: bool = False
+        ) -> None:
             code = _code_name(context)
-            if failed and code == "OK":
+            if cancelled and code == "OK":
+                code = "CANCELLED"
+            elif failed and code == "OK":
                 code = "UNKNOWN"
             REQUESTS.labels(service, name, code).inc()
             REQUEST_LATENCY.labels(service, name).observe(time.perf_counter() - started)
@@ -122,14 +126,18 @@ class MetricsInterceptor(_WrappingInterceptor):
         if streaming:
 
             def stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-                started, failed = time.perf_counter(), False
+                started, failed, cancelled = time.perf_counter(), False, False
                 try:
                     yield from behavior(request, context)
+                except GeneratorExit:
+                    # gRPC stopped pulling: the client cancelled or went away mid-stream.
+                    cancelled = True
+                    raise
                 except BaseException:
                     failed = True
                     raise
                 finally:
-                    record(context, started, failed)
+                    record(context, started, failed, cancelled)
 
             return stream
 

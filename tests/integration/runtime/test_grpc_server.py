@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import grpc
 import jwt
 import pytest
@@ -162,3 +164,18 @@ def test_the_principal_does_not_leak_into_the_next_call_on_the_same_thread(chann
         with pytest.raises(grpc.RpcError) as info:
             _call(channel, "Whoami", b"")
         assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_client_cancelling_a_stream_is_counted_as_cancelled(channel):
+    before = _count("Count", "CANCELLED")
+    call = channel.unary_stream(f"/{SERVICE}/Count")(
+        b"100000", metadata=auth.bearer_metadata(_token())
+    )
+    for index, _ in enumerate(call):
+        if index == 3:
+            break
+    call.cancel()
+    deadline = time.monotonic() + 5
+    while _count("Count", "CANCELLED") == before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _count("Count", "CANCELLED") == before + 1
