@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from services.ledger.store import Concurrency
 from services.shared.settings import SettingsError, env_int, env_str, require_env
 
 MIN_TTL_HOURS = 24
+_NAMESPACE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +45,14 @@ class LedgerSettings:
             raise SettingsError(
                 f"CROUPIER_LEDGER_CONCURRENCY={mode!r}; use 'checked' or 'serial'"
             ) from None
+        namespace = env_str("CROUPIER_LEDGER_NAMESPACE", "ledger", env=env)
+        if not _NAMESPACE.match(namespace):
+            raise SettingsError(
+                f"CROUPIER_LEDGER_NAMESPACE={namespace!r}: use letters, digits, '_', '-' or '.'"
+            )
         return cls(
             redis_url=redis_url,
-            namespace=env_str("CROUPIER_LEDGER_NAMESPACE", "ledger", env=env),
+            namespace=namespace,
             idempotency_ttl_hours=ttl,
             concurrency=concurrency,
         )
