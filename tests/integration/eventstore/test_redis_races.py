@@ -129,3 +129,21 @@ def test_all_keys_of_one_aggregate_share_one_cluster_slot() -> None:
     ]
     assert len({key_slot(name.encode()) for name in names}) == 1
     assert key_slot(b"{table:42}:events") != key_slot(b"{table:43}:events")
+
+
+def test_a_server_without_aof_is_reported(private_redis_server, caplog) -> None:
+    client = private_redis_server.client()
+    client.config_set("appendonly", "no")
+    RedisEventStore(client, registry(), durability="everysec")
+    assert "appendonly=no" in caplog.text
+
+
+def test_subscribe_blocks_within_a_short_socket_timeout(redis_url) -> None:
+    client = redis.Redis.from_url(redis_url, socket_timeout=0.5)
+    store = RedisEventStore(client, registry(), durability="everysec")
+    stop = threading.Event()
+    threading.Timer(0.8, stop.set).start()
+    # block_ms far above the socket timeout: must not end in TimeoutError.
+    assert (
+        list(store.subscribe(stream_key("quiet", uuid.uuid4().hex), block_ms=5000, stop=stop)) == []
+    )
