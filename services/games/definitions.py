@@ -113,6 +113,7 @@ class TableConfig:
     small_blind: int = 1
     big_blind: int = 2
     ante: int = 0
+    big_blind_ante: bool = False  # only the big blind posts the ante (for the whole table)
     small_bet: int = 0
     big_bet: int = 0
     min_buy_in: int = 1

@@ -1,7 +1,9 @@
 """Pots and their division: side pots by all-in level, ties, odd chips, high-low, rake.
 
-Pots are layered by contribution: every distinct amount committed by a contender who is all
-in caps a pot; folded players' chips stay in the pots they reached (dead money). A pot is
+Pots are layered by live contribution: every distinct amount a contender who is all in put
+in beyond the ante caps a pot; antes are dead money in the main pot (as in pokerkit and
+cardroom practice: a player all in for the big blind still plays for every ante); folded
+players' chips stay in the pots they reached. A pot is
 shared equally among the best hands; odd chips go one each to the winners nearest the
 button clockwise (Robert's Rules). In high-low, the high half takes the odd chip of the
 split, and each half splits again on ties (quartering).
@@ -23,18 +25,26 @@ class Pot:
 
 def build_pots(hand: HandState) -> list[Pot]:
     contenders = [p for p in hand.players if not p.folded]
-    levels = sorted({p.committed for p in contenders if p.committed > 0})
+    live = {p.seat: p.committed - p.antes for p in hand.players}
+    antes = sum(p.antes for p in hand.players)
+    levels = sorted({live[p.seat] for p in contenders if live[p.seat] > 0})
     pots: list[Pot] = []
+    if antes and any(live[p.seat] == 0 for p in contenders):
+        # Someone is all in for (part of) the ante alone: the antes are a pot of their own.
+        pots.append(Pot(antes, tuple(p.seat for p in contenders)))
+        antes = 0
     previous = 0
     for level in levels:
-        amount = sum(min(p.committed, level) - min(p.committed, previous) for p in hand.players)
-        eligible = tuple(p.seat for p in contenders if p.committed >= level)
+        amount = sum(min(live[p.seat], level) - min(live[p.seat], previous) for p in hand.players)
+        eligible = tuple(p.seat for p in contenders if live[p.seat] >= level)
         if amount > 0:
-            pots.append(Pot(amount, eligible))
+            pots.append(Pot(amount + antes, eligible))
+            antes = 0
         previous = level
-    # Dead chips above every contender's level (a folded player's uncalled excess is
-    # returned before this, so this only happens with odd forced bets) join the last pot.
-    dead = sum(max(0, p.committed - previous) for p in hand.players)
+    # Chips above every contender's level (a folded player's uncalled excess is returned
+    # before this, so only odd forced bets get here) join the last pot; so do antes when
+    # nobody put in a live chip.
+    dead = sum(max(0, live[p.seat] - previous) for p in hand.players) + antes
     if dead:
         if pots:
             last = pots[-1]

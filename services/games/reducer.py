@@ -127,6 +127,7 @@ def _forced_bet(state: TableState, e: ForcedBetPosted) -> TableState:
         hand,
         e.seat,
         committed=p.committed + e.amount,
+        antes=p.antes if live else p.antes + e.amount,
         bet=p.bet + e.amount if live else p.bet,
     )
     return replace(_chips(state, e.seat, -e.amount), hand=hand)

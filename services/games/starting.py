@@ -55,7 +55,8 @@ def start_hand(state: TableState) -> list[Event]:
         HandStarted(number, button, seats, tuple(stacks[s] for s in seats), sb, bb)
     ]
     if config.ante:
-        for s in _clockwise_after(list(seats), button, size):
+        anteing = [bb] if config.big_blind_ante and bb is not None else list(seats)
+        for s in _clockwise_after(anteing, button, size):
             amount = min(config.ante, stacks[s])
             if amount:
                 stacks[s] -= amount

@@ -29,6 +29,7 @@ class HandPlayer:
     cards: tuple[Card, ...] = ()
     folded: bool = False
     committed: int = 0  # chips put in this hand (antes, blinds, bets)
+    antes: int = 0  # the dead part of `committed`: antes go to the main pot, never matched
     bet: int = 0  # chips in front of the player this betting round
     acted: bool = False  # acted voluntarily this betting round
     acted_level: int = 0  # the round's bet level when this seat last acted
