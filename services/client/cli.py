@@ -17,6 +17,7 @@ from typing import Annotated
 import typer
 
 from services.client.launcher import has_module, run_platform
+from services.dealer.verify_cli import verify
 from services.shared import auth
 from services.shared.settings import AUTH_KEY_ENV
 
@@ -70,6 +71,7 @@ def run(state_dir: StateDir = DEFAULT_STATE_DIR) -> None:
 
 
 # Subcommands contributed by other modules: one additive line each, below this comment.
+app.command()(verify)  # croupier verify FILE: offline check of a dealer hand history
 
 
 def main() -> None:

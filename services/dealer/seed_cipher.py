@@ -18,6 +18,7 @@ import os
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from services.dealer.seeds import SecretBytes
 from services.shared.errors import FailedPrecondition
 
 FORMAT = b"\x01"
@@ -42,7 +43,7 @@ class SeedCipher:
         nonce = os.urandom(NONCE_BYTES)
         return FORMAT + nonce + self._aead.encrypt(nonce, seed, AAD_PREFIX + shuffle_id.encode())
 
-    def decrypt(self, blob: bytes, shuffle_id: str, key_id: str) -> bytes:
+    def decrypt(self, blob: bytes, shuffle_id: str, key_id: str) -> SecretBytes:
         if key_id != self.key_id:
             raise FailedPrecondition(
                 f"shuffle {shuffle_id} was sealed with dealer key {key_id}, but this dealer "
@@ -52,7 +53,9 @@ class SeedCipher:
             raise FailedPrecondition(f"shuffle {shuffle_id}: stored seed has an unknown format")
         nonce, ciphertext = blob[1 : 1 + NONCE_BYTES], blob[1 + NONCE_BYTES :]
         try:
-            return self._aead.decrypt(nonce, ciphertext, AAD_PREFIX + shuffle_id.encode())
+            return SecretBytes(
+                self._aead.decrypt(nonce, ciphertext, AAD_PREFIX + shuffle_id.encode())
+            )
         except InvalidTag as exc:
             raise FailedPrecondition(
                 f"shuffle {shuffle_id}: stored seed fails authentication (tampered or moved)"

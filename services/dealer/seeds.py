@@ -12,6 +12,19 @@ import secrets
 from services.dealer.derivation import SEED_BYTES
 
 
-def new_server_seed() -> bytes:
+class SecretBytes(bytes):
+    """Bytes whose repr and str never show the value.
+
+    Console logging renders tracebacks with local variables; a seed held in a local must not
+    appear there (or in any accidental f-string) before Close.
+    """
+
+    def __repr__(self) -> str:
+        return f"<secret: {len(self)} bytes>"
+
+    __str__ = __repr__
+
+
+def new_server_seed() -> SecretBytes:
     """A fresh 256-bit seed for one shuffle."""
-    return secrets.token_bytes(SEED_BYTES)
+    return SecretBytes(secrets.token_bytes(SEED_BYTES))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from services.dealer.decks import canonical_order
 from services.games.cards import Card
@@ -36,7 +36,7 @@ class DealSequence:
     order: tuple[Card, ...]
     position: int = 0
     nonce: int = 0
-    out: tuple[Card, ...] = ()  # dealt and not returned by a reshuffle, canonical order
+    out: tuple[Card, ...] = ()  # dealt and not returned by a reshuffle (a multiset)
 
     @classmethod
     def start(cls, deck_cards: Sequence[Card], orderer: Orderer) -> DealSequence:
@@ -64,7 +64,7 @@ class DealSequence:
 
     def deal(self, count: int) -> tuple[tuple[Card, ...], DealSequence]:
         cards = self.next_cards(count)
-        after = replace(self, position=self.position + count, out=canonical_order(self.out + cards))
+        after = DealSequence(self.order, self.position + count, self.nonce, self.out + cards)
         return cards, after
 
     def check_returnable(self, include: Sequence[Card]) -> None:

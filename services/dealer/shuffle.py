@@ -215,7 +215,7 @@ def decide_reshuffle(
 def decide_close(state: ShuffleState, seed: bytes, sequence: DealSequence) -> list[Message]:
     if state.closed:
         return []
-    return [events_pb2.ShuffleClosed(server_seed=seed, undealt=sequence.remaining)]
+    return [events_pb2.ShuffleClosed(server_seed=bytes(seed), undealt=sequence.remaining)]
 
 
 # --- evolution ---------------------------------------------------------------------------

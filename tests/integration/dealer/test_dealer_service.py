@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import grpc
 import pytest
 import redis
 
 from croupier.dealer.v1 import dealer_pb2
 from services.dealer.derivation import commitment
+from services.dealer.history import hand_history_json, history_from_info, parse_hand_history
 
 from .conftest import player_stub, table_stub
 
@@ -42,6 +45,8 @@ def test_full_hand_commit_contribute_deal_close_and_verify(start_dealer, key_pre
     assert [c for s in closed.steps for c in s.deal.cards] == dealt
     verdict = alice.Verify(dealer_pb2.VerifyRequest(shuffle_id=sid))
     assert verdict.ok and verdict.cards_checked == 10
+    exported = hand_history_json(history_from_info(closed))  # what `croupier verify` reads
+    assert parse_hand_history(json.loads(json.dumps(exported))).verify().ok
     history = dealer_pb2.HandHistory(
         shuffle_id=sid,
         deck=closed.deck,

@@ -209,3 +209,20 @@ def test_an_altered_stream_is_detected_on_replay(store, app):
     store.append(shuffle_stream("h1"), [forged], 3, "forged")
     with pytest.raises(FailedPrecondition, match="altered"):
         make_app(store).deal(TABLE, "h1", 1, HOLE)
+
+
+def test_seeds_never_show_their_value_in_repr_or_str():
+    from services.dealer.seeds import new_server_seed
+
+    seed = new_server_seed()
+    assert len(seed) == 32 and seed.hex() not in repr(seed) + str(seed) + f"{seed}"
+    blob = SeedCipher(KEY).encrypt(seed, "h1")
+    decrypted = SeedCipher(KEY).decrypt(blob, "h1", SeedCipher(KEY).key_id)
+    assert decrypted == seed and seed.hex() not in repr(decrypted)
+
+
+def test_a_seed_cannot_be_moved_to_another_shuffle():
+    cipher = SeedCipher(KEY)
+    blob = cipher.encrypt(SEED, "h1")
+    with pytest.raises(FailedPrecondition, match="authentication"):
+        cipher.decrypt(blob, "h2", cipher.key_id)

@@ -1,0 +1,170 @@
+"""Dealer throughput and latency.
+
+Pure rows: a full 52-card derivation (key, HMAC-DRBG, rejection sampling, Fisher–Yates) plus
+dealing every card through the DealSequence, and verifying a fully dealt hand; beside them
+three shuffles that are NOT auditable (nobody can re-derive or check them afterwards):
+`random.shuffle` (Mersenne Twister, predictable from outputs), `secrets.SystemRandom().shuffle`
+(OS CSPRNG) and numpy's PCG64 `permutation`.
+
+RPC rows: Deal (2 cards) and CreateShuffle through the full stack — real gRPC on loopback
+with auth/metrics/error interceptors, the application, and the Redis event store on a private
+server — and Deal with the in-memory event store, which isolates what Redis costs.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import statistics
+import time
+from collections.abc import Callable
+from functools import partial
+
+import numpy as np
+
+from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
+from services.dealer.application import register_events
+from services.dealer.decks import DeckSpec
+from services.dealer.derivation import Contribution, commitment, derive_order
+from services.dealer.sequence import DealSequence
+from services.dealer.server import build
+from services.dealer.settings import DealerSettings
+from services.dealer.verification import Dealt, verify
+from services.shared import auth
+from services.shared.channels import connect
+from services.shared.eventstore import EventRegistry, InMemoryEventStore
+from services.shared.grpc_server import create_server
+from services.shared.redis_embedded import start_private_redis
+
+AUTH_KEY = "bench-signing-key-0123456789abcdef-0123456789"
+DECK = DeckSpec().card_multiset()
+CONTRIBUTIONS = (Contribution("alice", b"alice-entropy"), Contribution("bob", b"bob-entropy"))
+
+
+def _rate(fn: Callable[[int], object], n: int) -> float:
+    fn(0)  # warm up
+    started = time.perf_counter()
+    for i in range(n):
+        fn(i)
+    return n / (time.perf_counter() - started)
+
+
+def _derive(i: int) -> None:
+    derive_order(i.to_bytes(32, "big"), f"b-{i}", CONTRIBUTIONS, 0, DECK)
+
+
+def _derive_and_deal(i: int) -> None:
+    seed = i.to_bytes(32, "big")
+    sequence = DealSequence.start(
+        DECK, lambda nonce, cards: derive_order(seed, f"b-{i}", CONTRIBUTIONS, nonce, cards)
+    )
+    for _ in range(52):
+        _, sequence = sequence.deal(1)
+
+
+def _verify_hand(hand: tuple[bytes, str, tuple[Dealt, ...]], _i: int) -> None:
+    seed, sid, steps = hand
+    assert verify(commitment(sid, seed), seed, sid, DeckSpec(), CONTRIBUTIONS, steps).ok
+
+
+def _pure_rows(n: int) -> list[dict]:
+    seed = bytes(32)
+    order = derive_order(seed, "bench", CONTRIBUTIONS, 0, DECK)
+    hand = (seed, "bench", tuple(Dealt((card,)) for card in order))
+    cards = list(DECK)
+    system = secrets.SystemRandom()
+    mersenne = random.Random(1)
+    generator = np.random.default_rng(1)
+    rows = [
+        ("croupier derive order 52 (HMAC-DRBG)", _rate(_derive, n), "auditable"),
+        ("croupier derive + deal 52 one by one", _rate(_derive_and_deal, n), "auditable"),
+        ("croupier verify 52 dealt cards", _rate(partial(_verify_hand, hand), n), "auditable"),
+        ("random.shuffle (Mersenne Twister)", _rate(lambda _: mersenne.shuffle(cards), n * 4),
+         "not auditable, predictable"),
+        ("secrets.SystemRandom().shuffle", _rate(lambda _: system.shuffle(cards), n * 4),
+         "not auditable"),
+        ("numpy PCG64 permutation(52)", _rate(lambda _: generator.permutation(52), n * 4),
+         "not auditable, predictable"),
+    ]  # fmt: skip
+    return [
+        {"variant": name, "shuffles_per_s": rate, "p50_ms": "", "p99_ms": "", "note": note}
+        for name, rate, note in rows
+    ]
+
+
+def _latencies(call: Callable[[int], object], n: int) -> dict[str, float]:
+    for i in range(min(50, n)):
+        call(-1 - i)
+    samples = []
+    for i in range(n):
+        started = time.perf_counter()
+        call(i)
+        samples.append(time.perf_counter() - started)
+    samples.sort()
+    return {
+        "rpc_per_s": n / sum(samples),
+        "p50_ms": statistics.median(samples) * 1000,
+        "p99_ms": samples[min(n - 1, int(n * 0.99))] * 1000,
+    }
+
+
+def _rpc_rows(redis_url: str, n: int, label: str, in_memory: bool) -> list[dict]:
+    env = {
+        "CROUPIER_AUTH_KEY": AUTH_KEY,
+        "CROUPIER_DEALER_METRICS_PORT": "0",
+        "REDIS_URL": redis_url,
+        "CROUPIER_DEALER_KEY": secrets.token_hex(32),
+    }
+    settings = DealerSettings.from_env(env)
+    store = InMemoryEventStore(register_events(EventRegistry())) if in_memory else None
+    server, port = create_server(build(settings, store), settings.runtime)
+    token = auth.issue_token(AUTH_KEY, "table", auth.Role.SERVICE, 3600)
+    channel = connect(f"127.0.0.1:{port}", token)
+    stub = dealer_pb2_grpc.DealerServiceStub(channel)
+    prefix = secrets.token_hex(4)
+    standard = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD)
+    rows = []
+    try:
+        if not in_memory:
+
+            def create(i: int) -> None:
+                sid = f"bench-{prefix}-c{i}"
+                stub.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=standard))
+
+            rows.append({"variant": f"CreateShuffle RPC ({label})", **_latencies(create, n)})
+        # Deal 2 cards at a time, 26 deals per shuffle, a fresh shuffle when one runs out.
+        current = {"sid": "", "left": 0}
+
+        def deal(i: int) -> None:
+            if current["left"] < 2:
+                current["sid"] = f"bench-{prefix}-d{i}"
+                stub.CreateShuffle(
+                    dealer_pb2.CreateShuffleRequest(shuffle_id=str(current["sid"]), deck=standard)
+                )
+                current["left"] = 52
+            reply = stub.Deal(
+                dealer_pb2.DealRequest(
+                    shuffle_id=str(current["sid"]), count=2, purpose=dealer_pb2.DEAL_PURPOSE_HOLE
+                )
+            )
+            current["left"] = reply.remaining
+
+        # The deal that follows a CreateShuffle is timed together with it; 1 in 26.
+        rows.append({"variant": f"Deal(2) RPC ({label})", **_latencies(deal, n)})
+    finally:
+        channel.close()
+        server.stop(0).wait()
+    return rows
+
+
+def run(quick: bool) -> list[dict]:
+    n_pure = 300 if quick else 3000
+    n_rpc = 200 if quick else 2000
+    rows = _pure_rows(n_pure)
+    rows += _rpc_rows("redis://unused", n_rpc, "in-memory store", in_memory=True)
+    redis = start_private_redis()
+    try:
+        rows += _rpc_rows(redis.url, n_rpc, "Redis store", in_memory=False)
+    finally:
+        redis.close()
+    return rows

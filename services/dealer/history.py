@@ -1,0 +1,195 @@
+"""The hand-history file `croupier verify` checks: JSON <-> the values `verify` takes.
+
+Format "croupier-hand-history/1" (docs/dealer.md has the full description):
+
+    {
+      "format": "croupier-hand-history/1",
+      "shuffle_id": "table-42.hand-7",
+      "deck": {"kind": "standard", "copies": 1},  # or {"kind": "multiset", "cards": [...]}
+      "commitment": "<64 hex>",
+      "server_seed": "<64 hex>",
+      "contributions": [{"contributor": "alice", "entropy": "<hex>"}],
+      "steps": [
+        {"deal": ["As", "Kd"], "purpose": "hole", "recipient": "seat-1"},
+        {"reshuffle": ["Kd"]}
+      ]
+    }
+
+Pure: parsing takes an already decoded JSON value; errors name the offending field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from croupier.dealer.v1 import dealer_pb2
+from services.dealer.decks import DECK_KINDS, DeckSpec, DeckSpecError
+from services.dealer.derivation import Contribution, DerivationError
+from services.dealer.verification import Dealt, Reshuffled, Step, VerificationResult, verify
+from services.games.cards import InvalidCardError, parse_cards
+
+FORMAT = "croupier-hand-history/1"
+
+
+class HandHistoryError(ValueError):
+    """A hand-history file that cannot be read; the message names the field."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandHistoryRecord:
+    shuffle_id: str
+    deck: DeckSpec
+    commitment: bytes
+    server_seed: bytes
+    contributions: tuple[Contribution, ...]
+    steps: tuple[Step, ...]
+
+    def verify(self) -> VerificationResult:
+        return verify(
+            self.commitment,
+            self.server_seed,
+            self.shuffle_id,
+            self.deck,
+            self.contributions,
+            self.steps,
+        )
+
+
+def _field(data: Mapping[str, Any], name: str, kind: type, where: str = "") -> Any:
+    value = data.get(name)
+    if not isinstance(value, kind):
+        raise HandHistoryError(f"{where}{name!r} must be a {kind.__name__}, got {value!r}")
+    return value
+
+
+def _hex(data: Mapping[str, Any], name: str, where: str = "") -> bytes:
+    text = _field(data, name, str, where)
+    try:
+        return bytes.fromhex(text)
+    except ValueError as exc:
+        raise HandHistoryError(f"{where}{name!r} must be hexadecimal") from exc
+
+
+def _cards(value: Any, where: str) -> tuple[Any, ...]:
+    if not isinstance(value, list) or not all(isinstance(card, str) for card in value):
+        raise HandHistoryError(f"{where} must be a list of two-character cards")
+    try:
+        return parse_cards(value)
+    except InvalidCardError as exc:
+        raise HandHistoryError(f"{where}: {exc}") from exc
+
+
+def _deck(data: Any) -> DeckSpec:
+    if not isinstance(data, dict) or data.get("kind") not in DECK_KINDS:
+        raise HandHistoryError(f"'deck' must be an object with 'kind' one of {DECK_KINDS}")
+    copies = data.get("copies", 1)
+    if not isinstance(copies, int):
+        raise HandHistoryError("'deck.copies' must be an integer")
+    try:
+        cards = [str(c) for c in _cards(data.get("cards", []), "'deck.cards'")]
+        return DeckSpec.parse(data["kind"], cards, copies)
+    except DeckSpecError as exc:
+        raise HandHistoryError(f"'deck': {exc}") from exc
+
+
+def _step(data: Any, number: int) -> Step:
+    where = f"'steps[{number}]'"
+    if isinstance(data, dict) and "deal" in data:
+        return Dealt(_cards(data["deal"], f"{where}.deal"))
+    if isinstance(data, dict) and "reshuffle" in data:
+        return Reshuffled(_cards(data["reshuffle"], f"{where}.reshuffle"))
+    raise HandHistoryError(f"{where} must be {{'deal': [...]}} or {{'reshuffle': [...]}}")
+
+
+def parse_hand_history(data: Any) -> HandHistoryRecord:
+    """A record from the decoded JSON of a hand-history file."""
+    if not isinstance(data, dict):
+        raise HandHistoryError("a hand history is a JSON object")
+    if data.get("format") != FORMAT:
+        raise HandHistoryError(f"'format' must be {FORMAT!r}, got {data.get('format')!r}")
+    contributions = []
+    for number, item in enumerate(_field(data, "contributions", list)):
+        where = f"contributions[{number}]."
+        if not isinstance(item, dict):
+            raise HandHistoryError(f"'contributions[{number}]' must be an object")
+        try:
+            contributions.append(
+                Contribution(_field(item, "contributor", str, where), _hex(item, "entropy", where))
+            )
+        except DerivationError as exc:
+            raise HandHistoryError(f"'contributions[{number}]': {exc}") from exc
+    steps = _field(data, "steps", list)
+    return HandHistoryRecord(
+        shuffle_id=_field(data, "shuffle_id", str),
+        deck=_deck(data.get("deck")),
+        commitment=_hex(data, "commitment"),
+        server_seed=_hex(data, "server_seed"),
+        contributions=tuple(contributions),
+        steps=tuple(_step(step, number) for number, step in enumerate(steps)),
+    )
+
+
+_PURPOSES = {
+    value: name.removeprefix("DEAL_PURPOSE_").lower()
+    for name, value in dealer_pb2.DealPurpose.items()
+}
+
+
+def _deck_json(deck: dealer_pb2.DeckSpec) -> dict[str, Any]:
+    if deck.kind == dealer_pb2.DECK_KIND_STANDARD:
+        return {"kind": "standard", "copies": deck.copies or 1}
+    kind = "cards" if deck.kind == dealer_pb2.DECK_KIND_CARDS else "multiset"
+    return {"kind": kind, "cards": list(deck.cards)}
+
+
+def hand_history_json(history: dealer_pb2.HandHistory) -> dict[str, Any]:
+    """The JSON form of a HandHistory message (what GetShuffle/Close return once closed)."""
+    steps: list[dict[str, Any]] = []
+    for step in history.steps:
+        if step.WhichOneof("step") == "deal":
+            steps.append(
+                {
+                    "deal": list(step.deal.cards),
+                    "purpose": _PURPOSES.get(step.deal.purpose, "unspecified"),
+                    "recipient": step.deal.recipient,
+                }
+            )
+        else:
+            steps.append({"reshuffle": list(step.reshuffle.included)})
+    return {
+        "format": FORMAT,
+        "shuffle_id": history.shuffle_id,
+        "deck": _deck_json(history.deck),
+        "commitment": history.commitment.hex(),
+        "server_seed": history.server_seed.hex(),
+        "contributions": [
+            {"contributor": c.contributor, "entropy": c.entropy.hex()}
+            for c in history.contributions
+        ],
+        "steps": steps,
+    }
+
+
+def history_from_info(info: dealer_pb2.ShuffleInfo) -> dealer_pb2.HandHistory:
+    """The HandHistory of a closed shuffle's public info."""
+    if not info.revealed_seed:
+        raise HandHistoryError(f"shuffle {info.shuffle_id} is not closed: no seed to verify with")
+    return dealer_pb2.HandHistory(
+        shuffle_id=info.shuffle_id,
+        deck=info.deck,
+        commitment=info.commitment,
+        server_seed=info.revealed_seed,
+        contributions=info.contributions,
+        steps=info.steps,
+    )
+
+
+def describe(result: VerificationResult, steps: Sequence[Step]) -> str:
+    """One human line about a verification result."""
+    if result.ok:
+        deals = sum(1 for s in steps if isinstance(s, Dealt))
+        return f"OK: all {result.cards_checked} dealt cards ({deals} deals) match the commitment"
+    assert result.mismatch is not None
+    return f"MISMATCH ({result.mismatch.kind}): {result.mismatch.message}"
