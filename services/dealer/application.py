@@ -9,6 +9,7 @@ after which the shuffle is reloaded and the command decided again.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 import threading
@@ -40,6 +41,7 @@ from services.shared.eventstore import EventRegistry, EventStore, stream_key
 
 SHUFFLE_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
 CONFLICT_RETRIES = 5
+MAX_REQUEST_KEY = 200  # characters of a caller's Deal/Reshuffle idempotency key
 EVENT_TYPES: tuple[type[Message], ...] = (
     events_pb2.ShuffleCreated,
     events_pb2.ContributionAccepted,
@@ -275,8 +277,7 @@ class DealerApplication:
         idempotency_key: str = "",
     ) -> DealResult:
         principal.require(Role.SERVICE)
-        if len(idempotency_key) > 150:
-            raise InvalidArgument("idempotency key must be at most 150 characters")
+        _check_request_key(idempotency_key)
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
             if idempotency_key and idempotency_key in loaded.state.by_idempotency_key():
@@ -284,7 +285,7 @@ class DealerApplication:
             events = core.decide_deal(
                 loaded.state, self._sequence(loaded), count, purpose, recipient, idempotency_key
             )
-            key = f"deal/{idempotency_key}" if idempotency_key else f"deal@{loaded.state.version}"
+            key = _store_key("deal", idempotency_key, loaded.state.version)
             return events, key
 
         loaded = self._execute(shuffle_id, decide)
@@ -309,8 +310,7 @@ class DealerApplication:
         idempotency_key: str = "",
     ) -> DealSequence:
         principal.require(Role.SERVICE)
-        if len(idempotency_key) > 150:
-            raise InvalidArgument("idempotency key must be at most 150 characters")
+        _check_request_key(idempotency_key)
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
             if idempotency_key and idempotency_key in loaded.state.by_idempotency_key():
@@ -318,11 +318,7 @@ class DealerApplication:
             events = core.decide_reshuffle(
                 loaded.state, self._sequence(loaded), include, idempotency_key
             )
-            key = (
-                f"reshuffle/{idempotency_key}"
-                if idempotency_key
-                else f"reshuffle@{loaded.state.version}"
-            )
+            key = _store_key("reshuffle", idempotency_key, loaded.state.version)
             return events, key
 
         return self._sequence(self._execute(shuffle_id, decide))
@@ -368,6 +364,22 @@ class DealerApplication:
             state.contributions,
             state.steps(),
         )
+
+
+def _check_request_key(idempotency_key: str) -> None:
+    if len(idempotency_key) > MAX_REQUEST_KEY:
+        raise InvalidArgument(
+            f"idempotency key must be at most {MAX_REQUEST_KEY} characters, "
+            f"got {len(idempotency_key)}"
+        )
+
+
+def _store_key(command: str, request_key: str, version: int) -> str:
+    """The event-store idempotency key: the caller's key (hashed to a fixed length, so any
+    key up to MAX_REQUEST_KEY fits the store's limit), else the version decided against."""
+    if not request_key:
+        return f"{command}@{version}"
+    return f"{command}/{hashlib.sha256(request_key.encode()).hexdigest()}"
 
 
 def _seeded_order(

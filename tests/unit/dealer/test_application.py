@@ -226,3 +226,14 @@ def test_a_seed_cannot_be_moved_to_another_shuffle():
     blob = cipher.encrypt(SEED, "h1")
     with pytest.raises(FailedPrecondition, match="authentication"):
         cipher.decrypt(blob, "h2", cipher.key_id)
+
+
+def test_idempotency_keys_up_to_200_characters_are_accepted(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    key = "table-42/hand-7/" + "x" * 184
+    assert len(key) == 200
+    assert app.deal(TABLE, "h1", 2, HOLE, idempotency_key=key) == app.deal(
+        TABLE, "h1", 2, HOLE, idempotency_key=key
+    )
+    with pytest.raises(InvalidArgument, match="at most 200"):
+        app.deal(TABLE, "h1", 1, HOLE, idempotency_key=key + "y")
