@@ -159,7 +159,7 @@ class EmbeddedRedis:
         self.appendfsync: FsyncPolicy = appendfsync
         self.host = host
         self.port = port or 0
-        self._fixed_port = port is not None
+        self._fixed_port = bool(port)  # 0 or None: pick a free port
         self._own_dir = data_dir is None
         self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix="croupier-redis-"))
         self._process: subprocess.Popen[bytes] | None = None

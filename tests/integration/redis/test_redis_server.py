@@ -95,3 +95,15 @@ def test_strict_durability_picks_a_server_with_waitaof(monkeypatch) -> None:
     assert binary is not None and binary.supports_waitaof
     monkeypatch.setenv("CROUPIER_DURABILITY", "everysec")
     assert find_server_binary() == find_server_binaries()[0]
+
+
+def test_port_zero_means_pick_a_free_port() -> None:
+    binaries = find_server_binaries()
+    if not binaries:
+        pytest.skip("no redis-server/valkey-server binary on this machine")
+    server = EmbeddedRedis(binaries[0], port=0).start()
+    try:
+        assert server.port != 0
+        assert server.running
+    finally:
+        server.close()
