@@ -64,22 +64,24 @@ def start_dealer(dealer_env: dict[str, str]) -> Iterator[Callable[..., str]]:
 
 @pytest.fixture
 def dealer_process(
-    dealer_env: dict[str, str],
+    dealer_env: dict[str, str], tmp_path: Path
 ) -> Iterator[Callable[[], tuple[subprocess.Popen[bytes], str]]]:
-    """Start `python -m services.dealer` as a real process; returns it and its address."""
+    """Start `python -m services.dealer` as a real process logging at debug level into
+    `<tmp_path>/dealer-<n>.log`; returns it and its address."""
     processes: list[subprocess.Popen[bytes]] = []
 
     def start() -> tuple[subprocess.Popen[bytes], str]:
         address = f"127.0.0.1:{free_port()}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
-        env.update(dealer_env, CROUPIER_DEALER_ADDR=address)
-        process = subprocess.Popen(
-            [sys.executable, "-m", "services.dealer"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        env.update(dealer_env, CROUPIER_DEALER_ADDR=address, CROUPIER_LOG_LEVEL="debug")
+        with (tmp_path / f"dealer-{len(processes)}.log").open("wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "services.dealer"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         processes.append(process)
         assert wait_until_serving(address, SERVICE_NAME, timeout=30), "dealer never served"
         return process, address

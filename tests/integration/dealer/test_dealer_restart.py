@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import grpc
 import pytest
 
 from croupier.dealer.v1 import dealer_pb2
@@ -12,26 +13,31 @@ from .conftest import player_stub, table_stub
 
 pytestmark = pytest.mark.integration
 HOLE = dealer_pb2.DEAL_PURPOSE_HOLE
+BOARD = dealer_pb2.DEAL_PURPOSE_BOARD
 
 
-def test_a_killed_dealer_is_replaced_without_reshuffling(dealer_process, key_prefix):
+def test_a_killed_dealer_is_replaced_without_reshuffling(dealer_process, key_prefix, tmp_path):
     first, address = dealer_process()
     sid = f"{key_prefix}-restart"
     table = table_stub(address)
-    table.CreateShuffle(
-        dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=dealer_pb2.DeckSpec(kind=1))
-    )
+    standard = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD)
+    table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=standard))
     player_stub(address).Contribute(dealer_pb2.ContributeRequest(shuffle_id=sid, entropy=b"alice"))
     before = list(table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=4, purpose=HOLE)).cards)
+    with pytest.raises(grpc.RpcError):  # exercise an error path before the kill, too
+        table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=100, purpose=HOLE))
 
     first.kill()
     first.wait(timeout=10)
     _, address = dealer_process()
     table = table_stub(address)
-    after = list(table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=5, purpose=2)).cards)
+    after = list(table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=5, purpose=BOARD)).cards)
 
     seed = table.Close(dealer_pb2.CloseRequest(shuffle_id=sid)).shuffle.revealed_seed
-    order = derive_order(
-        seed, sid, [Contribution("alice", b"alice")], 0, DeckSpec().card_multiset()
-    )
+    contributions = [Contribution("alice", b"alice")]
+    order = derive_order(seed, sid, contributions, 0, DeckSpec().card_multiset())
     assert before + after == [str(card) for card in order[:9]]
+    # The first dealer died before Close: nothing it logged (at debug level) holds the seed.
+    log = (tmp_path / "dealer-0.log").read_bytes()
+    assert b"listening" in log, "expected the dealer's start-up log line"
+    assert seed not in log and seed.hex().encode() not in log
