@@ -1,0 +1,111 @@
+"""Best five of hole and board cards under a game's use rule, and "plays the board".
+
+Hold'em lets a player use any of their hole cards (zero to two); Omaha requires exactly two.
+A `UseRule` states how many hole cards the five-card hand must contain; with no limits
+the fast seven-card path is used, otherwise every allowed five-card combination is tried.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from services.evaluator.ranking.fast import LOW_TABLES
+from services.evaluator.ranking.hands import (
+    HandError,
+    HandResult,
+    LowResult,
+    check_distinct,
+)
+from services.evaluator.ranking.high import evaluate_high, value_of
+from services.evaluator.ranking.low import build_low, low_value_of
+from services.evaluator.ranking.tables import LOW_BIT_OF_RANK
+from services.games.cards import Card
+
+
+@dataclass(frozen=True, slots=True)
+class UseRule:
+    """How many hole cards the best five must use: between `min_hole` and `max_hole`."""
+
+    min_hole: int = 0
+    max_hole: int = 5
+
+    @property
+    def unrestricted(self) -> bool:
+        return self.min_hole == 0 and self.max_hole >= 5
+
+
+ANY_CARDS = UseRule()
+OMAHA = UseRule(2, 2)
+
+
+def _fives(hole: Sequence[Card], board: Sequence[Card], rule: UseRule) -> Iterator[list[Card]]:
+    for from_hole in range(rule.min_hole, min(rule.max_hole, 5, len(hole)) + 1):
+        if 5 - from_hole > len(board):
+            continue
+        for mine in itertools.combinations(hole, from_hole):
+            for shared in itertools.combinations(board, 5 - from_hole):
+                yield [*mine, *shared]
+
+
+def _check(hole: Sequence[Card], board: Sequence[Card], rule: UseRule) -> None:
+    check_distinct(hole, board)
+    total = len(hole) + len(board)
+    if rule.unrestricted and not 5 <= total <= 7:
+        raise HandError(f"a hand needs 5 to 7 cards in all, got {total}")
+    if not rule.unrestricted and next(_fives(hole, board, rule), None) is None:
+        raise HandError(
+            f"cannot make five cards using {rule.min_hole} to {rule.max_hole} of "
+            f"{len(hole)} hole cards and {len(board)} board cards"
+        )
+
+
+def best_high(
+    hole: Sequence[Card],
+    board: Sequence[Card] = (),
+    rule: UseRule = ANY_CARDS,
+    wild_cards: Collection[Card] = (),
+    five_kind_below: bool = False,
+) -> HandResult:
+    """Best high hand from `hole` + `board` under `rule`; flags when it plays the board."""
+    _check(hole, board, rule)
+    if rule.unrestricted:
+        result = evaluate_high([*hole, *board], wild_cards, five_kind_below)
+    else:
+        best_five = max(
+            _fives(hole, board, rule), key=lambda five: value_of(five, wild_cards, five_kind_below)
+        )
+        result = evaluate_high(best_five, wild_cards, five_kind_below)
+    if len(board) == 5 and rule.min_hole == 0 and hole:
+        on_board = evaluate_high(board, wild_cards, five_kind_below)
+        if on_board.value == result.value:
+            return replace(on_board, plays_board=True)
+    return result
+
+
+def best_low(
+    hole: Sequence[Card],
+    board: Sequence[Card] = (),
+    rule: UseRule = ANY_CARDS,
+    wild_cards: Collection[Card] = (),
+) -> LowResult | None:
+    """Best eight-or-better low from `hole` + `board` under `rule`, or None."""
+    _check(hole, board, rule)
+    if rule.unrestricted:
+        cards = [*hole, *board]
+        value = low_value_of(cards, wild_cards)
+        return build_low(value, cards, wild_cards) if value else None
+    best: tuple[int, list[Card]] = (0, [])
+    for five in _fives(hole, board, rule):
+        mask = 0
+        wilds = 0
+        for card in five:
+            if card in wild_cards:
+                wilds += 1
+            else:
+                mask |= LOW_BIT_OF_RANK[card.rank]
+        value = LOW_TABLES[wilds][mask]
+        if value > best[0]:
+            best = (value, five)
+    return build_low(best[0], best[1], wild_cards) if best[0] else None

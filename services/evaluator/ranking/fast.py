@@ -1,0 +1,88 @@
+"""Fast single-hand evaluators over pre-encoded card integers.
+
+Each call is a handful of integer additions and one or two table lookups; tables are built
+at import (about half a second). Encode cards once with `encoding.encode` (or index
+`encoding.FAST_INTS` / `encoding.wild_encoding(...)`) and call these in tight loops:
+simulations, equity, bots. The friendly API in `high` returns cards and descriptions too.
+
+Values are the comparable integers of `values` (higher wins, equal values tie).
+"""
+
+from __future__ import annotations
+
+from services.evaluator.ranking.encoding import FAST_INTS, NUM_RANKS, NUM_SUITS, SUIT_KEYS
+from services.evaluator.ranking.tables import (
+    flush5_table,
+    flush_mask_table,
+    flush_suit_table,
+    low_table,
+    non_flush_table,
+    wild5_tables,
+    wild_flush_possible_table,
+)
+
+_R5 = non_flush_table(5)
+_R7 = non_flush_table(7)
+_FL5 = flush5_table()
+_F5 = tuple(bool(s) for s in flush_suit_table(5))
+_F7 = flush_suit_table(7)
+_FLUSH_BEST = flush_mask_table()
+# For suit s (index s + 1, matching _F7), fast card int -> rank bit if the card is of suit s.
+_SUIT_BITS: tuple[dict[int, int], ...] = (
+    {},
+    *tuple(
+        {card: 1 << i % NUM_RANKS if i // NUM_RANKS == s else 0 for i, card in enumerate(FAST_INTS)}
+        for s in range(NUM_SUITS)
+    ),
+)
+_WR, _WF = wild5_tables(False)
+_WR_BELOW, _WF_BELOW = wild5_tables(True)
+_WFLUSH = wild_flush_possible_table()
+assert len(SUIT_KEYS) == NUM_SUITS
+
+
+def eval5_ints(a: int, b: int, c: int, d: int, e: int, _r: dict[int, int] = _R5,
+               _fl: dict[int, int] = _FL5, _f: tuple[bool, ...] = _F5) -> int:  # fmt: skip
+    """Value of five cards given as `FAST_INTS`."""
+    k = a + b + c + d + e
+    if _f[k & 255]:
+        return _fl[k >> 8]
+    return _r[k >> 8]
+
+
+def eval7_ints(a: int, b: int, c: int, d: int, e: int, f: int, g: int,
+               _r: dict[int, int] = _R7, _f: tuple[int, ...] = _F7,
+               _bits: tuple[dict[int, int], ...] = _SUIT_BITS,
+               _best: tuple[int, ...] = _FLUSH_BEST) -> int:  # fmt: skip
+    """Value of the best five of seven cards given as `FAST_INTS`."""
+    k = a + b + c + d + e + f + g
+    suit = _f[k & 255]
+    if suit:
+        # Five or more share a suit: with seven cards that rules out quads and full houses,
+        # so the hand is the best flush (or straight flush) of that suit.
+        bit = _bits[suit]
+        return _best[bit[a] | bit[b] | bit[c] | bit[d] | bit[e] | bit[f] | bit[g]]
+    return _r[k >> 8]
+
+
+def eval_wild5_ints(a: int, b: int, c: int, d: int, e: int, _r: dict[int, int] = _WR,
+                    _fl: dict[int, int] = _WF, _f: tuple[bool, ...] = _WFLUSH) -> int:  # fmt: skip
+    """Value of five cards given as `wild_encoding(wilds)` integers (five of a kind on top)."""
+    k = a + b + c + d + e
+    if _f[k & 0xFFF]:
+        return _fl[k >> 8]
+    return _r[k >> 8]
+
+
+def eval_wild5_ints_five_kind_below(a: int, b: int, c: int, d: int, e: int,
+                                    _r: dict[int, int] = _WR_BELOW,
+                                    _fl: dict[int, int] = _WF_BELOW,
+                                    _f: tuple[bool, ...] = _WFLUSH) -> int:  # fmt: skip
+    """As `eval_wild5_ints`, for tables ranking five of a kind just below a straight flush."""
+    k = a + b + c + d + e
+    if _f[k & 0xFFF]:
+        return _fl[k >> 8]
+    return _r[k >> 8]
+
+
+LOW_TABLES: tuple[tuple[int, ...], ...] = tuple(low_table(w) for w in range(8))

@@ -1,0 +1,121 @@
+"""High hands from five to seven cards, with or without wild cards: value, cards, words.
+
+The value comes from the fast evaluators; the five cards used (and what each wild stands
+for) are then rebuilt from the value, whose rank digits spell out the hand's shape.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Collection, Sequence
+
+from services.evaluator.ranking.encoding import FAST_INTS, wild_encoding
+from services.evaluator.ranking.fast import (
+    eval5_ints,
+    eval7_ints,
+    eval_wild5_ints,
+    eval_wild5_ints_five_kind_below,
+)
+from services.evaluator.ranking.hands import (
+    HandResult,
+    WildSubstitution,
+    check_count,
+    check_distinct,
+)
+from services.evaluator.ranking.values import Category, category_of, describe, ranks_of
+from services.games.cards import Card
+
+# Suits tried, in order, for a wild that stands for a card outside a flush.
+_SUBSTITUTE_SUITS = (3, 2, 1, 0)
+
+
+def _rank_index(number: int) -> int:
+    """Rank number of a value digit (2..14, 1 = wheel ace) to a card rank index 0..12."""
+    return 12 if number in (1, 14) else number - 2
+
+
+def value_of(cards: Sequence[Card], wild_cards: Collection[Card] = (),
+             five_kind_below: bool = False) -> int:  # fmt: skip
+    """The comparable value of the best five of `cards` (5 to 7, already checked)."""
+    wilds = [c for c in cards if c in wild_cards]
+    if not wilds:
+        ints = [FAST_INTS[c.index] for c in cards]
+        if len(ints) == 7:
+            a, b, c, d, e, f, g = ints
+            return eval7_ints(a, b, c, d, e, f, g)
+        return max(eval5_ints(a, b, c, d, e) for a, b, c, d, e in itertools.combinations(ints, 5))
+    return _best_wild_five(cards, wild_cards, five_kind_below)[0]
+
+
+def _best_wild_five(
+    cards: Sequence[Card], wild_cards: Collection[Card], five_kind_below: bool
+) -> tuple[int, tuple[Card, ...]]:
+    encoding = wild_encoding(frozenset(c.index for c in wild_cards))
+    evaluate = eval_wild5_ints_five_kind_below if five_kind_below else eval_wild5_ints
+    best = (-1, tuple(cards[:5]))
+    for five in itertools.combinations(cards, 5):
+        a, b, c, d, e = (encoding[card.index] for card in five)
+        value = evaluate(a, b, c, d, e)
+        if value > best[0]:
+            best = (value, five)
+    return best
+
+
+def evaluate_high(cards: Sequence[Card], wild_cards: Collection[Card] = (),
+                  five_kind_below: bool = False) -> HandResult:  # fmt: skip
+    """Best five-card high hand of 5 to 7 cards; cards in `wild_cards` are wild."""
+    check_count(cards)
+    check_distinct(cards)
+    if any(c in wild_cards for c in cards):
+        value, five = _best_wild_five(cards, wild_cards, five_kind_below)
+        used, substitutions = _assign_wilds(value, five, wild_cards, cards)
+        return HandResult(category_of(value), value, used, describe(value), substitutions)
+    value = value_of(cards)
+    return HandResult(category_of(value), value, pick_cards(value, cards), describe(value))
+
+
+def pick_cards(value: int, cards: Sequence[Card]) -> tuple[Card, ...]:
+    """The five natural cards among `cards` that make the hand `value`, best first."""
+    category = category_of(value)
+    pool = list(cards)
+    if category in (Category.FLUSH, Category.STRAIGHT_FLUSH):
+        suit = max(range(4), key=lambda s: sum(1 for c in cards if c.suit == s))
+        pool = [c for c in cards if c.suit == suit]
+    used: list[Card] = []
+    for number in ranks_of(value):
+        rank = _rank_index(number)
+        card = next(c for c in pool if c.rank == rank and c not in used)
+        used.append(card)
+    return tuple(used)
+
+
+def _assign_wilds(
+    value: int, five: Sequence[Card], wild_cards: Collection[Card], hand: Sequence[Card]
+) -> tuple[tuple[Card, ...], tuple[WildSubstitution, ...]]:
+    """Give each wild among `five` the card it stands for; naturals keep their place."""
+    naturals = [c for c in five if c not in wild_cards]
+    wilds = sorted((c for c in five if c in wild_cards), key=lambda c: c.index)
+    flush = category_of(value) in (Category.FLUSH, Category.STRAIGHT_FLUSH)
+    flush_suit = naturals[0].suit if naturals else 3
+    held = {(c.rank, c.suit) for c in hand if c not in wild_cards}
+    ordered: list[Card] = []
+    substitutions: list[WildSubstitution] = []
+    unmatched = list(naturals)
+    for number in ranks_of(value):
+        rank = _rank_index(number)
+        natural = next((c for c in unmatched if c.rank == rank), None)
+        if natural is not None:
+            unmatched.remove(natural)
+            ordered.append(natural)
+            continue
+        wild = wilds[len(substitutions)]
+        if flush:
+            suit = flush_suit
+        else:
+            suit = next((s for s in _SUBSTITUTE_SUITS if (rank, s) not in held), 3)
+        held.add((rank, suit))
+        substitutions.append(WildSubstitution(wild, Card(rank, suit)))
+        ordered.append(wild)
+    if unmatched or len(substitutions) != len(wilds):
+        raise AssertionError(f"cards {five} do not spell the hand value {value:#x}")
+    return tuple(ordered), tuple(substitutions)

@@ -1,0 +1,40 @@
+import random
+
+import numpy as np
+
+from services.evaluator.ranking.batch import eval7_batch
+from services.evaluator.ranking.encoding import FAST_INTS
+from services.evaluator.ranking.fast import eval7_ints
+from services.evaluator.ranking.values import category_of, ranks_of
+from tests.unit.evaluator.reference import ref_best
+
+
+def _sample(seed, n):
+    rng = random.Random(seed)
+    return [rng.sample(range(52), 7) for _ in range(n)]
+
+
+def test_seven_card_values_match_brute_force_best_of_21():
+    for hand in _sample(7, 6_000):
+        ints = [FAST_INTS[c] for c in hand]
+        value = eval7_ints(*ints)
+        expected = ref_best([(c % 13, c // 13) for c in hand])
+        assert (category_of(value), ranks_of(value)) == expected, hand
+
+
+def test_seven_card_flushes_and_straight_flushes_match_brute_force():
+    # Random hands rarely hold flushes; force five to seven cards of one suit.
+    rng = random.Random(11)
+    for _ in range(2_000):
+        suit = rng.randrange(4)
+        suited = rng.sample(range(suit * 13, suit * 13 + 13), rng.randint(5, 7))
+        rest = rng.sample([c for c in range(52) if c // 13 != suit], 7 - len(suited))
+        hand = suited + rest
+        value = eval7_ints(*(FAST_INTS[c] for c in hand))
+        assert (category_of(value), ranks_of(value)) == ref_best([(c % 13, c // 13) for c in hand])
+
+
+def test_batch_and_single_hand_paths_agree():
+    hands = np.array(_sample(3, 100_000), dtype=np.uint8)
+    single = [eval7_ints(*(FAST_INTS[c] for c in row)) for row in hands.tolist()]
+    assert eval7_batch(hands).tolist() == single
