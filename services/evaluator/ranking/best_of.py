@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from services.evaluator.ranking.fast import LOW_TABLES
 from services.evaluator.ranking.hands import (
+    MAX_CARDS,
     HandError,
     HandResult,
     LowResult,
@@ -52,8 +53,8 @@ def _fives(hole: Sequence[Card], board: Sequence[Card], rule: UseRule) -> Iterat
 def _check(hole: Sequence[Card], board: Sequence[Card], rule: UseRule) -> None:
     check_distinct(hole, board)
     total = len(hole) + len(board)
-    if rule.unrestricted and not 5 <= total <= 7:
-        raise HandError(f"a hand needs 5 to 7 cards in all, got {total}")
+    if rule.unrestricted and not 5 <= total <= MAX_CARDS:
+        raise HandError(f"a hand needs 5 to {MAX_CARDS} cards in all, got {total}")
     if not rule.unrestricted and next(_fives(hole, board, rule), None) is None:
         raise HandError(
             f"cannot make five cards using {rule.min_hole} to {rule.max_hole} of "

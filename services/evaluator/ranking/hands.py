@@ -70,7 +70,10 @@ def check_distinct(*groups: Sequence[Card]) -> None:
             seen.add(card)
 
 
-def check_count(cards: Sequence[Card], low: int = 5, high: int = 7) -> None:
+MAX_CARDS = 9  # more than seven (every five of them tried) for games that deal more
+
+
+def check_count(cards: Sequence[Card], low: int = 5, high: int = MAX_CARDS) -> None:
     if not low <= len(cards) <= high:
         raise HandError(
             f"a hand needs {low} to {high} cards, got {len(cards)}"

@@ -36,7 +36,7 @@ def _rank_index(number: int) -> int:
 
 def value_of(cards: Sequence[Card], wild_cards: Collection[Card] = (),
              five_kind_below: bool = False) -> int:  # fmt: skip
-    """The comparable value of the best five of `cards` (5 to 7, already checked)."""
+    """The comparable value of the best five of `cards` (5 to 9, already checked)."""
     wilds = [c for c in cards if c in wild_cards]
     if not wilds:
         ints = [FAST_INTS[c.index] for c in cards]
@@ -63,7 +63,7 @@ def _best_wild_five(
 
 def evaluate_high(cards: Sequence[Card], wild_cards: Collection[Card] = (),
                   five_kind_below: bool = False) -> HandResult:  # fmt: skip
-    """Best five-card high hand of 5 to 7 cards; cards in `wild_cards` are wild."""
+    """Best five-card high hand of 5 to 9 cards; cards in `wild_cards` are wild."""
     check_count(cards)
     check_distinct(cards)
     if any(c in wild_cards for c in cards):

@@ -34,7 +34,7 @@ def low_value_of(cards: Sequence[Card], wild_cards: Collection[Card] = ()) -> in
 
 
 def evaluate_low(cards: Sequence[Card], wild_cards: Collection[Card] = ()) -> LowResult | None:
-    """The best eight-or-better low of 5 to 7 cards, or None if it does not qualify."""
+    """The best eight-or-better low of 5 to 9 cards, or None if it does not qualify."""
     check_count(cards)
     check_distinct(cards)
     value = low_value_of(cards, wild_cards)
