@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from google.protobuf import json_format
+
 from croupier.dealer.v1 import dealer_pb2
 from services.dealer.decks import DECK_KINDS, DeckSpec, DeckSpecError
 from services.dealer.derivation import Contribution, DerivationError
@@ -104,9 +106,16 @@ def _step(data: Any, number: int) -> Step:
 
 
 def parse_hand_history(data: Any) -> HandHistoryRecord:
-    """A record from the decoded JSON of a hand-history file."""
+    """A record from the decoded JSON of a hand-history file.
+
+    Also accepted: a closed shuffle's `ShuffleInfo` in protobuf JSON form (what `Close` and
+    `GetShuffle` return, e.g. as the table service records it at the end of a hand); it is
+    converted to the hand-history form first.
+    """
     if not isinstance(data, dict):
         raise HandHistoryError("a hand history is a JSON object")
+    if "format" not in data and "revealed_seed" in data:
+        data = hand_history_json(history_from_info(_shuffle_info(data)))
     if data.get("format") != FORMAT:
         raise HandHistoryError(f"'format' must be {FORMAT!r}, got {data.get('format')!r}")
     contributions = []
@@ -129,6 +138,13 @@ def parse_hand_history(data: Any) -> HandHistoryRecord:
         contributions=tuple(contributions),
         steps=tuple(_step(step, number) for number, step in enumerate(steps)),
     )
+
+
+def _shuffle_info(data: dict[str, Any]) -> dealer_pb2.ShuffleInfo:
+    try:
+        return json_format.ParseDict(data, dealer_pb2.ShuffleInfo(), ignore_unknown_fields=True)
+    except json_format.ParseError as exc:
+        raise HandHistoryError(f"not a ShuffleInfo: {exc}") from exc
 
 
 _PURPOSES = {

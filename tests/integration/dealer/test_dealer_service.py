@@ -7,8 +7,11 @@ import json
 import grpc
 import pytest
 import redis
+from google.protobuf.json_format import MessageToDict
+from typer.testing import CliRunner
 
 from croupier.dealer.v1 import dealer_pb2
+from services.client.cli import app as cli_app
 from services.dealer.derivation import commitment
 from services.dealer.history import hand_history_json, history_from_info, parse_hand_history
 
@@ -25,7 +28,7 @@ def _code(call) -> grpc.StatusCode:
     return info.value.code(), info.value.details()
 
 
-def test_full_hand_commit_contribute_deal_close_and_verify(start_dealer, key_prefix):
+def test_full_hand_commit_contribute_deal_close_and_verify(start_dealer, key_prefix, tmp_path):
     address = start_dealer()
     table, alice = table_stub(address), player_stub(address)
     sid = f"{key_prefix}-hand"
@@ -47,6 +50,13 @@ def test_full_hand_commit_contribute_deal_close_and_verify(start_dealer, key_pre
     assert verdict.ok and verdict.cards_checked == 10
     exported = hand_history_json(history_from_info(closed))  # what `croupier verify` reads
     assert parse_hand_history(json.loads(json.dumps(exported))).verify().ok
+    # The table records Close's ShuffleInfo as protobuf JSON (plus keys of its own):
+    # `croupier verify` takes that file as it is.
+    recorded = MessageToDict(closed, preserving_proto_field_name=True) | {"seat_count": 3}
+    path = tmp_path / "revealed.json"
+    path.write_text(json.dumps(recorded))
+    result = CliRunner().invoke(cli_app, ["verify", str(path)])
+    assert result.exit_code == 0 and "all 10 dealt cards" in result.output, result.output
     history = dealer_pb2.HandHistory(
         shuffle_id=sid,
         deck=closed.deck,

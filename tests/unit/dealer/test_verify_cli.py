@@ -86,3 +86,9 @@ def test_a_file_that_is_not_json_exits_2(tmp_path):
 def test_parse_rejects_non_objects():
     with pytest.raises(HandHistoryError):
         parse_hand_history([])
+
+
+def test_an_open_shuffles_info_is_refused_as_unverifiable(tmp_path):
+    info = {"shuffle_id": "h1", "commitment": "AAAA", "revealed_seed": ""}
+    code, output = run(tmp_path, info)
+    assert code == 2 and "not closed" in output
