@@ -2,6 +2,7 @@
 
 Public API (see docs/engine.md):
   decide(state, command) -> list[Event]       validate a command; raises RuleViolation
+  execute(state, command) -> (state, events)  decide + the resulting state in one pass
   apply(state, event) -> TableState           fold one event in (never validates)
   replay(events) -> TableState                rebuild a table from its stream
   legal_actions(state, seat) -> LegalActions  what a seat may do now, with amount ranges
@@ -65,7 +66,7 @@ from services.games.events import EVENT_TYPES, Action, Event
 from services.games.legal import LegalActions, legal_actions
 from services.games.ranking import HandRanker, HandValue, RankRequest, SeatRank
 from services.games.reducer import apply, apply_all, replay
-from services.games.rules import decide
+from services.games.rules import decide, execute
 from services.games.state import HandState, SeatState, TableState, new_table
 from services.games.views import View, redact, view_for
 
@@ -123,6 +124,7 @@ __all__ = [
     "apply_all",
     "deal_from",
     "decide",
+    "execute",
     "legal_actions",
     "new_table",
     "pending_chance",

@@ -41,11 +41,13 @@ def fixed_unit(state: TableState) -> int:
 
 def next_to_act(state: TableState, hand: HandState, start: int, include: bool) -> int | None:
     """First seat clockwise from `start` that still owes a betting decision, or None."""
-    able_count = sum(1 for p in hand.players if able(state, p))
+    seats = state.seats
+    can_act = {p.seat for p in hand.players if not p.folded and seats[p.seat].stack > 0}  # type: ignore[union-attr]
+    if not can_act:
+        return None
+    current = hand.current_bet
     for p in hand.clockwise_from(start, include):
-        if not able(state, p):
-            continue
-        if p.bet < hand.current_bet or (not p.acted and able_count >= 2):
+        if p.seat in can_act and (p.bet < current or (not p.acted and len(can_act) >= 2)):
             return p.seat
     return None
 

@@ -97,6 +97,11 @@ class GameDefinition:
     def betting_rounds(self) -> tuple[Betting, ...]:
         return tuple(p for p in self.phases if isinstance(p, Betting))
 
+    @property
+    def first_betting_phase(self) -> int:
+        """Index of the first betting round ("no flop, no drop" counts from after it)."""
+        return next(i for i, p in enumerate(self.phases) if isinstance(p, Betting))
+
 
 @dataclass(frozen=True, slots=True)
 class TableConfig:

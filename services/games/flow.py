@@ -44,7 +44,7 @@ def next_automatic(state: TableState) -> list[Event]:
     phase = phases[hand.phase]
     if sum(1 for p in hand.players if not p.folded) == 1:
         return _uncalled(hand) or _award(state)
-    if isinstance(phase, DealHole | DealBoard):
+    if isinstance(phase, (DealHole, DealBoard)):
         return _next_phase(state) if hand.dealt_phase == hand.phase else []
     if isinstance(phase, Betting):
         if hand.to_act is not None:

@@ -26,8 +26,7 @@ from services.games.commands import Act, Command, StartHand
 from services.games.events import Event
 from services.games.legal import LegalActions, legal_actions
 from services.games.ranking import HandRanker
-from services.games.reducer import apply_all
-from services.games.rules import decide
+from services.games.rules import execute
 from services.games.state import TableState
 
 Policy = Callable[[TableState, LegalActions], Act]
@@ -53,9 +52,9 @@ class HandRun:
 
 
 def step(state: TableState, command: Command, log: list[Event]) -> TableState:
-    events = decide(state, command)
+    state, events = execute(state, command)
     log.extend(events)
-    return apply_all(state, events)
+    return state
 
 
 def play_hand(

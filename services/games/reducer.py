@@ -7,7 +7,6 @@ deterministically, so events stay small and a replay reproduces the live state e
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 from services.games.betting import able, fixed_unit, next_to_act
@@ -39,15 +38,15 @@ from services.games.events import (
     TimedOut,
     UncalledBetReturned,
 )
-from services.games.state import HandPlayer, HandState, SeatState, TableState, new_table
+from services.games.state import HandPlayer, HandState, SeatState, TableState, evolve, new_table
 
 
 def _seat(state: TableState, seat: int, **changes: Any) -> TableState:
     seats = list(state.seats)
     current = seats[seat]
     assert current is not None
-    seats[seat] = replace(current, **changes)
-    return replace(state, seats=tuple(seats))
+    seats[seat] = evolve(current, **changes)
+    return evolve(state, seats=tuple(seats))
 
 
 def _chips(state: TableState, seat: int, delta: int) -> TableState:
@@ -57,8 +56,8 @@ def _chips(state: TableState, seat: int, delta: int) -> TableState:
 def _player(hand: HandState, seat: int, **changes: Any) -> HandState:
     players = list(hand.players)
     i = hand.index(seat)
-    players[i] = replace(players[i], **changes)
-    return replace(hand, players=tuple(players))
+    players[i] = evolve(players[i], **changes)
+    return evolve(hand, players=tuple(players))
 
 
 def _hand(state: TableState) -> HandState:
@@ -73,7 +72,7 @@ def _table_opened(state: TableState, e: TableOpened) -> TableState:
 def _seated(state: TableState, e: PlayerSeated) -> TableState:
     seats = list(state.seats)
     seats[e.seat] = SeatState(player=e.player, stack=e.stack)
-    return replace(state, seats=tuple(seats))
+    return evolve(state, seats=tuple(seats))
 
 
 def _leave_requested(state: TableState, e: LeaveRequested) -> TableState:
@@ -83,7 +82,7 @@ def _leave_requested(state: TableState, e: LeaveRequested) -> TableState:
 def _left(state: TableState, e: PlayerLeft) -> TableState:
     seats = list(state.seats)
     seats[e.seat] = None
-    return replace(state, seats=tuple(seats))
+    return evolve(state, seats=tuple(seats))
 
 
 def _sat_out(state: TableState, e: PlayerSatOut) -> TableState:
@@ -109,14 +108,14 @@ def _hand_started(state: TableState, e: HandStarted) -> TableState:
     for s in e.seats:
         seat = seats[s]
         assert seat is not None
-        seats[s] = replace(seat, waiting_for_big_blind=False, posts_big_blind=False)
+        seats[s] = evolve(seat, waiting_for_big_blind=False, posts_big_blind=False)
     hand = HandState(
         number=e.hand,
         button=e.button,
         players=tuple(HandPlayer(seat=s) for s in e.seats),
         big_blind_seat=e.big_blind_seat,
     )
-    return replace(state, seats=tuple(seats), hand=hand, last_button=e.button, last_hand=e.hand)
+    return evolve(state, seats=tuple(seats), hand=hand, last_button=e.button, last_hand=e.hand)
 
 
 def _forced_bet(state: TableState, e: ForcedBetPosted) -> TableState:
@@ -130,7 +129,7 @@ def _forced_bet(state: TableState, e: ForcedBetPosted) -> TableState:
         antes=p.antes if live else p.antes + e.amount,
         bet=p.bet + e.amount if live else p.bet,
     )
-    return replace(_chips(state, e.seat, -e.amount), hand=hand)
+    return evolve(_chips(state, e.seat, -e.amount), hand=hand)
 
 
 def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
@@ -139,24 +138,24 @@ def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
     previous = state.phase()
     phase = config.game.phases[e.phase]
     if isinstance(previous, Betting):
-        players = tuple(replace(p, bet=0, acted=False, acted_level=0) for p in hand.players)
-        hand = replace(hand, players=players, current_bet=0)
-    first_betting = config.game.phases.index(config.game.betting_rounds[0])
-    hand = replace(
+        players = tuple(evolve(p, bet=0, acted=False, acted_level=0) for p in hand.players)
+        hand = evolve(hand, players=players, current_bet=0)
+    first_betting = config.game.first_betting_phase
+    hand = evolve(
         hand,
         phase=e.phase,
         to_act=None,
         reached_second_round=hand.reached_second_round or e.phase > first_betting,
     )
-    state = replace(state, hand=hand)
+    state = evolve(state, hand=hand)
     if isinstance(phase, Betting):
-        return replace(state, hand=_start_betting(state, hand, e.phase == first_betting))
+        return evolve(state, hand=_start_betting(state, hand, e.phase == first_betting))
     if isinstance(phase, Draw):
-        players = tuple(replace(p, drew=False, awaiting=0, discards=()) for p in hand.players)
-        hand = replace(hand, players=players)
-        return replace(state, hand=replace(hand, to_act=_next_drawer(hand, hand.button)))
+        players = tuple(evolve(p, drew=False, awaiting=0, discards=()) for p in hand.players)
+        hand = evolve(hand, players=players)
+        return evolve(state, hand=evolve(hand, to_act=_next_drawer(hand, hand.button)))
     if isinstance(phase, Showdown):
-        return replace(state, hand=replace(hand, showdown_order=_showdown_order(hand)))
+        return evolve(state, hand=evolve(hand, showdown_order=_showdown_order(hand)))
     return state
 
 
@@ -166,11 +165,11 @@ def _start_betting(state: TableState, hand: HandState, first: bool) -> HandState
     current = max((p.bet for p in hand.players), default=0)
     if first and blinds:
         current = max(current, config.big_blind)
-    unit = fixed_unit(replace(state, hand=hand))
+    unit = fixed_unit(evolve(state, hand=hand))
     opening = config.big_blind if blinds else config.small_bet
     min_raise = unit if config.limit.value == "fixed-limit" else opening
     in_hand = sum(1 for p in hand.players if not p.folded)
-    hand = replace(
+    hand = evolve(
         hand,
         current_bet=current,
         min_raise=min_raise,
@@ -182,7 +181,7 @@ def _start_betting(state: TableState, hand: HandState, first: bool) -> HandState
         start, include = hand.big_blind_seat, False
     else:
         start, include = hand.button, False
-    return replace(hand, to_act=next_to_act(replace(state, hand=hand), hand, start, include))
+    return evolve(hand, to_act=next_to_act(evolve(state, hand=hand), hand, start, include))
 
 
 def _next_drawer(hand: HandState, after: int) -> int | None:
@@ -206,30 +205,33 @@ def _cards_dealt(state: TableState, e: CardsDealt) -> TableState:
     out = hand.out | set(e.cards) | set(e.burned)
     phase = state.phase()
     if e.seat is None:
-        hand = replace(
+        hand = evolve(
             hand,
             board=hand.board + e.cards,
             burned=hand.burned + e.burned,
             out=out,
             dealt_phase=hand.phase,
         )
-        return replace(state, hand=hand)
+        return evolve(state, hand=hand)
     p = hand.player(e.seat)
-    hand = replace(hand, out=out)
+    hand = evolve(hand, out=out)
     if isinstance(phase, Draw):
         hand = _player(hand, e.seat, cards=p.cards + e.cards, awaiting=0, drew=True)
-        return replace(state, hand=replace(hand, to_act=_next_drawer(hand, e.seat)))
+        return evolve(state, hand=evolve(hand, to_act=_next_drawer(hand, e.seat)))
     hand = _player(hand, e.seat, cards=p.cards + e.cards)
     if isinstance(phase, DealHole) and all(len(q.cards) >= phase.count for q in hand.players):
-        hand = replace(hand, dealt_phase=hand.phase)
-    return replace(state, hand=hand)
+        hand = evolve(hand, dealt_phase=hand.phase)
+    return evolve(state, hand=hand)
 
 
 def _action(state: TableState, e: ActionTaken) -> TableState:
     hand = _hand(state)
     p = hand.player(e.seat)
     # A voluntary action ends a run of timeouts; `TimedOut` follows a default action's event.
-    state = _chips(_seat(state, e.seat, timeouts=0), e.seat, -e.added)
+    seat = state.seats[e.seat]
+    assert seat is not None
+    if seat.timeouts or e.added:
+        state = _seat(state, e.seat, timeouts=0, stack=seat.stack - e.added)
     if e.action == Action.FOLD:
         hand = _player(hand, e.seat, folded=True, acted=True)
     else:
@@ -248,23 +250,21 @@ def _action(state: TableState, e: ActionTaken) -> TableState:
                 min_raise = increase
                 bets_made += 1
             current, aggressor = e.to, e.seat
-        hand = replace(
+        players = list(hand.players)
+        i = hand.index(e.seat)
+        players[i] = evolve(
+            p, bet=e.to, committed=p.committed + e.added, acted=True, acted_level=current
+        )
+        hand = evolve(
             hand,
+            players=tuple(players),
             current_bet=current,
             min_raise=min_raise,
             bets_made=bets_made,
             last_aggressor=aggressor,
         )
-        hand = _player(
-            hand,
-            e.seat,
-            bet=e.to,
-            committed=p.committed + e.added,
-            acted=True,
-            acted_level=current,
-        )
-    state = replace(state, hand=hand)
-    return replace(state, hand=replace(hand, to_act=next_to_act(state, hand, e.seat, False)))
+    # next_to_act reads stacks from `state` (already updated) and everything else from `hand`.
+    return evolve(state, hand=evolve(hand, to_act=next_to_act(state, hand, e.seat, False)))
 
 
 def _timed_out(state: TableState, e: TimedOut) -> TableState:
@@ -278,7 +278,7 @@ def _uncalled(state: TableState, e: UncalledBetReturned) -> TableState:
     p = hand.player(e.seat)
     hand = _player(hand, e.seat, bet=p.bet - e.amount, committed=p.committed - e.amount)
     current = max(q.bet for q in hand.players)
-    return replace(_chips(state, e.seat, e.amount), hand=replace(hand, current_bet=current))
+    return evolve(_chips(state, e.seat, e.amount), hand=evolve(hand, current_bet=current))
 
 
 def _discarded(state: TableState, e: CardsDiscarded) -> TableState:
@@ -297,26 +297,26 @@ def _discarded(state: TableState, e: CardsDiscarded) -> TableState:
         awaiting=owed,
         drew=owed == 0,
     )
-    hand = replace(hand, discard_pile=hand.discard_pile + e.cards)
+    hand = evolve(hand, discard_pile=hand.discard_pile + e.cards)
     if owed == 0:
-        hand = replace(hand, to_act=_next_drawer(hand, e.seat))
-    return replace(state, hand=hand)
+        hand = evolve(hand, to_act=_next_drawer(hand, e.seat))
+    return evolve(state, hand=hand)
 
 
 def _reshuffled(state: TableState, e: DiscardsReshuffled) -> TableState:
     hand = _hand(state)
     back = set(e.cards)
-    hand = replace(
+    hand = evolve(
         hand,
         out=hand.out - back,
         discard_pile=tuple(c for c in hand.discard_pile if c not in back),
     )
-    return replace(state, hand=hand)
+    return evolve(state, hand=hand)
 
 
 def _ranked(state: TableState, e: HandsRanked) -> TableState:
-    hand = replace(_hand(state), ranks=e.ranks, board_rank=e.board)
-    return replace(state, hand=replace(hand, to_act=next_shower(hand)))
+    hand = evolve(_hand(state), ranks=e.ranks, board_rank=e.board)
+    return evolve(state, hand=evolve(hand, to_act=next_shower(hand)))
 
 
 def next_shower(hand: HandState) -> int | None:
@@ -336,17 +336,17 @@ def next_shower(hand: HandState) -> int | None:
 
 def _shown(state: TableState, e: CardsShown) -> TableState:
     hand = _player(_hand(state), e.seat, shown=True)
-    return replace(state, hand=replace(hand, to_act=next_shower(hand)))
+    return evolve(state, hand=evolve(hand, to_act=next_shower(hand)))
 
 
 def _mucked(state: TableState, e: HandMucked) -> TableState:
     hand = _player(_hand(state), e.seat, mucked=True)
-    return replace(state, hand=replace(hand, to_act=next_shower(hand)))
+    return evolve(state, hand=evolve(hand, to_act=next_shower(hand)))
 
 
 def _declared(state: TableState, e: BoardDeclared) -> TableState:
     hand = _player(_hand(state), e.seat, declared_board=True)
-    return replace(state, hand=replace(hand, to_act=next_shower(hand)))
+    return evolve(state, hand=evolve(hand, to_act=next_shower(hand)))
 
 
 def _awarded(state: TableState, e: PotAwarded) -> TableState:
@@ -356,13 +356,13 @@ def _awarded(state: TableState, e: PotAwarded) -> TableState:
 
 
 def _ended(state: TableState, e: HandEnded) -> TableState:
-    return replace(state, hand=None)
+    return evolve(state, hand=None)
 
 
 def _voided(state: TableState, e: HandVoided) -> TableState:
     for seat, amount in e.refunds:
         state = _chips(state, seat, amount)
-    return replace(state, hand=None)
+    return evolve(state, hand=None)
 
 
 _HANDLERS: dict[type, Callable[[TableState, Any], TableState]] = {

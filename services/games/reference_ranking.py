@@ -96,6 +96,80 @@ def score_five(cards: Sequence[Card], wild_ranks: frozenset[str], five_high: boo
     return max(candidates)
 
 
+_VALUE = {r: i + 2 for i, r in enumerate("23456789TJQKA")}
+
+
+def score_natural(cards: Sequence[Card]) -> tuple[Score, tuple[Card, ...]]:
+    """Best five of any number of cards without wilds, read off directly (no subsets):
+    the fast path for hold'em and for simulations; tests check it against the subsets."""
+    by_suit: dict[str, list[int]] = {}
+    counts: Counter[int] = Counter()
+    for card in cards:
+        value = _VALUE[card[0]]
+        counts[value] += 1
+        by_suit.setdefault(card[1], []).append(value)
+    flush_suit = next((suit for suit, vs in by_suit.items() if len(vs) >= 5), None)
+    best: Score
+    if flush_suit is not None:
+        suited = sorted(by_suit[flush_suit], reverse=True)
+        top = _best_straight(set(suited))
+        best = (STRAIGHT_FLUSH, (top,)) if top else (FLUSH, tuple(suited[:5]))
+    else:
+        top = _best_straight(set(counts))
+        best = (STRAIGHT, (top,)) if top else (HIGH_CARD, ())
+    groups = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+    (r1, n1), rest = groups[0], groups[1:]
+    pattern: Score
+    if n1 >= 4:
+        pattern = (QUADS, (r1, max(r for r, _ in rest)))
+    elif n1 == 3 and rest and rest[0][1] >= 2:
+        pattern = (FULL_HOUSE, (r1, rest[0][0]))
+    elif n1 == 3:
+        pattern = (TRIPS, (r1, *sorted((r for r, _ in rest), reverse=True)[:2]))
+    elif n1 == 2 and rest and rest[0][1] == 2:
+        kicker = max(r for r, _ in rest[1:])
+        pattern = (TWO_PAIR, (r1, rest[0][0], kicker))
+    elif n1 == 2:
+        pattern = (PAIR, (r1, *sorted((r for r, _ in rest), reverse=True)[:3]))
+    else:
+        pattern = (HIGH_CARD, tuple(sorted(counts, reverse=True)[:5]))
+    score = max(best, pattern)
+    return score, _cards_for(score, cards, flush_suit)
+
+
+def _best_straight(values: set[int]) -> int | None:
+    for top, window in _WINDOWS:
+        if window <= values:
+            return top
+    return None
+
+
+def _cards_for(score: Score, cards: Sequence[Card], suit: str | None) -> tuple[Card, ...]:
+    category, ranks = score
+    pool = (
+        [c for c in cards if suit is None or c[1] == suit]
+        if category
+        in (
+            FLUSH,
+            STRAIGHT_FLUSH,
+        )
+        else list(cards)
+    )
+    if category in (STRAIGHT, STRAIGHT_FLUSH):
+        top = ranks[0]
+        wanted = [14, 2, 3, 4, 5] if top == 5 else list(range(top, top - 5, -1))
+    else:
+        wanted = []
+        for r in ranks:
+            wanted += [r] * (sum(1 for c in pool if _VALUE[c[0]] == r))
+        wanted = wanted[:5]
+    chosen: list[Card] = []
+    for r in wanted:
+        card = next(c for c in pool if _VALUE[c[0]] == r and c not in chosen)
+        chosen.append(card)
+    return tuple(chosen)
+
+
 class ReferenceRanker:
     """Implements `services.games.ranking.HandRanker` by brute force over five-card subsets."""
 
@@ -106,7 +180,9 @@ class ReferenceRanker:
         five_of_a_kind_beats_straight_flush: bool = True,
     ) -> HandValue:
         best: tuple[Score, tuple[Card, ...]] | None = None
-        for combo in combinations(cards, 5):
+        if not any(c[0] in wild_ranks for c in cards):
+            best = score_natural(cards)
+        for combo in combinations(cards, 5) if best is None else ():
             five = tuple(combo)
             score = score_five(five, wild_ranks, five_of_a_kind_beats_straight_flush)
             if best is None or score > best[0]:

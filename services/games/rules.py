@@ -58,14 +58,20 @@ from services.games.state import HandState, SeatState, TableState
 
 
 def decide(state: TableState, command: Command) -> list[Event]:
+    """The events `command` causes (its own, then every automatic consequence)."""
+    return execute(state, command)[1]
+
+
+def execute(state: TableState, command: Command) -> tuple[TableState, list[Event]]:
+    """`decide` plus the state after its events: saves the caller folding them in again."""
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise InvalidAction(f"unknown command {type(command).__name__}")
     events: list[Event] = handler(state, command)
     for event in events:
         state = apply(state, event)
-    _, automatic = advance(state)
-    return events + automatic
+    state, automatic = advance(state)
+    return state, events + automatic
 
 
 # --- seats -------------------------------------------------------------------------------

@@ -1,16 +1,33 @@
-"""Table state: what `apply` folds events into. Frozen; every change makes a new value."""
+"""Table state: what `apply` folds events into. Frozen; every change makes a new value.
+
+The state classes are frozen dataclasses without __slots__ so that `evolve` can copy their
+__dict__: it is about seven times faster than dataclasses.replace, which dominated the
+engine's profile (replace re-runs __init__, one object.__setattr__ per field).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from services.games.cardtext import Card
 from services.games.definitions import Betting, Phase, TableConfig
 from services.games.ranking import SeatRank
 
+_T = TypeVar("_T")
 
-@dataclass(frozen=True, slots=True)
+
+def evolve(obj: _T, **changes: Any) -> _T:
+    """A copy of a frozen state object with some fields changed (no validation)."""
+    new = object.__new__(type(obj))
+    fields = new.__dict__
+    fields.update(obj.__dict__)
+    fields.update(changes)
+    return new
+
+
+@dataclass(frozen=True)
 class SeatState:
     player: str
     stack: int
@@ -21,7 +38,7 @@ class SeatState:
     timeouts: int = 0  # consecutive
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class HandPlayer:
     """One seat's part in the current hand."""
 
@@ -42,7 +59,7 @@ class HandPlayer:
     declared_board: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class HandState:
     number: int
     button: int
@@ -104,7 +121,7 @@ class HandState:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TableState:
     config: TableConfig
     seats: tuple[SeatState | None, ...]

@@ -1,0 +1,184 @@
+"""Pure rules-engine throughput: hands per second per variant with random legal players,
+side by side with pokerkit driving the same number of no-limit hold'em hands in this run.
+
+Both sides play six-handed, 1/2 blinds, 200-chip stacks reset every hand, with the same
+random policy: each decision picks uniformly among fold (only when facing a bet),
+check/call, and bet/raise (a uniform amount in the legal range; all-in when that is the only
+way to raise); draws discard a uniform number of random cards. Every hand runs from the
+deal to the award, including showdown ranking (the engine's stdlib reference ranker; pokerkit
+its own evaluator) and, for the engine, the event fold it needs for replay.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from services.games import (
+    GAMES,
+    Act,
+    Action,
+    LegalActions,
+    SitDown,
+    Structure,
+    TableConfig,
+    TableState,
+    execute,
+    new_table,
+)
+from services.games.cardtext import FULL_DECK, Card
+from services.games.playout import play_hand
+from services.games.reference_ranking import ReferenceRanker
+
+SEATS = 6
+STACK = 200
+
+
+class _Stub:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.cards = list(FULL_DECK)
+        rng.shuffle(self.cards)
+
+    def __iter__(self) -> _Stub:
+        return self
+
+    def __next__(self) -> Card:
+        return self.cards.pop()
+
+    def put_back(self, cards: tuple[Card, ...]) -> None:
+        self.cards.extend(cards)
+        self.rng.shuffle(self.cards)
+
+
+def _policy(rng: random.Random):
+    def choose(state: TableState, legal: LegalActions) -> Act:
+        acts = legal.actions
+        seat = legal.seat
+        if Action.DISCARD in acts or Action.OPEN_DISCARD in acts:
+            action = Action.OPEN_DISCARD if Action.OPEN_DISCARD in acts else Action.DISCARD
+            n = rng.randint(legal.min_discards, legal.max_discards)
+            return Act(seat, action, cards=tuple(rng.sample(legal.discardable, n)))
+        if Action.SHOW in acts:
+            return Act(seat, Action.SHOW)
+        options = ["c"]
+        if Action.FOLD in acts:
+            options.append("f")
+        if Action.BET in acts or Action.RAISE in acts or Action.ALL_IN in acts:
+            options.append("r")
+        pick = rng.choice(options)
+        if pick == "f":
+            return Act(seat, Action.FOLD)
+        if pick == "c":
+            return Act(seat, Action.CHECK if Action.CHECK in acts else Action.CALL)
+        for kind in (Action.BET, Action.RAISE):
+            if kind in acts:
+                return Act(seat, kind, rng.randint(legal.min_to, legal.max_to))
+        return Act(seat, Action.ALL_IN)
+
+    return choose
+
+
+def _table(config: TableConfig) -> TableState:
+    state = new_table(config)
+    for seat in range(SEATS):
+        state, _ = execute(state, SitDown(seat, f"p{seat}", STACK))
+    return state
+
+
+def _timed(play: Callable[[], None], hands: int) -> tuple[float, float]:
+    """(hands per wall-clock second, hands per CPU second of this process). The CPU rate is
+    the fair one on a machine shared with other jobs; both are reported."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    play()
+    return hands / (time.perf_counter() - wall), hands / (time.process_time() - cpu)
+
+
+def engine_rate(
+    game: str, structure: Structure | None, hands: int, seed: int = 1
+) -> tuple[float, float]:
+    definition = GAMES[game]
+    ante = 1 if definition.forced_bets.value == "antes" else 0
+    config = TableConfig(game=definition, structure=structure, seats=SEATS, ante=ante)
+    table = _table(config)
+    rng = random.Random(seed)
+    policy = _policy(rng)
+    ranker = ReferenceRanker()
+
+    def play() -> None:
+        for _ in range(hands):
+            play_hand(table, policy, _Stub(rng), ranker)
+
+    return _timed(play, hands)
+
+
+def pokerkit_rate(hands: int, seed: int = 1) -> tuple[float, float]:
+    from pokerkit import Automation, Mode, NoLimitTexasHoldem
+
+    automations = tuple(Automation)
+    rng = random.Random(seed)
+
+    def play() -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for _ in range(hands):
+                state = NoLimitTexasHoldem.create_state(
+                    automations, True, 0, (1, 2), 2, (STACK,) * SEATS, SEATS, mode=Mode.CASH_GAME
+                )
+                while state.status:
+                    options = ["c"]
+                    if state.can_fold() and state.checking_or_calling_amount:
+                        options.append("f")
+                    if state.can_complete_bet_or_raise_to():
+                        options.append("r")
+                    pick = rng.choice(options)
+                    if pick == "f":
+                        state.fold()
+                    elif pick == "c":
+                        state.check_or_call()
+                    else:
+                        low = state.min_completion_betting_or_raising_to_amount
+                        high = state.max_completion_betting_or_raising_to_amount
+                        state.complete_bet_or_raise_to(rng.randint(low, high))
+
+    return _timed(play, hands)
+
+
+def run(quick: bool) -> list[dict[str, Any]]:
+    hands = 200 if quick else 1500
+    peer_wall, peer_cpu = pokerkit_rate(hands)
+    rows: list[dict[str, Any]] = [
+        {
+            "engine": "pokerkit 0.7",
+            "game": "texas-holdem",
+            "structure": "no-limit",
+            "hands": hands,
+            "hands_per_s": peer_wall,
+            "hands_per_cpu_s": peer_cpu,
+            "x_pokerkit_cpu": 1.0,
+        }
+    ]
+    for game, structure in (
+        ("texas-holdem", Structure.NO_LIMIT),
+        ("texas-holdem", Structure.POT_LIMIT),
+        ("texas-holdem", Structure.FIXED_LIMIT),
+        ("holdem-hilo", Structure.FIXED_LIMIT),
+        ("spit-in-the-ocean", Structure.FIXED_LIMIT),
+        ("six-card-open-draw", Structure.FIXED_LIMIT),
+    ):
+        wall, cpu = engine_rate(game, structure, hands)
+        rows.append(
+            {
+                "engine": "croupier",
+                "game": game,
+                "structure": structure.value,
+                "hands": hands,
+                "hands_per_s": wall,
+                "hands_per_cpu_s": cpu,
+                "x_pokerkit_cpu": cpu / peer_cpu,
+            }
+        )
+    return rows
