@@ -22,6 +22,7 @@ from google.protobuf.message import Message
 from croupier.dealer.v1 import events_pb2
 from services.dealer import shuffle as core
 from services.dealer import wire
+from services.dealer.cache import LruCache
 from services.dealer.decks import DeckSpec
 from services.dealer.derivation import Contribution, DerivationError, commitment, derive_order
 from services.dealer.seed_cipher import SeedCipher
@@ -41,6 +42,7 @@ from services.shared.eventstore import EventRegistry, EventStore, stream_key
 
 SHUFFLE_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
 CONFLICT_RETRIES = 5
+LOCK_STRIPES = 64
 MAX_REQUEST_KEY = 200  # characters of a caller's Deal/Reshuffle idempotency key
 EVENT_TYPES: tuple[type[Message], ...] = (
     events_pb2.ShuffleCreated,
@@ -85,20 +87,21 @@ class DealerApplication:
         *,
         allow_test_decks: bool = False,
         new_seed: Callable[[], bytes] | None = None,
+        cache_size: int = 4096,
     ) -> None:
         self._store = store
         self._cipher = cipher
         self._allow_test_decks = allow_test_decks
         self._new_seed = new_seed or new_server_seed
-        self._cache: dict[str, Loaded] = {}
-        self._locks: dict[str, threading.Lock] = {}
-        self._locks_guard = threading.Lock()
+        self._cache: LruCache[Loaded] = LruCache(cache_size)
+        # Commands on one shuffle run one at a time in this process; a fixed set of striped
+        # locks does that without a lock object per shuffle ever dealt. (Never nested.)
+        self._stripes = [threading.Lock() for _ in range(LOCK_STRIPES)]
 
     # --- loading -------------------------------------------------------------------------
 
     def _lock(self, shuffle_id: str) -> threading.Lock:
-        with self._locks_guard:
-            return self._locks.setdefault(shuffle_id, threading.Lock())
+        return self._stripes[hash(shuffle_id) % LOCK_STRIPES]
 
     def _load(self, shuffle_id: str) -> Loaded:
         """The cached shuffle brought up to the stream's latest version."""
@@ -115,7 +118,7 @@ class DealerApplication:
         for event in recorded:
             loaded = self._evolve(loaded, event.message, event.version)
         assert loaded is not None
-        self._cache[shuffle_id] = loaded
+        self._cache.put(shuffle_id, loaded)
         return loaded
 
     def _evolve(self, loaded: Loaded | None, event: Message, version: int) -> Loaded:
@@ -166,7 +169,7 @@ class DealerApplication:
             else:
                 included = wire.cards_from_wire(entry.included, "stored reshuffle")
                 sequence = sequence.reshuffle(included, orderer)
-        self._cache[state.shuffle_id] = Loaded(state, sequence)
+        self._cache.put(state.shuffle_id, Loaded(state, sequence))
         return sequence
 
     def _execute(
@@ -195,7 +198,7 @@ class DealerApplication:
                     return self._load(shuffle_id)
                 for offset, event in enumerate(events):
                     loaded = self._evolve(loaded, event, result.first_version + offset)
-                self._cache[shuffle_id] = loaded
+                self._cache.put(shuffle_id, loaded)
                 return loaded
         raise FailedPrecondition(f"shuffle {shuffle_id} is changing too fast; retry the request")
 

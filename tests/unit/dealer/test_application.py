@@ -237,3 +237,26 @@ def test_idempotency_keys_up_to_200_characters_are_accepted(app):
     )
     with pytest.raises(InvalidArgument, match="at most 200"):
         app.deal(TABLE, "h1", 1, HOLE, idempotency_key=key + "y")
+
+
+def test_a_dealer_with_a_tiny_cache_still_deals_the_committed_order(store):
+    app = DealerApplication(store, SeedCipher(KEY), new_seed=lambda: SEED, cache_size=1)
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    app.create_shuffle(TABLE, "h2", DeckSpec())
+    dealt = {"h1": (), "h2": ()}
+    for _ in range(3):
+        for sid in ("h1", "h2"):  # each evicts the other from the cache
+            dealt[sid] += app.deal(TABLE, sid, 2, HOLE).cards
+    for sid in ("h1", "h2"):
+        assert dealt[sid] == tuple(str(c) for c in expected_order(sid)[:6])
+
+
+def test_the_cache_keeps_only_the_most_recently_used_shuffles():
+    from services.dealer.cache import LruCache
+
+    cache = LruCache(2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1
+    cache.put("c", 3)
+    assert cache.get("b") is None and cache.get("a") == 1 and len(cache) == 2
