@@ -170,14 +170,6 @@ def encode_event(event: Event) -> tuple[str, bytes]:
     return message.DESCRIPTOR.full_name, message.SerializeToString(deterministic=True)
 
 
-def decode_event(type_name: str, schema_version: int, data: bytes) -> Event:
-    if schema_version != SCHEMA_VERSION:
-        raise ValueError(f"unknown schema version {schema_version} of {type_name}")
-    message = EVENT_TYPES[type_name]()
-    message.ParseFromString(data)
-    return event_from_pb(message)
-
-
 def movement_to_pb(movement: Movement) -> ledger_pb2.Movement:
     return ledger_pb2.Movement(
         kind=_MOVEMENTS[movement.kind],

@@ -3,14 +3,19 @@
 COMMIT = """\
 -- Apply one decided ledger change atomically, or refuse it without writing anything.
 --
+-- The journal is an event-store stream (services/shared/eventstore): entry id "<version>-0",
+-- fields type, schema, data, idem, version, at_ms, and the version counter beside it, so
+-- RedisEventStore.read/subscribe/version work on it unchanged.
+--
 -- KEYS: 1 journal stream, 2 accounts hash, 3 balance hash, 4 held hash, 5 reservations hash,
---       6 reservation status hash, 7 idempotency record, 8 journal version counter,
+--       6 reservation status hash, 7 stored response, 8 journal version counter,
 --       9.. one history stream per movement (same order as the movements in ARGV).
 -- ARGV: idempotency key, request hash, response, ttl seconds, expected journal version
 --       (-1 = do not check), then counted groups:
 --       funds (account, needed) | reservation checks (id, expected status, "" = absent) |
 --       new accounts (id, bytes) | deltas (account, balance delta, held delta) |
---       reservation writes (id, status, bytes or "") | events (type, data) | movements (data)
+--       reservation writes (id, status, bytes or "") | events (type, schema, data)
+--       | movements (data)
 -- Returns {"ok"} | {"dup", hash, response} | {"funds", account, needed, balance, held}
 --       | {"stale", reason}
 local key, request_hash, response, ttl = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
@@ -22,11 +27,9 @@ if key ~= "" then
     return {"dup", stored[1], stored[2]}
   end
 end
-if expected_version >= 0 then
-  local actual = tonumber(redis.call("GET", KEYS[8]) or "0")
-  if actual ~= expected_version then
-    return {"stale", "journal version " .. actual .. ", expected " .. expected_version}
-  end
+local version = tonumber(redis.call("GET", KEYS[8]) or "0")
+if expected_version >= 0 and version ~= expected_version then
+  return {"stale", "journal version " .. version .. ", expected " .. expected_version}
 end
 
 local i = 6
@@ -62,7 +65,18 @@ for n = 0, funds_count - 1 do
   end
 end
 
--- Every precondition holds: write.
+-- Every precondition holds: write, journal first (an XADD refused for a bad id would then
+-- stop the script before anything else was written; Redis does not roll scripts back).
+first, count = group(3)
+local now = redis.call("TIME")
+local at_ms = tostring(tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+for n = 0, count - 1 do
+  version = version + 1
+  redis.call("XADD", KEYS[1], version .. "-0", "type", ARGV[first + 3 * n],
+    "schema", ARGV[first + 3 * n + 1], "data", ARGV[first + 3 * n + 2], "idem", key,
+    "version", tostring(version), "at_ms", at_ms)
+end
+redis.call("SET", KEYS[8], version)
 for n = 0, accounts_count - 1 do
   redis.call("HSET", KEYS[2], ARGV[accounts_first + 2 * n], ARGV[accounts_first + 2 * n + 1])
 end
@@ -79,16 +93,10 @@ for n = 0, count - 1 do
   redis.call("HSET", KEYS[6], id, status)
   if data ~= "" then redis.call("HSET", KEYS[5], id, data) end
 end
-first, count = group(2)
-for n = 0, count - 1 do
-  redis.call("XADD", KEYS[1], "*", "type", ARGV[first + 2 * n], "v", "1",
-    "data", ARGV[first + 2 * n + 1], "key", key)
-end
 first, count = group(1)
 for n = 0, count - 1 do
   redis.call("XADD", KEYS[9 + n], "*", "data", ARGV[first + n])
 end
-redis.call("INCR", KEYS[8])
 if key ~= "" then
   redis.call("HSET", KEYS[7], "h", request_hash, "r", response)
   redis.call("EXPIRE", KEYS[7], ttl)

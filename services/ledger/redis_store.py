@@ -1,16 +1,18 @@
 """The ledger on Redis: the journal stream is the truth, hashes hold the projection.
 
-Keys (all share the hash tag ``{<namespace>}`` so one Lua script may touch them together;
-the ledger is one aggregate in one cluster slot):
+Keys (all share the hash tag ``{ledger:<namespace>}``, so one Lua script may touch them
+together; the ledger is one aggregate in one cluster slot):
 
-* ``{ns}:journal``         stream of events: fields type, v (schema version), data, key
-* ``{ns}:accounts``        hash account id -> Account message
-* ``{ns}:balance``/``held`` hashes account id -> posted chips / chips held by reservations
-* ``{ns}:resv``            hash reservation id -> ReservationOpened message
-* ``{ns}:resv_status``     hash reservation id -> pending | posted | voided
-* ``{ns}:idem:<key>``      hash h (request hash), r (serialized response); expires after TTL
-* ``{ns}:hist:<account>``  stream of Movement messages of one account (History pages)
-* ``{ns}:version``         number of commits so far (the journal version for SERIAL mode)
+* ``{ledger:ns}:events``     the journal: an event-store stream (entry ``<version>-0``, fields
+                             type, schema, data, idem, version, at_ms), readable with
+                             ``RedisEventStore.read/subscribe`` and the ledger's registry
+* ``{ledger:ns}:version``    the journal version (last event's version), as the event store
+* ``{ledger:ns}:accounts``   hash account id -> Account message
+* ``{ledger:ns}:balance``/``held``  hashes account id -> posted chips / chips held
+* ``{ledger:ns}:resv``       hash reservation id -> ReservationOpened message
+* ``{ledger:ns}:resv_status`` hash reservation id -> pending | posted | voided
+* ``{ledger:ns}:response:<key>``  hash h (request hash), r (serialized response); TTL
+* ``{ledger:ns}:hist:<account>``  stream of Movement messages of one account (History pages)
 
 `commit` runs lua.COMMIT: one round trip that checks the idempotency key and every
 precondition, then appends the events, updates the projection, writes the history rows and
@@ -19,8 +21,10 @@ stores the response, or writes nothing at all.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, cast
+import functools
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar, cast
 
 import redis
 
@@ -41,8 +45,31 @@ from services.ledger.store import (
     Stale,
     StoredResponse,
 )
+from services.shared.errors import Unavailable
+from services.shared.eventstore import EventRegistry, RedisEventStore, stream_key
+from services.shared.eventstore.keys import hash_tag, version_key
 
 DEFAULT_TTL_SECONDS = 48 * 3600
+
+
+@contextmanager
+def _storage_errors_as_unavailable() -> Iterator[None]:
+    """A Redis that is down, restarting or loading its AOF is UNAVAILABLE: retry the same key."""
+    try:
+        yield
+    except (redis.ConnectionError, redis.TimeoutError) as exc:
+        raise Unavailable(
+            f"ledger storage unreachable ({type(exc).__name__}); retry with the same"
+            " idempotency key"
+        ) from exc
+
+
+def ledger_registry() -> EventRegistry:
+    """The event types of the ledger journal, for RedisEventStore reads."""
+    registry = EventRegistry()
+    for message_type in codec.EVENT_TYPES.values():
+        registry.register(message_type, codec.SCHEMA_VERSION)
+    return registry
 
 
 def _account_bytes(account: Account) -> bytes:
@@ -51,6 +78,18 @@ def _account_bytes(account: Account) -> bytes:
 
 def _account(raw: bytes) -> Account:
     return codec.account_from_pb(ledger_pb2.Account.FromString(raw))
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _guarded(method: F) -> F:
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with _storage_errors_as_unavailable():
+            return method(*args, **kwargs)
+
+    return cast(F, wrapper)
 
 
 class RedisLedgerStore:
@@ -63,15 +102,16 @@ class RedisLedgerStore:
     ) -> None:
         self._redis = client
         self._ttl = idempotency_ttl_seconds
-        tag = f"{{{namespace}}}"
-        self.journal_key = f"{tag}:journal"
+        self.journal_key = stream_key("ledger", namespace)
+        tag = hash_tag(self.journal_key)
+        self.events = RedisEventStore(client, ledger_registry())
         self._accounts = f"{tag}:accounts"
         self._balance = f"{tag}:balance"
         self._held = f"{tag}:held"
         self._resv = f"{tag}:resv"
         self._resv_status = f"{tag}:resv_status"
-        self._version = f"{tag}:version"
-        self._idem_prefix = f"{tag}:idem:"
+        self._version = version_key(self.journal_key)
+        self._idem_prefix = f"{tag}:response:"
         self._hist_prefix = f"{tag}:hist:"
         self._commit_script = client.register_script(lua.COMMIT)
 
@@ -80,6 +120,7 @@ class RedisLedgerStore:
 
     # -- load --------------------------------------------------------------------------
 
+    @_guarded
     def load(
         self, account_ids: Sequence[str], reservation_ids: Sequence[str], idempotency_key: str
     ) -> Snapshot:
@@ -122,6 +163,7 @@ class RedisLedgerStore:
 
     # -- commit ------------------------------------------------------------------------
 
+    @_guarded
     def commit(self, commit: Commit) -> CommitResult:
         keys, args = self._commit_arguments(commit)
         reply = cast(list[bytes], self._commit_script(keys=keys, args=args))
@@ -156,7 +198,8 @@ class RedisLedgerStore:
                     codec.movement_to_pb(movement).SerializeToString(deterministic=True)
                 )
             state = apply(state, event)
-            encoded += codec.encode_event(event)
+            type_name, data = codec.encode_event(event)
+            encoded += [type_name, codec.SCHEMA_VERSION, data]
             if isinstance(event, ReservationOpened):
                 reservation_writes += [
                     event.reservation_id,
@@ -177,12 +220,12 @@ class RedisLedgerStore:
             *[x for item in sorted(commit.required_reservations.items()) for x in item],
             len(new_accounts) // 2,
             *new_accounts,
+            len(encoded) // 3,
+            *encoded,
             len(deltas),
             *[x for account_id, (b, h) in deltas.items() for x in (account_id, b, h)],
             len(reservation_writes) // 3,
             *reservation_writes,
-            len(encoded) // 2,
-            *encoded,
             len(history_rows),
             *history_rows,
         ]
@@ -201,6 +244,7 @@ class RedisLedgerStore:
 
     # -- reads ---------------------------------------------------------------------------
 
+    @_guarded
     def history(self, account_id: str, limit: int, before: str) -> HistoryPage:
         upper = f"({before}" if before else "+"
         rows = cast(
@@ -211,17 +255,21 @@ class RedisLedgerStore:
         next_cursor = page[-1][0] if len(rows) > limit else ""
         return HistoryPage(movements=page, next_cursor=next_cursor)
 
+    @_guarded
     def journal_and_projection(self) -> tuple[list[Event], Projection]:
-        """The whole journal and the projection, read in one MULTI so they agree in time."""
+        """The projection and the journal up to the same version.
+
+        The projection and the journal version are read in one MULTI, so they agree in time;
+        journal entries up to that version never change, so reading them afterwards is safe.
+        """
         pipe = self._redis.pipeline(transaction=True)
-        pipe.xrange(self.journal_key, "-", "+")
         for hash_key in (self._accounts, self._balance, self._held, self._resv_status):
             pipe.hgetall(hash_key)
-        rows, accounts_raw, balances_raw, held_raw, status_raw = pipe.execute()
-        journal = [
-            codec.decode_event(fields[b"type"].decode(), int(fields[b"v"]), fields[b"data"])
-            for _, fields in rows
-        ]
+        pipe.get(self._version)
+        accounts_raw, balances_raw, held_raw, status_raw, version = pipe.execute()
+        version = int(version or 0)
+        recorded = self.events.read(self.journal_key, 1, limit=version) if version else []
+        journal = [codec.event_from_pb(event.message) for event in recorded]
         projection = Projection(
             accounts={k.decode(): _account(v) for k, v in accounts_raw.items()},
             balances={k.decode(): int(v) for k, v in balances_raw.items()},
@@ -229,3 +277,25 @@ class RedisLedgerStore:
             reservation_status={k.decode(): v.decode() for k, v in status_raw.items()},
         )
         return journal, projection
+
+    def rebuild_projection(self) -> int:
+        """Recompute the projection from the journal and replace it; returns events replayed.
+
+        For recovery with the ledger stopped (writers would race the rewrite).
+        """
+        recorded = self.events.read(self.journal_key)
+        state = LedgerState()
+        for event in recorded:
+            state = apply(state, codec.event_from_pb(event.message))
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.delete(self._accounts, self._balance, self._held, self._resv, self._resv_status)
+        for account_id, account in state.accounts.items():
+            pipe.hset(self._accounts, account_id, _account_bytes(account))
+            pipe.hset(self._balance, account_id, state.balance(account_id))
+            pipe.hset(self._held, account_id, state.held_in(account_id))
+        for rid, reservation in state.reservations.items():
+            opened = ReservationOpened(rid, reservation.legs, reservation.metadata)
+            pipe.hset(self._resv, rid, codec.encode_event(opened)[1])
+            pipe.hset(self._resv_status, rid, reservation.status.value)
+        pipe.execute()
+        return len(recorded)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -40,6 +41,8 @@ class LedgerServer:
 def start_ledger(
     redis_url: str, namespace: str, concurrency: Concurrency = Concurrency.CHECKED
 ) -> tuple[grpc.Server, LedgerServer]:
+    # The namespace becomes a stream hash tag: keep only the characters a tag allows.
+    namespace = re.sub(r"[^A-Za-z0-9_.-]", "-", namespace)
     runtime = RuntimeSettings(service_name="ledger", address="127.0.0.1:0", auth_key=KEY)
     client = redis.Redis.from_url(redis_url)
     settings = LedgerSettings(redis_url=redis_url, namespace=namespace, concurrency=concurrency)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import grpc
 import pytest
 
 from croupier.ledger.v1 import ledger_pb2
+from services.ledger.redis_store import RedisLedgerStore
 from services.shared.auth import Role
 
 from .conftest import LedgerServer, balance, chips, credit, debit, open_accounts
@@ -197,3 +200,39 @@ def test_history_pages_newest_first(funded) -> None:
         ("d1", 500),
         (ALICE, 0),
     ]
+
+
+def test_a_reservation_is_resolved_once_under_concurrent_posts_and_voids(funded) -> None:
+    funded.Reserve(
+        ledger_pb2.ReserveRequest(idempotency_key="r", legs=[debit(ALICE, 100), credit(TABLE, 100)])
+    )
+
+    def resolve(n: int) -> grpc.StatusCode:
+        try:
+            if n % 2:
+                funded.Post(ledger_pb2.PostRequest(idempotency_key=f"p{n}", reservation_id="r"))
+            else:
+                funded.Void(ledger_pb2.VoidRequest(idempotency_key=f"v{n}", reservation_id="r"))
+        except grpc.RpcError as exc:
+            return exc.code()
+        return grpc.StatusCode.OK
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        codes = list(pool.map(resolve, range(8)))
+    assert codes.count(grpc.StatusCode.OK) == 1
+    assert codes.count(grpc.StatusCode.FAILED_PRECONDITION) == 7
+    assert funded.Audit(ledger_pb2.AuditRequest()).clean
+
+
+def test_the_projection_rebuilds_from_the_journal(funded, ledger: LedgerServer) -> None:
+    funded.Transfer(
+        ledger_pb2.TransferRequest(idempotency_key="k", legs=[debit(ALICE, 40), credit(BOB, 40)])
+    )
+    store = RedisLedgerStore(ledger.client, namespace=ledger.namespace)
+    ledger.client.hset(f"{{ledger:{ledger.namespace}}}:balance", BOB, 1_000_000)
+    report = funded.Audit(ledger_pb2.AuditRequest())
+    assert not report.clean
+    assert f"{BOB}: journal says balance 40, projection 1000000" in report.differences
+    assert store.rebuild_projection() == 7
+    assert balance(funded, BOB).balance == 40
+    assert funded.Audit(ledger_pb2.AuditRequest()).clean

@@ -1,0 +1,108 @@
+"""Redis killed (SIGKILL) and restarted from its AOF in the middle of a run: clients retry
+with their keys, and afterwards the audit is clean and every acknowledged transfer is in the
+journal exactly once."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections import Counter
+
+import grpc
+import pytest
+
+from croupier.ledger.v1 import events_pb2, ledger_pb2
+from services.ledger.redis_store import ledger_registry
+from services.shared.eventstore import RedisEventStore, stream_key
+from tests.fixtures.redis_server import RedisServer
+
+from .conftest import balance, chips, credit, debit, open_accounts, start_ledger
+
+pytestmark = pytest.mark.integration
+
+PLAYERS = [f"player:k{n}:CHIP" for n in range(4)]
+
+
+def test_audit_is_clean_after_redis_restarts_mid_run(private_redis_server: RedisServer) -> None:
+    server, ledger = start_ledger(private_redis_server.url, "restart")
+    try:
+        setup = ledger.stub()
+        open_accounts(setup, *[(ledger_pb2.ACCOUNT_KIND_PLAYER, f"k{n}") for n in range(4)])
+        for account_id in PLAYERS:
+            setup.Deposit(
+                ledger_pb2.DepositRequest(
+                    idempotency_key=f"fund/{account_id}", account_id=account_id, amount=chips(500)
+                )
+            )
+        acknowledged: Counter[str] = Counter()
+        keys: list[str] = []
+        unavailable = Counter[str]()
+        lock = threading.Lock()
+        stop = threading.Event()
+        failures: list[BaseException] = []
+
+        def client(number: int) -> None:
+            stub = ledger.stub()
+            rng = random.Random(number)
+            n = 0
+            try:
+                while not stop.is_set():
+                    source, target = rng.sample(PLAYERS, 2)
+                    amount = rng.randint(1, 50)
+                    key = f"c{number}/{n}"
+                    request = ledger_pb2.TransferRequest(
+                        idempotency_key=key, legs=[debit(source, amount), credit(target, amount)]
+                    )
+                    n += 1
+                    while True:  # retry the same key until the ledger answers
+                        try:
+                            stub.Transfer(request, timeout=10)
+                        except grpc.RpcError as exc:
+                            if exc.code() is grpc.StatusCode.FAILED_PRECONDITION:
+                                break
+                            if exc.code() is not grpc.StatusCode.UNAVAILABLE:
+                                raise
+                            with lock:
+                                unavailable[exc.details()[:40]] += 1
+                            time.sleep(0.02)
+                            continue
+                        with lock:
+                            acknowledged[source] -= amount
+                            acknowledged[target] += amount
+                            keys.append(key)
+                        break
+            except BaseException as exc:
+                failures.append(exc)
+
+        threads = [threading.Thread(target=client, args=(n,)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.4)
+        before_kill = len(keys)
+        private_redis_server.kill()
+        time.sleep(0.2)
+        private_redis_server.restart()
+        time.sleep(0.4)
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=30)
+        assert not failures, failures[:3]
+        assert before_kill > 0 and len(keys) > before_kill
+        assert sum(unavailable.values()) > 0  # the clients did see the outage
+
+        for account_id in PLAYERS:
+            assert balance(setup, account_id).balance == 500 + acknowledged[account_id]
+        report = setup.Audit(ledger_pb2.AuditRequest())
+        assert report.clean, report.differences
+        journal = RedisEventStore(ledger.client, ledger_registry()).read(
+            stream_key("ledger", "restart")
+        )
+        posted = Counter(
+            e.message.entry_id for e in journal if isinstance(e.message, events_pb2.EntryPosted)
+        )
+        assert all(posted[key] == 1 for key in keys)
+    finally:
+        for channel in ledger.channels:
+            channel.close()
+        server.stop(0).wait()
