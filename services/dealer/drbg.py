@@ -61,10 +61,13 @@ class DrbgStream:
 
     def read(self, num_bytes: int) -> bytes:
         """The next `num_bytes` of the stream."""
-        while len(self._buffer) - self._pos < num_bytes:
-            self._buffer = self._buffer[self._pos :] + self._drbg.generate(OUTLEN)
-            self._pos = 0
-        chunk = self._buffer[self._pos : self._pos + num_bytes]
-        self._pos += num_bytes
+        end = self._pos + num_bytes
+        if end > len(self._buffer):
+            rest = self._buffer[self._pos :]
+            while len(rest) < num_bytes:
+                rest += self._drbg.generate(OUTLEN)
+            self._buffer, self._pos, end = rest, 0, num_bytes
+        chunk = self._buffer[self._pos : end]
+        self._pos = end
         self.bytes_read += num_bytes
         return chunk

@@ -16,6 +16,7 @@ off-by-one) gives non-uniform orders; the unit tests prove both would be caught.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -37,12 +38,16 @@ def acceptance_limit(n: int) -> int:
     return space - space % n
 
 
+@lru_cache(maxsize=4096)
+def _plan(n: int) -> tuple[int, int]:
+    return byte_width(n), acceptance_limit(n)
+
+
 def uniform_below(n: int, read: ByteSource) -> int:
     """A uniform integer in [0, n) from the byte source, by rejection (n == 1 reads nothing)."""
     if n == 1:
         return 0
-    width = byte_width(n)
-    limit = acceptance_limit(n)
+    width, limit = _plan(n)
     while True:
         x = int.from_bytes(read(width), "big")
         if x < limit:
