@@ -52,26 +52,53 @@ def _bare_server() -> tuple[grpc.Server, int]:
     return server, port
 
 
-def _measure(call: Callable[[], object], calls: int, threads: int) -> dict[str, float]:
-    for _ in range(min(200, calls)):  # warm up connections and code paths
-        call()
-    latencies = []
+def _latencies(call: Callable[[], object], calls: int) -> list[float]:
+    out = []
     for _ in range(calls):
         started = time.perf_counter()
         call()
-        latencies.append(time.perf_counter() - started)
-    latencies.sort()
+        out.append(time.perf_counter() - started)
+    return out
+
+
+def _throughput(call: Callable[[], object], calls: int, threads: int) -> tuple[int, float]:
     per_thread = max(1, calls // threads)
     with futures.ThreadPoolExecutor(threads) as pool:
         started = time.perf_counter()
         list(pool.map(lambda _: [call() for _ in range(per_thread)], range(threads)))
-        elapsed = time.perf_counter() - started
-    return {
-        "p50_ms": statistics.median(latencies) * 1000,
-        "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
-        "seq_rpc_per_s": calls / sum(latencies),
-        f"rpc_per_s_{threads}_threads": per_thread * threads / elapsed,
-    }
+        return per_thread * threads, time.perf_counter() - started
+
+
+def _compare(variants: dict[str, Callable[[], object]], calls: int, threads: int) -> list[dict]:
+    """Measure the variants in interleaved rounds so load from other processes on the
+    machine hits all of them alike; report each variant's pooled numbers."""
+    rounds = 10
+    per_round = max(1, calls // rounds)
+    latencies: dict[str, list[float]] = {name: [] for name in variants}
+    done: dict[str, list[float]] = {name: [0.0, 0.0] for name in variants}
+    for call in variants.values():  # warm up connections and code paths
+        for _ in range(100):
+            call()
+    for _ in range(rounds):
+        for name, call in variants.items():
+            latencies[name].extend(_latencies(call, per_round))
+            count, elapsed = _throughput(call, per_round, threads)
+            done[name][0] += count
+            done[name][1] += elapsed
+    rows = []
+    for name in variants:
+        samples = sorted(latencies[name])
+        rows.append(
+            {
+                "variant": name,
+                "calls": len(samples),
+                "p50_ms": statistics.median(samples) * 1000,
+                "p99_ms": samples[min(len(samples) - 1, int(len(samples) * 0.99))] * 1000,
+                "seq_rpc_per_s": len(samples) / sum(samples),
+                f"rpc_per_s_{threads}_threads": done[name][0] / done[name][1],
+            }
+        )
+    return rows
 
 
 def run(quick: bool) -> list[dict]:
@@ -80,39 +107,29 @@ def run(quick: bool) -> list[dict]:
     token = auth.issue_token(KEY, "bench", auth.Role.SERVICE, 3600)
     metadata = auth.bearer_metadata(token)
     payload = b"x" * 64
-    rows = []
 
     bare, bare_port = _bare_server()
     full, full_port = create_server(ServiceSpec("bench", _register, [SERVICE]), _settings())
+    bare_channel = grpc.insecure_channel(f"127.0.0.1:{bare_port}")
+    full_channel = grpc.insecure_channel(f"127.0.0.1:{full_port}")
     try:
-        with grpc.insecure_channel(f"127.0.0.1:{bare_port}") as channel:
-            echo = channel.unary_unary(METHOD)
-            rows.append(
-                {
-                    "variant": "bare grpc.server, unary echo",
-                    "calls": calls,
-                    **_measure(lambda: echo(payload, timeout=5), calls, threads),
-                }
-            )
-        with grpc.insecure_channel(f"127.0.0.1:{full_port}") as channel:
-            echo = channel.unary_unary(METHOD)
-            rows.append(
-                {
-                    "variant": "croupier stack, unary echo + token",
-                    "calls": calls,
-                    **_measure(lambda: echo(payload, metadata=metadata, timeout=5), calls, threads),
-                }
-            )
-            health = health_pb2_grpc.HealthStub(channel)
-            check = health_pb2.HealthCheckRequest(service=SERVICE)
-            rows.append(
-                {
-                    "variant": "croupier stack, health Check",
-                    "calls": calls,
-                    **_measure(lambda: health.Check(check, timeout=5), calls, threads),
-                }
-            )
+        bare_echo = bare_channel.unary_unary(METHOD)
+        full_echo = full_channel.unary_unary(METHOD)
+        health = health_pb2_grpc.HealthStub(full_channel)
+        check = health_pb2.HealthCheckRequest(service=SERVICE)
+        return _compare(
+            {
+                "bare grpc.server, unary echo": lambda: bare_echo(payload, timeout=5),
+                "croupier stack, unary echo + token": lambda: full_echo(
+                    payload, metadata=metadata, timeout=5
+                ),
+                "croupier stack, health Check": lambda: health.Check(check, timeout=5),
+            },
+            calls,
+            threads,
+        )
     finally:
+        bare_channel.close()
+        full_channel.close()
         bare.stop(0).wait()
         full.stop(0).wait()
-    return rows

@@ -74,17 +74,26 @@ def _wrap_handler(handler: grpc.RpcMethodHandler[Any, Any], wrap: Wrapper, metho
 
 
 class _WrappingInterceptor(grpc.ServerInterceptor):
+    def __init__(self) -> None:
+        # intercept_service runs for every call; wrapping once per method handler keeps
+        # building closures and handler objects off the hot path.
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
+
     def intercept_service(
         self,
         continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler[Any, Any] | None],
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler[Any, Any] | None:
         handler = continuation(handler_call_details)
-        if handler is None or not self.applies_to(handler_call_details.method):
+        method = handler_call_details.method
+        if handler is None or not self.applies_to(method):
             return handler
-        wrapped: grpc.RpcMethodHandler[Any, Any] = _wrap_handler(
-            handler, self.wrap, handler_call_details.method
-        )
+        cached = self._wrapped.get(method)
+        if cached is not None and cached[0] is handler:
+            wrapped: grpc.RpcMethodHandler[Any, Any] = cached[1]
+            return wrapped
+        wrapped = _wrap_handler(handler, self.wrap, method)
+        self._wrapped[method] = (handler, wrapped)
         return wrapped
 
     def applies_to(self, method: str) -> bool:
@@ -111,6 +120,7 @@ class MetricsInterceptor(_WrappingInterceptor):
 
     def wrap(self, behavior: Behavior, streaming: bool, method: str) -> Behavior:
         service, name = split_method(method)
+        latency = REQUEST_LATENCY.labels(service, name)
 
         def record(
             context: grpc.ServicerContext, started: float, failed: bool, cancelled: bool = False
@@ -121,7 +131,7 @@ class MetricsInterceptor(_WrappingInterceptor):
             elif failed and code == "OK":
                 code = "UNKNOWN"
             REQUESTS.labels(service, name, code).inc()
-            REQUEST_LATENCY.labels(service, name).observe(time.perf_counter() - started)
+            latency.observe(time.perf_counter() - started)
 
         if streaming:
 
@@ -206,6 +216,7 @@ class AuthInterceptor(_WrappingInterceptor):
     """Verify the caller's token and make its principal `auth.current_principal()`."""
 
     def __init__(self, key: str) -> None:
+        super().__init__()
         self._key = key
 
     def applies_to(self, method: str) -> bool:
