@@ -3,12 +3,14 @@
 Random legal players (including timeouts), random structures, stacks and seat counts, with
 players sitting out, coming back and topping up between hands. For every hand: chips are
 conserved, no card is dealt twice (unless reshuffled back), the hand terminates, replaying
-the stream gives the live state, and no view shows a card its viewer may not see.
+the stream gives the live state, and no view or redacted event shows a card its viewer may
+not see (another seat's unrevealed cards, burned cards, others' face-down discards).
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import fields, is_dataclass
 
 import pytest
 
@@ -32,12 +34,15 @@ from services.games import (
     legal_actions,
     pending_chance,
     rank_hands,
+    redact,
     replay,
     reshuffle,
     view_for,
 )
+from services.games.cardtext import FULL_DECK
 from services.games.events import (
     CardsDealt,
+    CardsDiscarded,
     CardsShown,
     DiscardsReshuffled,
     HandEnded,
@@ -100,6 +105,40 @@ def check_privacy(state: TableState) -> None:
                 assert set(seat_view.cards) <= {HIDDEN}
 
 
+def cards_in(value) -> set[str]:
+    """Every card string anywhere inside an event (dataclass fields, tuples, nested)."""
+    if isinstance(value, str):
+        return {value} if value in FULL_DECK else set()
+    if isinstance(value, tuple | list):
+        return set().union(*(cards_in(v) for v in value)) if value else set()
+    if is_dataclass(value):
+        return set().union(*(cards_in(getattr(value, f.name)) for f in fields(value)))
+    return set()
+
+
+def check_redaction(events: list, seats: list[int]) -> None:
+    """No redacted event shows a viewer another seat's unrevealed card or a burned card."""
+    secret: dict[int | None, set[str]] = {None: set()}
+    public: set[str] = set()
+    for e in events:
+        if isinstance(e, CardsDealt):
+            secret[None] |= set(e.burned)
+            if e.seat is None or e.face_up:
+                public |= set(e.cards)
+            else:
+                secret.setdefault(e.seat, set()).update(e.cards)
+        elif isinstance(e, CardsShown) or (isinstance(e, CardsDiscarded) and e.face_up):
+            public |= set(e.cards)
+    for viewer in [None, *seats]:
+        forbidden = set().union(*(c for s, c in secret.items() if s != viewer or s is None))
+        forbidden -= public | secret.get(viewer, set())  # a reshuffled card may come back
+        for e in events:
+            if isinstance(e, CardsShown):
+                continue
+            leaked = cards_in(redact(e, viewer)) & forbidden
+            assert not leaked, f"{e.TYPE} shows {leaked} to viewer {viewer}"
+
+
 def play_table(game_name: str, seed: int, hands: int) -> int:
     rng = random.Random(seed)
     config = random_config(game_name, rng)
@@ -131,6 +170,7 @@ def play_table(game_name: str, seed: int, hands: int) -> int:
         log += run.events
         played += 1
         hand_events = log[start:]
+        check_redaction(hand_events, [i for i, seat in enumerate(state.seats) if seat])
         rake += sum(e.rake for e in hand_events if isinstance(e, PotAwarded))
         assert isinstance(hand_events[-1], HandEnded) or any(
             isinstance(e, HandEnded) for e in hand_events
