@@ -32,6 +32,7 @@ from services.shared.redis_embedded import (
     EmbeddedRedis,
     ExternalRedis,
     RedisHandle,
+    RedisUnavailableError,
     find_server_binary,
     start_private_redis,
 )
@@ -230,7 +231,11 @@ class Launcher:
         signal.signal(signal.SIGINT, self._request_stop)
         signal.signal(signal.SIGTERM, self._request_stop)
         key = signing_key(self.env, self.state_dir)
-        redis = start_redis(self.env, self.state_dir)
+        try:
+            redis = start_redis(self.env, self.state_dir)
+        except RedisUnavailableError as exc:
+            self._say(f"cannot start Redis: {exc}")
+            return 1
         try:
             env = child_environment(self.env, key, redis.url)
             if not env.get("CROUPIER_DEALER_KEY") and not env.get("CROUPIER_DEALER_KEY_FILE"):
@@ -280,8 +285,11 @@ class Launcher:
     def _print_summary(self, redis: RedisHandle) -> None:
         self._say("croupier is running; Ctrl-C stops everything")
         where = getattr(redis, "data_dir", None)
+        redis_pid = getattr(redis, "pid", None)
         self._say(
-            f"  {'redis':<9} {redis.url}" + (f"  (private, data in {where})" if where else "")
+            f"  {'redis':<9} {redis.url}"
+            + (f"  (private, data in {where})" if where else "  (REDIS_URL)")
+            + (f"  pid {redis_pid}" if redis_pid else "")
         )
         for child in self.children:
             metrics = (
@@ -291,10 +299,13 @@ class Launcher:
             )
             listen = child.address or "(celery worker)"
             self._say(f"  {child.name:<9} {listen}{metrics}  pid {child.process.pid}")
-        redis_pid = getattr(redis, "pid", None)
-        if redis_pid:
-            self._say(f"  {'redis':<9} pid {redis_pid}")
-        self._say("  tokens: .venv/bin/croupier token --subject alice --role player")
+        key_note = (
+            "from CROUPIER_AUTH_KEY"
+            if self.env.get(AUTH_KEY_ENV, "").strip()
+            else f"kept in {self.state_dir / 'auth-key'}"
+        )
+        self._say(f"  signing key {key_note}")
+        self._say("  a token: .venv/bin/croupier token --subject alice --role player")
 
     def _supervise(self) -> int:
         while not self.stop_requested.wait(0.2):
@@ -309,4 +320,5 @@ class Launcher:
 
 
 def run_platform(state_dir: Path, out: IO[str] | None = None) -> int:
-    return Launcher(state_dir, os.environ, out or sys.stdout).run()
+    # Absolute: redis-server changes into its data directory before opening its log file.
+    return Launcher(state_dir.resolve(), os.environ, out or sys.stdout).run()

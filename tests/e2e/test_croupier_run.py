@@ -28,7 +28,8 @@ def test_croupier_run_serves_every_built_service_and_ctrl_c_stops_everything(tmp
         env[f"CROUPIER_{name.upper()}_METRICS_PORT"] = str(free_port())
     croupier = Path(sys.executable).with_name("croupier")
     command = [str(croupier)] if croupier.exists() else [sys.executable, "-m", "services.client"]
-    launcher = LauncherProcess([*command, "run", "--state-dir", str(tmp_path)], env)
+    # Run from an empty directory with the default (relative) state dir, like `make run`.
+    launcher = LauncherProcess([*command, "run"], env, cwd=tmp_path)
     try:
         launcher.wait_for("croupier is running", timeout=120)
         pids = launcher.pids()
@@ -43,3 +44,4 @@ def test_croupier_run_serves_every_built_service_and_ctrl_c_stops_everything(tmp
         launcher.kill()
     assert "croupier stopped" in launcher.lines
     assert not [name for name, pid in pids.items() if pid_alive(pid)]
+    assert (tmp_path / ".run" / "auth-key").exists()
