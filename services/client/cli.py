@@ -16,6 +16,7 @@ from typing import Annotated
 
 import typer
 
+from services.bots.simulation.cli import simulate
 from services.client.launcher import has_module, run_platform
 from services.dealer.verify_cli import verify
 from services.shared import auth
@@ -72,6 +73,7 @@ def run(state_dir: StateDir = DEFAULT_STATE_DIR) -> None:
 
 # Subcommands contributed by other modules: one additive line each, below this comment.
 app.command()(verify)  # croupier verify FILE: offline check of a dealer hand history
+app.command()(simulate)  # croupier simulate: bots against bots, bb/100 with 95% CI
 
 
 def main() -> None:

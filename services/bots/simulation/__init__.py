@@ -1,0 +1,1 @@
+"""Bots against bots: `croupier simulate` (engine-only or through the full stack)."""

@@ -1,0 +1,73 @@
+"""`croupier simulate`: bots against bots, with a progress bar and a results table."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+from services.bots.simulation.engine_runner import SimulationSpec, run_engine_only
+from services.bots.simulation.presets import PRESETS
+from services.bots.simulation.report import render
+
+
+def simulate(
+    game: Annotated[str, typer.Option(help=f"One of: {', '.join(PRESETS)}.")] = "nlhe",
+    hands: Annotated[int, typer.Option(help="Hands to play in total.")] = 1000,
+    seats: Annotated[int, typer.Option(help="Seats at the table.")] = 6,
+    bots: Annotated[
+        str, typer.Option(help="Comma-separated policies, repeated round the table.")
+    ] = "equity,tight,random",
+    engine_only: Annotated[
+        bool,
+        typer.Option(
+            "--engine-only/--full-stack",
+            help="Pure engine in this process, or real services (table, workers) over gRPC.",
+        ),
+    ] = True,
+    duplicate: Annotated[
+        bool, typer.Option(help="Replay every deal with the bots rotated round the table.")
+    ] = False,
+    seed: Annotated[int, typer.Option(help="Seeds the decks and the bots.")] = 1,
+    difficulty: Annotated[float, typer.Option(help="0..1: how hard the equity bot thinks.")] = 0.5,
+) -> None:
+    """Run bots against each other and report bb/100 with 95% confidence intervals."""
+    try:
+        spec = SimulationSpec(
+            game=game,
+            hands=hands,
+            seats=seats,
+            bots=tuple(b.strip() for b in bots.split(",") if b.strip()),
+            duplicate=duplicate,
+            seed=seed,
+            difficulty=difficulty,
+        )
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    console = Console()
+    if not engine_only:
+        raise typer.BadParameter(
+            "--full-stack is not available yet (it needs the table service); use --engine-only"
+        )
+    from services.bots.engine_ranker import EvaluatorHandRanker
+    from services.bots.ranker import default_ranker
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    ) as bar:
+        task = bar.add_task(f"{game} hands", total=hands)
+        report = run_engine_only(
+            spec,
+            default_ranker(),
+            EvaluatorHandRanker(),
+            progress=lambda n: bar.advance(task, n),
+        )
+    render(report, console)
+    if report.illegal or not report.conserved:
+        raise typer.Exit(1)

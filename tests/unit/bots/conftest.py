@@ -1,0 +1,10 @@
+from __future__ import annotations
+
+import pytest
+
+from services.bots.ranker import EvaluatorRanker
+
+
+@pytest.fixture(scope="session")
+def ranker() -> EvaluatorRanker:
+    return EvaluatorRanker()
