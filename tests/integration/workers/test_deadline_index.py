@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from services.workers.bot_turns import BotMoveOutcome, BotTurn, TurnClaims, play_once
 from services.workers.deadline_index import RedisDeadlineIndex
 from services.workers.deadlines import Deadline
@@ -53,8 +55,6 @@ def test_a_failed_turn_can_be_retried(redis_client, key_prefix):
                 raise ConnectionError("table unreachable")
             return BotMoveOutcome.ACTED
 
-    try:
+    with pytest.raises(ConnectionError):
         play_once(turn, claims=claims, player=Flaky())
-    except ConnectionError:
-        pass
     assert play_once(turn, claims=claims, player=Flaky()) is BotMoveOutcome.ACTED
