@@ -236,3 +236,11 @@ def test_the_projection_rebuilds_from_the_journal(funded, ledger: LedgerServer) 
     assert store.rebuild_projection() == 7
     assert balance(funded, BOB).balance == 40
     assert funded.Audit(ledger_pb2.AuditRequest()).clean
+
+
+def test_idempotency_records_are_kept_at_least_a_day(funded, ledger: LedgerServer) -> None:
+    funded.Transfer(
+        ledger_pb2.TransferRequest(idempotency_key="kept", legs=[debit(ALICE, 1), credit(BOB, 1)])
+    )
+    ttl = ledger.client.ttl(f"{{ledger:{ledger.namespace}}}:response:kept")
+    assert 24 * 3600 <= ttl <= 48 * 3600
