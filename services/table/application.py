@@ -69,6 +69,7 @@ class TableSpec:
     time_bank_ms: int = 0
     bots: tuple[tuple[str, float], ...] = ()
     table_id: str = ""
+    min_players_to_start: int = 2
 
 
 Decider = Callable[[Table], Sequence[object]]
@@ -324,6 +325,7 @@ class TableApplication:
             created_by=by,
             action_time_ms=spec.action_time_ms,
             time_bank_ms=spec.time_bank_ms,
+            min_players_to_start=spec.min_players_to_start,
             bots=[events_pb2.BotSeatSpec(policy=p, difficulty=d) for p, d in spec.bots],
         )
         batch = [created, TableOpened(spec.config)]

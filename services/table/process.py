@@ -17,6 +17,7 @@ from services.games.chance import (
     NeedHandStart,
     NeedRanks,
     NeedReshuffle,
+    eligible_seats,
     pending_chance,
 )
 from services.table.shell import PendingBuyIn, PendingCashOut, Table
@@ -87,7 +88,8 @@ def next_step(table: Table) -> Step | None:
         return Reveal(shell.shuffle_hand, shell.shuffle_id)
     request = pending_chance(engine)
     if isinstance(request, NeedHandStart):
-        return StartHand(engine.last_hand + 1)
+        waiting = engine.last_hand == 0 and len(eligible_seats(engine)) < shell.min_players_to_start
+        return None if waiting else StartHand(engine.last_hand + 1)
     if hand is None:
         return None
     if isinstance(request, NeedCards):

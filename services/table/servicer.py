@@ -49,6 +49,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             time_bank_ms=request.options.time_bank_ms,
             bots=tuple((b.policy, b.difficulty) for b in request.bots),
             table_id=request.table_id,
+            min_players_to_start=max(2, request.options.min_players_to_start),
         )
         table = self.app.create_table(spec, principal.subject, request.idempotency_key)
         return table_pb2.CreateTableResponse(table_id=table.table_id, version=table.version)

@@ -55,6 +55,7 @@ class ShellState:
     created_by: str = ""
     action_time_ms: int = 0
     time_bank_ms: int = 0
+    min_players_to_start: int = 2
     accounts: tuple[tuple[str, str], ...] = ()  # (player, ledger account)
     bots: tuple[str, ...] = ()  # players that are bots
     pending_buy_ins: tuple[PendingBuyIn, ...] = ()
@@ -113,6 +114,7 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
             created_by=event.created_by,
             action_time_ms=event.action_time_ms,
             time_bank_ms=event.time_bank_ms,
+            min_players_to_start=max(2, event.min_players_to_start),
         )
     if isinstance(event, events_pb2.CommandAccepted):
         keys = ((event.key, version + event.events), *state.keys)[:REMEMBERED_KEYS]

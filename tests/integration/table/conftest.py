@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import grpc
@@ -41,6 +41,7 @@ class Platform:
     port: int
     ledger_port: int
     decks: dict[str, list[str]] = field(default_factory=dict)
+    start_instance: Callable[[], int] | None = None
     channels: list[grpc.Channel] = field(default_factory=list)
 
     def _channel(self, port: int, subject: str, role: auth.Role) -> grpc.Channel:
@@ -49,9 +50,9 @@ class Platform:
         return channel
 
     def table(
-        self, subject: str, role: auth.Role = auth.Role.PLAYER
+        self, subject: str, role: auth.Role = auth.Role.PLAYER, port: int | None = None
     ) -> table_pb2_grpc.TableServiceStub:
-        return table_pb2_grpc.TableServiceStub(self._channel(self.port, subject, role))
+        return table_pb2_grpc.TableServiceStub(self._channel(port or self.port, subject, role))
 
     def ledger(self) -> ledger_pb2_grpc.LedgerServiceStub:
         return ledger_pb2_grpc.LedgerServiceStub(
@@ -109,19 +110,32 @@ def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
         prefix = decks.get(shuffle_id)
         return None if prefix is None else full_deck(prefix)
 
-    client = redis.Redis.from_url(redis_url)
-    store = RedisEventStore(client, codec.registry())
+    clients: list[redis.Redis] = []
+    servers: list[grpc.Server] = []
     settings = replace(settings, dealer_target=f"127.0.0.1:{dealer_port}")
-    spec = build(settings, runtime, store=store, test_decks=pinned)
-    server, port = create_server(spec, runtime)
-    handle = Platform(port=port, ledger_port=ledger.port, decks=decks)
+
+    def start_instance() -> int:
+        """One more table-service instance on the same Redis, dealer and ledger."""
+        client = redis.Redis.from_url(redis_url)
+        clients.append(client)
+        store = RedisEventStore(client, codec.registry())
+        spec = build(settings, runtime, store=store, test_decks=pinned)
+        server, port = create_server(spec, runtime)
+        servers.append(server)
+        return port
+
+    handle = Platform(
+        port=start_instance(), ledger_port=ledger.port, decks=decks, start_instance=start_instance
+    )
     yield handle
     for channel in handle.channels:
         channel.close()
-    server.stop(0).wait()
+    for server in servers:
+        server.stop(0).wait()
     ledger_server.stop(0).wait()
     dealer_server.stop(0).wait()
-    client.close()
+    for client in clients:
+        client.close()
 
 
 def create_table(platform: Platform, table_id: str | None = None, **options) -> str:
