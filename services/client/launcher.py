@@ -5,8 +5,9 @@
 2. Redis: ``REDIS_URL`` when set, else a private redis-server/valkey-server with AOF on, its
    data in ``<state>/redis`` (see services.shared.redis_embedded).
 3. Every deployable built so far (a ``services/<name>/__main__.py`` exists), one child process
-   each, started in dependency order; each must report grpc.health SERVING before the next
-   starts. Then the Celery worker, once ``services/workers`` has one.
+   each: first the services that call no other (evaluator, dealer, ledger, in parallel), then
+   the table once those report grpc.health SERVING. Then the Celery worker, once
+   ``services/workers`` has one.
 4. Ctrl-C or SIGTERM: children get SIGTERM in reverse order, then SIGKILL (to their whole
    process group) if they outlive the grace period; Redis stops last. Nothing is left behind.
 """
@@ -46,6 +47,8 @@ from services.shared.settings import (
 
 # gRPC deployables in start order: the table calls the other three, so it comes last.
 GRPC_DEPLOYABLES = ("evaluator", "dealer", "ledger", "table")
+# Services that call others start in a later stage; one stage starts in parallel.
+START_STAGE = {"evaluator": 0, "dealer": 0, "ledger": 0, "table": 1}
 # Modules that, once they exist, hold the Celery app (`app`) the worker runs.
 WORKER_APP_MODULES = ("services.workers.app", "services.workers.celery_app")
 STOP_GRACE_SECONDS = 10.0
@@ -57,6 +60,7 @@ class Deployable:
 
     name: str
     module: str
+    stage: int = 0
 
 
 @dataclass
@@ -84,7 +88,7 @@ def has_module(name: str) -> bool:
 def available_deployables() -> list[Deployable]:
     """The gRPC deployables that can be started (their `__main__` module exists)."""
     return [
-        Deployable(name, f"services.{name}")
+        Deployable(name, f"services.{name}", START_STAGE[name])
         for name in GRPC_DEPLOYABLES
         if has_module(f"services.{name}.__main__")
     ]
@@ -250,16 +254,19 @@ class Launcher:
             self._say("croupier stopped")
 
     def _start_all(self, env: Mapping[str, str]) -> bool:
-        for deployable in self.deployables:
-            name = deployable.name
-            child = spawn(name, [sys.executable, "-m", deployable.module], env, self.out)
-            child.address = env.get(env_prefix(name) + "ADDR")
-            metrics = env.get(env_prefix(name) + "METRICS_PORT", "")
-            child.metrics_port = (
-                int(metrics) if metrics.isdigit() else DEFAULT_METRICS_PORTS.get(name, 0)
-            )
-            self.children.append(child)
-            if not self._wait_healthy(child):
+        for stage in sorted({d.stage for d in self.deployables}):
+            started = []
+            for deployable in (d for d in self.deployables if d.stage == stage):
+                name = deployable.name
+                child = spawn(name, [sys.executable, "-m", deployable.module], env, self.out)
+                child.address = env.get(env_prefix(name) + "ADDR")
+                metrics = env.get(env_prefix(name) + "METRICS_PORT", "")
+                child.metrics_port = (
+                    int(metrics) if metrics.isdigit() else DEFAULT_METRICS_PORTS.get(name, 0)
+                )
+                self.children.append(child)
+                started.append(child)
+            if not all(self._wait_healthy(child) for child in started):
                 return False
         command = worker_command()
         if command is not None:
