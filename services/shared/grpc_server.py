@@ -29,7 +29,7 @@ from grpc_reflection.v1alpha import reflection
 from services.shared.interceptors import default_interceptors
 from services.shared.logging import configure_logging
 from services.shared.metrics import start_metrics_endpoint
-from services.shared.settings import RuntimeSettings
+from services.shared.settings import RuntimeSettings, env_prefix
 
 log = structlog.get_logger(__name__)
 
@@ -142,8 +142,18 @@ def serve(spec: ServiceSpec, settings: RuntimeSettings) -> None:
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
 
-    metrics_port = start_metrics_endpoint(settings.metrics_host, settings.metrics_port)
-    running = start_server(spec, settings)
+    try:
+        metrics_port = start_metrics_endpoint(settings.metrics_host, settings.metrics_port)
+    except OSError as exc:
+        raise SystemExit(
+            f"{spec.name}: cannot serve metrics on {settings.metrics_host}:"
+            f"{settings.metrics_port} ({exc.strerror or exc}); set "
+            f"{env_prefix(spec.name)}METRICS_PORT (0 disables)"
+        ) from exc
+    try:
+        running = start_server(spec, settings)
+    except OSError as exc:
+        raise SystemExit(f"{exc}; set {env_prefix(spec.name)}ADDR to a free host:port") from exc
     log.info(
         "listening",
         service=spec.name,

@@ -108,3 +108,21 @@ def test_sigterm_lets_an_in_flight_rpc_finish_then_exits_cleanly():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_taken_port_stops_start_up_with_a_clear_message():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = _start(
+            {
+                "CROUPIER_AUTH_KEY": KEY,
+                "CROUPIER_PROBE_ADDR": f"127.0.0.1:{port}",
+                "CROUPIER_PROBE_METRICS_PORT": "0",
+            }
+        )
+        output, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in output and "CROUPIER_PROBE_ADDR" in output
+    assert "Traceback" not in output
