@@ -46,7 +46,13 @@ from services.ledger.store import (
     StoredResponse,
 )
 from services.shared.errors import Unavailable
-from services.shared.eventstore import EventRegistry, RedisEventStore, stream_key
+from services.shared.eventstore import (
+    Durability,
+    EventRegistry,
+    RedisEventStore,
+    durability_from_env,
+    stream_key,
+)
 from services.shared.eventstore.keys import hash_tag, version_key
 
 DEFAULT_TTL_SECONDS = 48 * 3600
@@ -99,12 +105,19 @@ class RedisLedgerStore:
         *,
         namespace: str = "ledger",
         idempotency_ttl_seconds: int = DEFAULT_TTL_SECONDS,
+        durability: Durability | None = None,
+        waitaof_timeout_ms: int = 2000,
     ) -> None:
         self._redis = client
         self._ttl = idempotency_ttl_seconds
+        self._waitaof_timeout_ms = waitaof_timeout_ms
         self.journal_key = stream_key("ledger", namespace)
         tag = hash_tag(self.journal_key)
-        self.events = RedisEventStore(client, ledger_registry())
+        # Also probes WAITAOF support at start-up in strict mode (refuses to start without it).
+        self.events = RedisEventStore(
+            client, ledger_registry(), durability=durability or durability_from_env()
+        )
+        self.durability: Durability = self.events.durability
         self._accounts = f"{tag}:accounts"
         self._balance = f"{tag}:balance"
         self._held = f"{tag}:held"
@@ -156,6 +169,10 @@ class RedisLedgerStore:
         stored = None
         if idempotency_key and idem[0] is not None:
             stored = StoredResponse(request_hash=idem[0], response=idem[1])
+            if self.durability == "strict":
+                # A replay is acknowledged like the original: only once it is on disk (the
+                # first attempt may have failed exactly this wait).
+                self._wait_for_fsync()
         state = LedgerState(
             accounts=accounts, balances=balances, held=held, reservations=reservations
         )
@@ -168,6 +185,9 @@ class RedisLedgerStore:
         keys, args = self._commit_arguments(commit)
         reply = cast(list[bytes], self._commit_script(keys=keys, args=args))
         outcome = reply[0].decode()
+        if outcome in ("ok", "dup") and self.durability == "strict":
+            # Also for a replay: the first attempt may have timed out waiting for the fsync.
+            self._wait_for_fsync()
         if outcome == "ok":
             return Committed(StoredResponse(commit.request_hash, commit.response))
         if outcome == "dup":
@@ -241,6 +261,15 @@ class RedisLedgerStore:
             *history_keys,
         ]
         return keys, args
+
+    def _wait_for_fsync(self) -> None:
+        """Strict durability: acknowledge only once Redis confirms the AOF fsync."""
+        synced = self._redis.execute_command("WAITAOF", 1, 0, self._waitaof_timeout_ms)  # type: ignore[no-untyped-call]
+        if int(synced[0]) < 1:
+            raise Unavailable(
+                f"commit not confirmed durable (AOF fsync) within {self._waitaof_timeout_ms} ms;"
+                " retry with the same idempotency key"
+            )
 
     # -- reads ---------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ def build(settings: LedgerSettings, client: redis.Redis | None = None) -> Servic
         client,
         namespace=settings.namespace,
         idempotency_ttl_seconds=settings.idempotency_ttl_hours * 3600,
+        durability=settings.durability,
     )
     application = LedgerApplication(store, concurrency=settings.concurrency)
 

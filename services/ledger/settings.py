@@ -5,6 +5,9 @@
 ``CROUPIER_LEDGER_NAMESPACE``   hash tag of every ledger key (``ledger`` -> ``{ledger}:journal``)
 ``CROUPIER_LEDGER_IDEMPOTENCY_TTL_HOURS``  how long keys are remembered (48; at least 24)
 ``CROUPIER_LEDGER_CONCURRENCY`` ``checked`` (default) or ``serial``; see docs/ledger.md
+``CROUPIER_DURABILITY``         ``everysec`` (default) or ``strict``: acknowledge a commit only
+                                after Redis confirms the AOF fsync (WAITAOF; see
+                                docs/eventstore.md)
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from services.ledger.store import Concurrency
+from services.shared.eventstore import Durability
 from services.shared.settings import SettingsError, env_int, env_str, require_env
 
 MIN_TTL_HOURS = 24
@@ -26,6 +30,7 @@ class LedgerSettings:
     namespace: str = "ledger"
     idempotency_ttl_hours: int = 48
     concurrency: Concurrency = Concurrency.CHECKED
+    durability: Durability = "everysec"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LedgerSettings:
@@ -50,9 +55,13 @@ class LedgerSettings:
             raise SettingsError(
                 f"CROUPIER_LEDGER_NAMESPACE={namespace!r}: use letters, digits, '_', '-' or '.'"
             )
+        durability = env_str("CROUPIER_DURABILITY", "everysec", env=env).lower()
+        if durability not in ("everysec", "strict"):
+            raise SettingsError(f"CROUPIER_DURABILITY={durability!r}; use 'everysec' or 'strict'")
         return cls(
             redis_url=redis_url,
             namespace=namespace,
+            durability="strict" if durability == "strict" else "everysec",
             idempotency_ttl_hours=ttl,
             concurrency=concurrency,
         )
