@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from services.client.launcher import GRPC_DEPLOYABLES
+from services.client.launcher import GRPC_DEPLOYABLES, has_module, worker_command
 from services.shared.settings import AUTH_KEY_ENV, RuntimeSettings, env_prefix, target_env_name
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -126,3 +126,17 @@ def test_the_required_env_scan_sees_require_env_calls():
         "CROUPIER_DEALER_TARGET"
     ]
     assert _TARGET_ENV.findall('require_env(target_env_name("ledger"), "x")') == ["ledger"]
+
+
+def test_the_worker_runs_the_celery_app_the_workers_package_defines():
+    command = SERVICES[WORKER]["command"]
+    module = command[command.index("-A") + 1].partition(":")[0]
+    defines_app = any(
+        "Celery(" in path.read_text() for path in (ROOT / "services" / "workers").rglob("*.py")
+    )
+    if defines_app:
+        # Once there is a Celery app, compose and `croupier run` must both find it.
+        assert has_module(module), f"compose runs {module}, which does not exist"
+        assert worker_command() is not None
+    else:
+        assert worker_command() is None
