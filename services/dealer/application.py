@@ -13,6 +13,8 @@ import hashlib
 import re
 import secrets
 import threading
+import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -41,7 +43,8 @@ from services.shared.errors import (
 from services.shared.eventstore import EventRegistry, EventStore, stream_key
 
 SHUFFLE_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
-CONFLICT_RETRIES = 5
+CONFLICT_RETRIES = 10
+BACKOFF_S = 0.002  # first retry waits 2-4 ms, the ninth 18-20 ms
 LOCK_STRIPES = 64
 MAX_REQUEST_KEY = 200  # characters of a caller's Deal/Reshuffle idempotency key
 EVENT_TYPES: tuple[type[Message], ...] = (
@@ -179,7 +182,9 @@ class DealerApplication:
     ) -> Loaded:
         """Decide against the latest state and append; on a concurrent write, reload and retry."""
         with self._lock(shuffle_id):
-            for _ in range(CONFLICT_RETRIES):
+            for attempt in range(CONFLICT_RETRIES):
+                if attempt:  # another replica appended first: back off a little, with jitter
+                    time.sleep((attempt + secrets.randbelow(1000) / 1000) * BACKOFF_S)
                 loaded = self._load(shuffle_id)
                 events, idempotency_key = decide(loaded)
                 if not events:
@@ -200,7 +205,11 @@ class DealerApplication:
                     loaded = self._evolve(loaded, event, result.first_version + offset)
                 self._cache.put(shuffle_id, loaded)
                 return loaded
-        raise FailedPrecondition(f"shuffle {shuffle_id} is changing too fast; retry the request")
+        raise Conflict(
+            f"shuffle {shuffle_id} kept changing under {CONFLICT_RETRIES} attempts by other "
+            "dealer replicas; retry the request",
+            actual_version=self._store.version(shuffle_stream(shuffle_id)),
+        )
 
     # --- commands ------------------------------------------------------------------------
 
@@ -242,9 +251,11 @@ class DealerApplication:
                     principal.subject,
                 )
                 try:
-                    self._store.append(shuffle_stream(shuffle_id), events, 0, "create")
+                    result = self._store.append(shuffle_stream(shuffle_id), events, 0, "create")
                 except Conflict:
                     continue
+                if result.deduplicated:
+                    continue  # another dealer created it first: compare specs on the next pass
                 return self._load(shuffle_id)
         raise FailedPrecondition(f"shuffle {shuffle_id} is being created concurrently; retry")
 
@@ -288,7 +299,7 @@ class DealerApplication:
             events = core.decide_deal(
                 loaded.state, self._sequence(loaded), count, purpose, recipient, idempotency_key
             )
-            key = _store_key("deal", idempotency_key, loaded.state.version)
+            key = _store_key("deal", idempotency_key)
             return events, key
 
         loaded = self._execute(shuffle_id, decide)
@@ -321,7 +332,7 @@ class DealerApplication:
             events = core.decide_reshuffle(
                 loaded.state, self._sequence(loaded), include, idempotency_key
             )
-            key = _store_key("reshuffle", idempotency_key, loaded.state.version)
+            key = _store_key("reshuffle", idempotency_key)
             return events, key
 
         return self._sequence(self._execute(shuffle_id, decide))
@@ -377,11 +388,16 @@ def _check_request_key(idempotency_key: str) -> None:
         )
 
 
-def _store_key(command: str, request_key: str, version: int) -> str:
-    """The event-store idempotency key: the caller's key (hashed to a fixed length, so any
-    key up to MAX_REQUEST_KEY fits the store's limit), else the version decided against."""
+def _store_key(command: str, request_key: str) -> str:
+    """The event-store idempotency key: the caller's key hashed to a fixed length (so any key
+    up to MAX_REQUEST_KEY fits the store's limit), else a fresh random one.
+
+    Never derived from the version alone: two replicas deciding at the same version would
+    share it, and the store would answer the second with the first one's append ("already
+    done") instead of a conflict, handing the same cards to both callers.
+    """
     if not request_key:
-        return f"{command}@{version}"
+        return f"{command}/{uuid.uuid4().hex}"
     return f"{command}/{hashlib.sha256(request_key.encode()).hexdigest()}"
 
 
