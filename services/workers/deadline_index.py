@@ -25,11 +25,31 @@ return 0
 """
 
 
+# A table waits for one decision at a time: arming a new one resolves the table's previous one.
+_ARM = """
+local previous = redis.call('HGET', KEYS[2], ARGV[1])
+if previous and previous ~= ARGV[2] then
+  redis.call('ZREM', KEYS[1], previous)
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+"""
+
+
 class RedisDeadlineIndex:
     def __init__(self, client: redis.Redis, key: str = DEFAULT_KEY) -> None:
         self._redis = client
         self._key = key
+        self._current_key = f"{key}:current"
         self._resolve = client.register_script(_RESOLVE)
+        self._arm = client.register_script(_ARM)
+
+    def arm(self, deadline: Deadline) -> None:
+        """Add `deadline` as its table's only open decision (the previous one was made)."""
+        self._arm(
+            keys=[self._key, self._current_key],
+            args=[deadline.table_id, deadline.member(), repr(deadline.due_at)],
+        )
 
     def add(self, deadline: Deadline) -> None:
         self._redis.zadd(self._key, {deadline.member(): deadline.due_at})
@@ -61,6 +81,14 @@ class InMemoryDeadlineIndex:
 
     def __init__(self) -> None:
         self._items: dict[str, Deadline] = {}
+        self._current: dict[str, str] = {}
+
+    def arm(self, deadline: Deadline) -> None:
+        previous = self._current.get(deadline.table_id)
+        if previous is not None and previous != deadline.member():
+            self._items.pop(previous, None)
+        self._current[deadline.table_id] = deadline.member()
+        self.add(deadline)
 
     def add(self, deadline: Deadline) -> None:
         self._items[deadline.member()] = deadline

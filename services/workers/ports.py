@@ -35,6 +35,10 @@ class DeadlineIndex(Protocol):
 
     def add(self, deadline: Deadline) -> None: ...
 
+    def arm(self, deadline: Deadline) -> None:
+        """Add `deadline` and drop its table's previous decision (a table waits for one)."""
+        ...
+
     def discard(self, deadline: Deadline) -> None:
         """Forget the decision, whatever its due time (the table resolved it)."""
         ...

@@ -58,3 +58,16 @@ def test_a_failed_turn_can_be_retried(redis_client, key_prefix):
     with pytest.raises(ConnectionError):
         play_once(turn, claims=claims, player=Flaky())
     assert play_once(turn, claims=claims, player=Flaky()) is BotMoveOutcome.ACTED
+
+
+def test_arming_a_tables_next_decision_forgets_its_previous_one(redis_client, key_prefix):
+    index = RedisDeadlineIndex(redis_client, key=f"{key_prefix}:deadlines")
+    first, second, other = (
+        Deadline("t", 1, 1, 10.0),
+        Deadline("t", 1, 2, 20.0),
+        Deadline("u", 1, 1, 15.0),
+    )
+    index.arm(first)
+    index.arm(other)
+    index.arm(second)
+    assert index.due(now=100.0, limit=10) == [other, second]

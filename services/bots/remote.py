@@ -1,0 +1,98 @@
+"""One bot decision over the public TableService API: GetTableView -> choose -> Act.
+
+Shared by the Celery bot task (built-in bots) and the SDK (external bots). The action is sent
+with the view's version as the expected version and a caller-chosen idempotency key, so a
+retried or duplicated decision is applied once; a version that moved on (someone else's
+event) makes it look again, a decision that is no longer the bot's is left alone.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import random
+from collections.abc import Callable
+
+import grpc
+
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.bots.betting import check_or_fold
+from services.bots.proto_view import is_my_decision, to_act_request, to_bot_view
+from services.bots.view import BotAction, BotView
+from services.shared.errors import Unavailable
+
+log = logging.getLogger(__name__)
+Metadata = tuple[tuple[str, str | bytes], ...]
+Chooser = Callable[[BotView, random.Random], BotAction]
+RPC_TIMEOUT = 5.0
+ATTEMPTS = 3
+
+
+class TurnResult(enum.Enum):
+    ACTED = "acted"
+    STALE = "stale"
+
+
+def play_turn(
+    stub: table_pb2_grpc.TableServiceStub,
+    metadata: Metadata,
+    table_id: str,
+    choose: Chooser,
+    rng: random.Random,
+    idempotency_key: str,
+    *,
+    hand_number: int | None = None,
+    action_number: int | None = None,
+) -> TurnResult:
+    """Act once if the table waits for this bot (at `hand_number`/`action_number` when given)."""
+    for _ in range(ATTEMPTS):
+        try:
+            view = stub.GetTableView(
+                table_pb2.GetTableViewRequest(table_id=table_id),
+                metadata=metadata,
+                timeout=RPC_TIMEOUT,
+            ).view
+        except grpc.RpcError as exc:
+            _raise_if_retryable(exc)
+            raise
+        if not is_my_decision(view):
+            return TurnResult.STALE
+        if hand_number is not None and view.hand_number != hand_number:
+            return TurnResult.STALE
+        if action_number is not None and view.action_number != action_number:
+            return TurnResult.STALE
+        bot_view = to_bot_view(view)
+        action = choose(bot_view, rng)
+        try:
+            stub.Act(
+                to_act_request(view, action, idempotency_key),
+                metadata=metadata,
+                timeout=RPC_TIMEOUT,
+            )
+            return TurnResult.ACTED
+        except grpc.RpcError as exc:
+            code = exc.code() if isinstance(exc, grpc.Call) else None
+            if code is grpc.StatusCode.ABORTED:
+                continue  # another event landed first: look again
+            if code is grpc.StatusCode.FAILED_PRECONDITION:
+                return TurnResult.STALE
+            if code is grpc.StatusCode.INVALID_ARGUMENT:
+                # A policy bug must not stall the table: log it and take the safe action.
+                log.error("bot action %s refused at %s: %s", action, table_id, _details(exc))
+                safe = to_act_request(view, check_or_fold(bot_view), idempotency_key + "/safe")
+                stub.Act(safe, metadata=metadata, timeout=RPC_TIMEOUT)
+                return TurnResult.ACTED
+            _raise_if_retryable(exc)
+            raise
+    return TurnResult.STALE
+
+
+def _details(exc: grpc.RpcError) -> str:
+    return (exc.details() or "") if isinstance(exc, grpc.Call) else str(exc)
+
+
+def _raise_if_retryable(exc: grpc.RpcError) -> None:
+    """Turn "the table service is unreachable right now" into Unavailable (callers retry)."""
+    code = exc.code() if isinstance(exc, grpc.Call) else None
+    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        raise Unavailable(f"table service {code.name}: {_details(exc)}") from exc

@@ -1,0 +1,98 @@
+"""The Celery tasks: thin shells over `timeouts.fire`, `bot_turns.play_once` and `sweeper.sweep`.
+
+Each worker process builds its adapters once (`runtime()`), from the settings `configure`
+attached to the app (or the environment).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from services.shared.errors import Unavailable
+from services.workers.bot_turns import BotMoveOutcome, BotTurn, play_once
+from services.workers.celery_app import BOT_MOVE, FIRE_TIMEOUT, SWEEP, app, settings_of
+
+__all__ = ["BOT_MOVE", "FIRE_TIMEOUT", "SWEEP", "bot_move", "fire_timeout", "sweep"]
+from services.workers.deadlines import Deadline
+from services.workers.scheduler import send_timeout
+from services.workers.sweeper import sweep as sweep_index
+from services.workers.timeouts import FireStep, fire
+from services.workers.wiring import WorkerRuntime, build_runtime
+
+log = logging.getLogger(__name__)
+
+_runtime: WorkerRuntime | None = None
+_runtime_lock = threading.Lock()
+_last_rebuild = 0.0
+
+
+def runtime() -> WorkerRuntime:
+    global _runtime
+    with _runtime_lock:
+        if _runtime is None:
+            _runtime = build_runtime(settings_of(app))
+        return _runtime
+
+
+@app.task(name=FIRE_TIMEOUT, bind=True, max_retries=20)
+def fire_timeout(self: Any, encoded: str) -> str:
+    rt = runtime()
+    deadline = Deadline.decode(encoded)
+    try:
+        result = fire(deadline, index=rt.index, gateway=rt.gateway)
+    except Unavailable as exc:
+        # The table service is down: retry soon; the sweeper also keeps the deadline.
+        raise self.retry(exc=exc, countdown=0.2) from exc
+    if result.step is FireStep.REARM and result.next is not None:
+        send_timeout(app, result.next, now=time.time(), max_countdown=rt.settings.max_countdown)
+    log.info("timeout %s: %s", deadline.key, result.step.value)
+    return result.step.value
+
+
+@app.task(name=BOT_MOVE, bind=True, max_retries=5)
+def bot_move(self: Any, encoded: str) -> str:
+    rt = runtime()
+    turn = BotTurn.decode(encoded)
+    try:
+        outcome = play_once(turn, claims=rt.claims, player=rt.bot_player)
+    except Unavailable as exc:
+        raise self.retry(exc=exc, countdown=0.2) from exc
+    if outcome is not BotMoveOutcome.ACTED:
+        log.info("bot turn %s: %s", turn.key, outcome.value)
+    return outcome.value
+
+
+@app.task(name=SWEEP)
+def sweep() -> dict[str, int]:
+    global _last_rebuild
+    rt = runtime()
+    now = time.time()
+    rebuild_now = rt.pending is not None and now - _last_rebuild >= rt.settings.rebuild_interval
+    if rebuild_now:
+        _last_rebuild = now
+    report = sweep_index(
+        rt.index,
+        rt.gateway,
+        now=now,
+        grace=rt.settings.sweep_grace,
+        pending=rt.pending if rebuild_now else None,
+    )
+    if report.applied or report.failed or report.rebuilt:
+        log.warning(
+            "sweeper: applied %d, stale %d, failed %d, rebuilt %d %s",
+            report.applied,
+            report.stale,
+            report.failed,
+            report.rebuilt,
+            report.errors[:3],
+        )
+    return {
+        "applied": report.applied,
+        "stale": report.stale,
+        "not_due": report.not_due,
+        "failed": report.failed,
+        "rebuilt": report.rebuilt,
+    }

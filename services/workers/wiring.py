@@ -1,0 +1,92 @@
+"""The worker's composition root: concrete adapters for the ports, built once per process."""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import dataclass
+
+import grpc
+import redis
+
+from croupier.table.v1 import table_pb2_grpc
+from services.bots.policies import Policy, make_policy
+from services.bots.remote import TurnResult, play_turn
+from services.shared import auth
+from services.shared.channels import RenewingServiceToken, connect
+from services.workers.bot_turns import BotMoveOutcome, BotTurn, TurnClaims
+from services.workers.deadline_index import RedisDeadlineIndex
+from services.workers.grpc_table import GrpcPendingDecisions, GrpcTableGateway
+from services.workers.ports import PendingDecisions
+from services.workers.settings import WorkerSettings
+
+SERVICE_SUBJECT = "workers"
+BOT_TOKEN_TTL = 3600
+
+
+class GrpcBotPlayer:
+    """Plays a built-in bot's turn through the public TableService API, as the bot."""
+
+    def __init__(self, channel: grpc.Channel, auth_key: str) -> None:
+        self._stub = table_pb2_grpc.TableServiceStub(channel)
+        self._key = auth_key
+        self._policies: dict[tuple[str, float], Policy] = {}
+        self._lock = threading.Lock()
+
+    def play(self, turn: BotTurn) -> BotMoveOutcome:
+        policy = self._policy(turn.policy, turn.difficulty)
+        token = auth.issue_token(self._key, turn.bot_id, auth.Role.BOT, BOT_TOKEN_TTL)
+        # Seeded by the turn: every delivery of the same turn makes the same choice.
+        rng = random.Random(f"{turn.bot_id}/{turn.key}")
+        result = play_turn(
+            self._stub,
+            auth.bearer_metadata(token),
+            turn.table_id,
+            policy.choose,
+            rng,
+            turn.idempotency_key,
+            hand_number=turn.hand_number,
+            action_number=turn.action_number,
+        )
+        return BotMoveOutcome.ACTED if result is TurnResult.ACTED else BotMoveOutcome.STALE
+
+    def _policy(self, name: str, difficulty: float) -> Policy:
+        with self._lock:
+            key = (name, difficulty)
+            if key not in self._policies:
+                # Imported on first use: the evaluator builds its tables (seconds) at import,
+                # which a worker that only fires timeouts should not wait for at start-up.
+                from services.bots.ranker import default_ranker
+
+                self._policies[key] = make_policy(name, default_ranker(), difficulty)
+            return self._policies[key]
+
+
+@dataclass
+class WorkerRuntime:
+    settings: WorkerSettings
+    index: RedisDeadlineIndex
+    claims: TurnClaims
+    gateway: GrpcTableGateway
+    bot_player: GrpcBotPlayer
+    pending: PendingDecisions | None = None
+
+
+def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
+    if not settings.table_target:
+        raise ValueError("CROUPIER_TABLE_TARGET is required: where the workers reach the table")
+    if not settings.auth_key:
+        raise ValueError("CROUPIER_AUTH_KEY is required: the workers sign service and bot tokens")
+    client = redis.Redis.from_url(settings.redis_url)
+    service_channel = connect(
+        settings.table_target, RenewingServiceToken(settings.auth_key, SERVICE_SUBJECT)
+    )
+    bot_channel = connect(settings.table_target)
+    return WorkerRuntime(
+        settings=settings,
+        index=RedisDeadlineIndex(client),
+        claims=TurnClaims(client),
+        gateway=GrpcTableGateway(service_channel),
+        bot_player=GrpcBotPlayer(bot_channel, settings.auth_key),
+        pending=GrpcPendingDecisions(service_channel),
+    )

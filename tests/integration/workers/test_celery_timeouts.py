@@ -1,0 +1,168 @@
+"""Timeouts through a REAL Celery worker process (not eager) on a private Redis.
+
+The table here is `RecordingTable`, a gRPC TableService that records the exact moment of every
+ApplyTimeout; the trigger machinery (scheduler -> Redis -> worker -> gRPC) is all real.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from services.workers.scheduler import CeleryScheduler
+from services.workers.settings import WorkerSettings
+from tests.fixtures.redis_server import RedisServer
+
+from .recording_table import RecordingTable, start_recording_table
+from .worker_process import WorkerProcess
+
+pytestmark = pytest.mark.integration
+
+AUTH_KEY = "workers-test-signing-key-0123456789abcdef"
+SWEEP_INTERVAL = 0.5
+SWEEP_GRACE = 0.2
+
+
+# One Redis, table and worker serve the tests of this module; each uses its own decisions.
+@pytest.fixture(scope="module")
+def redis_for_workers():
+    with RedisServer.private_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def table():
+    recording, server, port = start_recording_table(AUTH_KEY)
+    recording.port = port  # type: ignore[attr-defined]
+    yield recording
+    server.stop(0)
+
+
+@pytest.fixture(scope="module")
+def settings(redis_for_workers, table) -> WorkerSettings:
+    return WorkerSettings(
+        redis_url=redis_for_workers.url,
+        table_target=f"127.0.0.1:{table.port}",
+        auth_key=AUTH_KEY,
+        sweep_interval=SWEEP_INTERVAL,
+        sweep_grace=SWEEP_GRACE,
+        rebuild_interval=3600,
+    )
+
+
+@pytest.fixture(scope="module")
+def worker_env(settings) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        REDIS_URL=settings.redis_url,
+        CROUPIER_TABLE_TARGET=settings.table_target,
+        CROUPIER_AUTH_KEY=AUTH_KEY,
+        CROUPIER_WORKERS_SWEEP_INTERVAL=str(SWEEP_INTERVAL),
+        CROUPIER_WORKERS_SWEEP_GRACE=str(SWEEP_GRACE),
+        CROUPIER_WORKERS_REBUILD_INTERVAL="3600",
+        CROUPIER_WORKERS_CONCURRENCY="4",
+    )
+    return env
+
+
+@pytest.fixture(scope="module")
+def worker(worker_env, tmp_path_factory):
+    process = WorkerProcess(worker_env, tmp_path_factory.mktemp("worker") / "worker.log").start()
+    yield process
+    process.stop()
+
+
+@pytest.fixture(scope="module")
+def scheduler(settings) -> CeleryScheduler:
+    return CeleryScheduler.from_settings(settings)
+
+
+def request(table: RecordingTable, scheduler: CeleryScheduler, decision, due: float) -> None:
+    table.request(decision, due)
+    scheduler.schedule_timeout(*decision, deadline_unix_ms=round(due * 1000))
+
+
+def applied_to(table: RecordingTable, decisions: set) -> list:
+    return [a for a in list(table.applied) if a.decision in decisions]
+
+
+def wait_for(condition, timeout: float) -> bool:
+    end = time.time() + timeout
+    while time.time() < end:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+def test_a_player_who_does_not_act_is_timed_out_at_the_deadline_never_early(
+    table, worker, scheduler
+):
+    start = time.time() + 0.6
+    decisions = [(f"t1-{n}", 1, 1) for n in range(20)]  # a table waits for one decision
+    dues = {d: round(start + i * 0.03, 3) for i, d in enumerate(decisions)}
+    for decision in decisions:
+        request(table, scheduler, decision, dues[decision])
+
+    mine = set(decisions)
+    assert wait_for(lambda: len(applied_to(table, mine)) == len(decisions), timeout=10)
+    assert table.early == []
+    lateness = [a.at - dues[a.decision] for a in applied_to(table, mine)]
+    assert min(lateness) >= 0
+    # The normal ETA path, not the sweeper, fired them: well inside the sweeper's grace.
+    assert sorted(lateness)[len(lateness) // 2] < SWEEP_GRACE
+
+
+def test_a_trigger_delivered_several_times_changes_the_table_once(table, worker, scheduler):
+    decision = ("t2", 4, 7)
+    due = time.time() + 0.5
+    for _ in range(3):
+        request(table, scheduler, decision, due)  # the scheduler armed it three times
+    assert wait_for(lambda: len(table.applications_of(decision)) == 1, timeout=10)
+    time.sleep(SWEEP_INTERVAL + SWEEP_GRACE + 0.3)  # every duplicate and a sweep have run
+    assert len(table.applications_of(decision)) == 1
+
+
+def test_a_player_acting_10_ms_before_the_deadline_is_never_timed_out(table, worker, scheduler):
+    decisions = [(f"t3-{n}", 2, 5) for n in range(10)]
+    base = time.time() + 0.5
+    timers = []
+    for i, decision in enumerate(decisions):
+        due = base + i * 0.05
+        request(table, scheduler, decision, due)
+        timer = threading.Timer(due - 0.010 - time.time(), table.resolve, args=(decision,))
+        timer.start()
+        timers.append(timer)
+    for timer in timers:
+        timer.join()
+    time.sleep(SWEEP_INTERVAL + SWEEP_GRACE + 0.5)
+    assert applied_to(table, set(decisions)) == []
+
+
+def test_timeouts_survive_kill_9_of_the_worker_within_the_sweeper_bound(
+    table, worker, worker_env, scheduler, settings, tmp_path
+):
+    worker.stop()  # this test runs its own workers (and runs last in the module)
+    first = WorkerProcess(worker_env, tmp_path / "first.log").start()
+    due = time.time() + 1.5
+    decisions = [(f"t4-{n}", 9, 3) for n in range(10)]
+    for i, decision in enumerate(decisions):
+        request(table, scheduler, decision, due + i * 0.01)
+    time.sleep(0.7)  # the worker has received the ETA tasks and holds them unacknowledged
+    first.kill()
+    time.sleep(max(0.0, due + 0.4 - time.time()))  # every deadline passes with no worker
+    mine = set(decisions)
+    assert applied_to(table, mine) == []
+
+    second = WorkerProcess(worker_env, tmp_path / "second.log").start()
+    try:
+        bound = settings.sweeper_bound + 0.5  # plus task pickup and one gRPC call
+        assert wait_for(lambda: len(applied_to(table, mine)) == len(decisions), timeout=bound + 5)
+        for application in applied_to(table, mine):
+            assert application.at - second.ready_at <= bound
+        assert len({a.decision for a in applied_to(table, mine)}) == len(decisions)
+    finally:
+        second.stop()
