@@ -65,6 +65,18 @@ for n = 0, funds_count - 1 do
   end
 end
 
+-- No balance may leave +-(2^53 - 1) (Lua numbers are exact up to there; HINCRBY must never
+-- overflow half-way through the writes). Checked before writing; the caller then re-decides.
+local deltas_at = i + 1 + 3 * tonumber(ARGV[i])
+local deltas_first, deltas_count = deltas_at + 1, tonumber(ARGV[deltas_at])
+for n = 0, deltas_count - 1 do
+  local id, delta = ARGV[deltas_first + 3 * n], tonumber(ARGV[deltas_first + 3 * n + 1])
+  local after = tonumber(redis.call("HGET", KEYS[3], id) or "0") + delta
+  if math.abs(after) > 9007199254740991 then
+    return {"stale", "balance of " .. id .. " would leave the limit"}
+  end
+end
+
 -- Every precondition holds: write, journal first (an XADD refused for a bad id would then
 -- stop the script before anything else was written; Redis does not roll scripts back).
 first, count = group(3)

@@ -12,7 +12,7 @@ from services.shared.errors import AlreadyExists, FailedPrecondition, InvalidArg
 
 from .accounts import Account, AccountKind, external_account, make_account, parse_account_id
 from .commands import Command, Deposit, OpenAccount, Post, Reserve, Transfer, Void, Withdraw
-from .entries import Leg, Legs, Metadata, Side, credit, debit, net_outflow, validate_legs
+from .entries import MAX_CHIPS, Leg, Legs, Metadata, Side, credit, debit, net_outflow, validate_legs
 from .events import (
     AccountOpened,
     EntryPosted,
@@ -44,6 +44,19 @@ def check_funds(state: LedgerState, outflows: Mapping[str, int]) -> None:
             raise FailedPrecondition(insufficient_funds_message(account, amount, state))
 
 
+def check_limits(state: LedgerState, legs: Sequence[Leg]) -> None:
+    """FailedPrecondition if posting `legs` would take a balance beyond MAX_CHIPS either way."""
+    deltas: dict[str, int] = {}
+    for leg in legs:
+        deltas[leg.account_id] = deltas.get(leg.account_id, 0) + leg.delta
+    for account_id, delta in sorted(deltas.items()):
+        after = state.balance(account_id) + delta
+        if abs(after) > MAX_CHIPS:
+            raise FailedPrecondition(
+                f"{account_id} would hold {after} chips; balances are limited to ±{MAX_CHIPS}"
+            )
+
+
 def insufficient_funds_message(account: Account, needed: int, state: LedgerState) -> str:
     return funds_message(
         account.id,
@@ -64,6 +77,7 @@ def funds_message(account_id: str, currency: str, needed: int, balance: int, hel
 def _entry_legs(state: LedgerState, legs: Sequence[Leg]) -> Legs:
     validate_legs(legs, state.accounts)
     check_funds(state, net_outflow(legs))
+    check_limits(state, legs)
     return tuple(legs)
 
 
@@ -87,6 +101,7 @@ def _external_side(
     else:
         legs = (debit(account_id, currency, amount), credit(world.id, currency, amount))
     validate_legs(legs, accounts)
+    check_limits(state, legs)
     return opened, legs
 
 
@@ -149,6 +164,7 @@ def decide(state: LedgerState, command: Command) -> list[Event]:
             validate_key(key)
             reservation = _reservation(state, rid)
             legs = _posted_legs(reservation, amount)
+            check_limits(state, legs)
             if metadata == Metadata():
                 metadata = reservation.metadata
             return [ReservationPosted(rid, key, legs, metadata)]

@@ -39,6 +39,10 @@ class Metadata:
 
 
 NO_METADATA = Metadata()
+# The most chips one amount, balance or hold may be. The Redis commit script checks funds with
+# Lua numbers (doubles, exact up to 2**53), and a balance must never overflow Redis' int64
+# HINCRBY half-way through a script, so every quantity stays within 2**53 - 1.
+MAX_CHIPS = 2**53 - 1
 Legs = tuple[Leg, ...]
 
 
@@ -59,6 +63,11 @@ def validate_legs(legs: Sequence[Leg], accounts: Mapping[str, Account]) -> str:
             raise InvalidArgument(
                 f"leg {number} ({leg.account_id}): amount must be a positive whole number of"
                 f" chips, got {leg.amount}"
+            )
+        if leg.amount > MAX_CHIPS:
+            raise InvalidArgument(
+                f"leg {number} ({leg.account_id}): amount {leg.amount} exceeds the maximum"
+                f" of {MAX_CHIPS} chips"
             )
     currencies = sorted({leg.currency for leg in legs})
     if len(currencies) > 1:

@@ -15,7 +15,7 @@ from services.ledger.core.commands import (
     Withdraw,
 )
 from services.ledger.core.decide import decide
-from services.ledger.core.entries import credit, debit
+from services.ledger.core.entries import MAX_CHIPS, credit, debit
 from services.ledger.core.events import AccountOpened, EntryPosted
 from services.ledger.core.state import LedgerState, ReservationStatus, apply_all
 from services.shared.errors import (
@@ -196,3 +196,10 @@ def test_deposit_events_carry_the_key_as_entry_id(funded: LedgerState) -> None:
     events = decide(funded, Deposit("d2", ALICE, "CHIP", 5))
     assert isinstance(events[-1], EntryPosted) and events[-1].entry_id == "d2"
     assert not any(isinstance(e, AccountOpened) for e in events)
+
+
+def test_amounts_and_balances_stay_within_exact_integer_range(funded: LedgerState) -> None:
+    with pytest.raises(InvalidArgument, match="exceeds the maximum"):
+        decide(funded, Deposit("big", ALICE, "CHIP", MAX_CHIPS + 1))
+    with pytest.raises(FailedPrecondition, match="balances are limited"):
+        decide(funded, Deposit("big", ALICE, "CHIP", MAX_CHIPS - 100))
