@@ -394,7 +394,8 @@ class LedgerApplication:
 
     @staticmethod
     def _accounts_of(legs: Legs) -> list[str]:
-        return list(dict.fromkeys(leg.account_id for leg in legs))
+        """The accounts legs name, each checked to be a well-formed id (else INVALID_ARGUMENT)."""
+        return list(dict.fromkeys(parse_account_id(leg.account_id).id for leg in legs))
 
     @staticmethod
     def _existing(state: LedgerState, account_id: str) -> Account:

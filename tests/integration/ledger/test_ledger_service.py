@@ -129,6 +129,7 @@ def test_same_key_different_request_is_invalid(funded) -> None:
             "player:zed:CHIP",
         ),
         ([debit(ALICE, 5), credit(BOB, 4)], grpc.StatusCode.INVALID_ARGUMENT, "do not balance"),
+        ([debit(ALICE, 5), credit("bob", 5)], grpc.StatusCode.INVALID_ARGUMENT, "<kind>:<name>"),
         (
             [debit(ALICE, 0), credit(BOB, 0)],
             grpc.StatusCode.INVALID_ARGUMENT,
