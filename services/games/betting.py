@@ -67,8 +67,12 @@ def options(state: TableState, hand: HandState, seat: int) -> BetOptions:
     owed = hand.current_bet - p.bet
     all_in_to = p.bet + stack
     config = state.config
+    # A raise nobody can call would only come back as an uncalled bet: like pokerkit, allow
+    # one only while some opponent still has chips beyond the current bet.
     others_can_respond = any(
-        able(state, q) for q in hand.players if q.seat != seat and not q.folded
+        able(state, q) and q.bet + state.stack(q.seat) > hand.current_bet
+        for q in hand.players
+        if q.seat != seat
     )
     can_raise = stack > owed and others_can_respond and reopened_for(state, hand, p)
     min_to = max_to = 0

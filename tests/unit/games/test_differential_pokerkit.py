@@ -1,0 +1,155 @@
+"""Differential test: random no-limit and fixed-limit hold'em hands played in lockstep by the
+engine and by pokerkit from the same deck — same seat to act, same raise range, same final
+stacks — with short stacks so that all-ins, incomplete raises and side pots are common."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections import deque
+
+import pytest
+from pokerkit import Card as PkCard
+from pokerkit import FixedLimitTexasHoldem, NoLimitTexasHoldem
+
+from services.games import (
+    TEXAS_HOLDEM,
+    Act,
+    NeedCards,
+    NeedRanks,
+    StartHand,
+    Structure,
+    TableConfig,
+    deal_from,
+    legal_actions,
+    pending_chance,
+    rank_hands,
+)
+from services.games.betting import reopened_for
+from services.games.cardtext import FULL_DECK
+from services.games.events import PotAwarded
+from services.games.reference_ranking import ReferenceRanker
+from tests.unit.games.support import run, seated_table
+from tests.unit.games.test_golden_hands import engine_command, pokerkit_advance
+
+RANKER = ReferenceRanker()
+
+
+def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(2, 6)
+    stacks = [rng.choice([3, 7, 15, 40, 120, 300]) for _ in range(n)]
+    ante = rng.choice([0, 1])
+    deck = list(FULL_DECK)
+    rng.shuffle(deck)
+    config = TableConfig(
+        game=TEXAS_HOLDEM,
+        structure=structure,
+        seats=n,
+        small_blind=1,
+        big_blind=2,
+        ante=ante,
+        first_button_seat=n - 1,
+        uncapped_heads_up=False,
+        max_buy_in=10**6,
+    )
+    if structure is Structure.NO_LIMIT:
+        pk = NoLimitTexasHoldem.create_state((), True, ante, (1, 2), 2, tuple(stacks), n)
+    else:
+        pk = FixedLimitTexasHoldem.create_state((), True, ante, (1, 2), 2, 4, tuple(stacks), n)
+    pk.deck_cards = deque(PkCard.parse("".join(deck)))
+    pokerkit_advance(pk)
+    state, _ = seated_table(config, stacks)
+    log: list = []
+    state, _ = run(state, StartHand(), log)
+    cards = iter(deck)
+    while state.hand is not None:
+        skip_moot_checks(pk, state.hand.to_act)
+        request = pending_chance(state)
+        if isinstance(request, NeedCards):
+            state, _ = run(state, deal_from(request, cards), log)
+            continue
+        if isinstance(request, NeedRanks):
+            state, _ = run(state, rank_hands(state, RANKER), log)
+            continue
+        seat = state.hand.to_act
+        legal = legal_actions(state, seat)
+        if "show" in legal.actions:
+            state, _ = run(state, Act(seat, "show"), log)
+            continue
+        assert pk.actor_index == seat, (seed, pk.actor_index, seat)
+        can_raise = pk.can_complete_bet_or_raise_to()
+        ours = bool({"bet", "raise", "all-in"} & legal.actions) and legal.all_in_to > (
+            state.hand.current_bet
+        )
+        if can_raise and not ours and not reopened_for(state, state.hand, state.hand.player(seat)):
+            # pokerkit lets a player who already acted re-raise after a short all-in
+            # (uoftcprg/pokerkit#45); the engine follows TDA Rule 43. Neither raises here.
+            can_raise = False
+            diverged.append(seed)
+        preflop = state.hand.phase == 1
+        if can_raise and not ours and structure is Structure.FIXED_LIMIT and preflop:
+            # pokerkit caps fixed-limit preflop at four raises besides the big blind; the
+            # engine counts the blind as the bet (a bet and three raises: 2-4-6-8 at 2/4),
+            # the usual cardroom cap. Neither raises here.
+            assert state.hand.bets_made == 4
+            can_raise = False
+        assert can_raise == ours, (seed, legal)
+        options = ["cc"]
+        if pk.checking_or_calling_amount and pk.can_fold():
+            options.append("f")
+        if can_raise:
+            low = pk.min_completion_betting_or_raising_to_amount
+            high = pk.max_completion_betting_or_raising_to_amount
+            if {"bet", "raise"} & legal.actions:
+                assert (low, high) == (legal.min_to, legal.max_to), (seed, legal)
+            else:  # only an all-in for less than a full raise
+                assert low == high == legal.all_in_to, (seed, legal)
+            options.append(f"cbr:{rng.randint(low, high)}")
+        token = rng.choice(options)
+        state, _ = run(state, engine_command(state, token), log)
+        if token == "f":
+            pk.fold()
+        elif token == "cc":
+            pk.check_or_call()
+        else:
+            pk.complete_bet_or_raise_to(int(token.split(":")[1]))
+        pokerkit_advance(pk)
+    skip_moot_checks(pk, None)
+    ours = [state.seats[i].stack for i in range(n)]
+    # Odd chips: the engine hands a pot's leftover chips out one each to the tied winners
+    # nearest the button; pokerkit gives the whole remainder to one of them. Stacks may
+    # differ by at most the leftover chips of split pots, and never in total.
+    leftover = sum(
+        e.amount % len({sh.seat for sh in e.shares})
+        for e in log
+        if isinstance(e, PotAwarded) and len({sh.seat for sh in e.shares}) > 1
+    )
+    assert sum(ours) == sum(pk.stacks), seed
+    assert all(abs(a - b) <= leftover for a, b in zip(ours, pk.stacks, strict=True)), seed
+    if leftover == 0:
+        assert ours == list(pk.stacks), seed
+
+
+def skip_moot_checks(pk, engine_to_act: int | None) -> None:
+    """pokerkit still asks for a check when every opponent is all in and nothing can change;
+    the engine skips that decision. Check for pokerkit and move on."""
+    while (
+        pk.status
+        and pk.actor_index is not None
+        and pk.actor_index != engine_to_act
+        and not pk.checking_or_calling_amount
+        and not pk.can_complete_bet_or_raise_to()
+    ):
+        pk.check_or_call()
+        pokerkit_advance(pk)
+
+
+@pytest.mark.parametrize("structure", [Structure.NO_LIMIT, Structure.FIXED_LIMIT])
+def test_random_hands_match_pokerkit_action_by_action(structure):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diverged: list[int] = []
+        for seed in range(150):
+            play_both(seed, structure, diverged)
+    assert len(diverged) < 15  # the known pokerkit divergence stays an edge case
