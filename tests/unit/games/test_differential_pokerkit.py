@@ -1,6 +1,7 @@
-"""Differential test: random no-limit and fixed-limit hold'em hands played in lockstep by the
-engine and by pokerkit from the same deck — same seat to act, same raise range, same final
-stacks — with short stacks so that all-ins, incomplete raises and side pots are common."""
+"""Differential test: random no-limit, pot-limit and fixed-limit hold'em hands played in
+lockstep by the engine and by pokerkit from the same deck — same seat to act, same raise
+range, same final stacks — with short stacks so that all-ins, incomplete raises and side
+pots are common."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections import deque
 import pytest
 from pokerkit import Card as PkCard
 from pokerkit import FixedLimitTexasHoldem, NoLimitTexasHoldem
+from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem
 
 from services.games import (
     TEXAS_HOLDEM,
@@ -35,6 +37,10 @@ from tests.unit.games.test_golden_hands import engine_command, pokerkit_advance
 RANKER = ReferenceRanker()
 
 
+class PotLimitTexasHoldem(PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem):
+    """pokerkit ships pot-limit Omaha, not pot-limit hold'em; its parts make one."""
+
+
 def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
     rng = random.Random(seed)
     n = rng.randint(2, 6)
@@ -55,6 +61,8 @@ def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
     )
     if structure is Structure.NO_LIMIT:
         pk = NoLimitTexasHoldem.create_state((), True, ante, (1, 2), 2, tuple(stacks), n)
+    elif structure is Structure.POT_LIMIT:
+        pk = PotLimitTexasHoldem((), True, ante, (1, 2), 2)(tuple(stacks), n)
     else:
         pk = FixedLimitTexasHoldem.create_state((), True, ante, (1, 2), 2, 4, tuple(stacks), n)
     pk.deck_cards = deque(PkCard.parse("".join(deck)))
@@ -145,7 +153,9 @@ def skip_moot_checks(pk, engine_to_act: int | None) -> None:
         pokerkit_advance(pk)
 
 
-@pytest.mark.parametrize("structure", [Structure.NO_LIMIT, Structure.FIXED_LIMIT])
+@pytest.mark.parametrize(
+    "structure", [Structure.NO_LIMIT, Structure.POT_LIMIT, Structure.FIXED_LIMIT]
+)
 def test_random_hands_match_pokerkit_action_by_action(structure):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
