@@ -48,8 +48,7 @@ def decode_entry(
         recorded_at_ms = int(fields[b"at_ms"])
     except (KeyError, ValueError) as exc:
         raise EventDecodingError(f"malformed entry in {stream}: {exc!r}") from exc
-    where = f" (event {version} of {stream})"
-    message = registry.decode(type_name, schema_version, payload, where)
+    message = registry.decode(type_name, schema_version, payload, stream, version)
     return RecordedEvent(stream, version, type_name, schema_version, message, recorded_at_ms)
 
 

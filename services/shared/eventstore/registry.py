@@ -80,11 +80,19 @@ class EventRegistry:
         return name, registration.schema_version, message.SerializeToString(deterministic=True)
 
     def decode(
-        self, type_name: str, schema_version: int, payload: bytes, where: str = ""
+        self,
+        type_name: str,
+        schema_version: int,
+        payload: bytes,
+        stream: str = "",
+        version: int = 0,
     ) -> Message:
-        """The message for a stored payload, upcast to the registered schema version."""
-        with self._lock:
-            registration = self._by_name.get(type_name)
+        """The message for a stored payload, upcast to the registered schema version.
+        `stream` and `version` only name the event in error messages."""
+        registration = self._by_name.get(type_name)  # dict reads are atomic; writes lock
+        if registration is not None and schema_version == registration.schema_version:
+            return self._parse(registration.message_type, payload, type_name, stream, version)
+        where = f" (event {version} of {stream})" if stream else ""
         if registration is None:
             raise UnknownEventType(type_name, self.type_names(), where)
         current = registration.schema_version
@@ -103,9 +111,16 @@ class EventRegistry:
                 )
             payload = upcast(payload)
             schema_version += 1
-        message = registration.message_type()
+        return self._parse(registration.message_type, payload, type_name, stream, version)
+
+    @staticmethod
+    def _parse(
+        message_type: type[Message], payload: bytes, type_name: str, stream: str, version: int
+    ) -> Message:
+        message = message_type()
         try:
             message.ParseFromString(payload)
         except DecodeError as exc:
+            where = f" (event {version} of {stream})" if stream else ""
             raise EventDecodingError(f"{type_name}{where}: payload is not valid: {exc}") from exc
         return message
