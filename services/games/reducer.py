@@ -90,12 +90,16 @@ def _sat_out(state: TableState, e: PlayerSatOut) -> TableState:
 
 
 def _sat_in(state: TableState, e: PlayerSatIn) -> TableState:
+    # Only a player who missed a hand waits for (or posts) the big blind.
+    seat = state.seats[e.seat]
+    assert seat is not None
     return _seat(
         state,
         e.seat,
         sitting_out=False,
-        waiting_for_big_blind=not e.post_big_blind,
-        posts_big_blind=e.post_big_blind,
+        waiting_for_big_blind=seat.missed_hand and not e.post_big_blind,
+        posts_big_blind=seat.missed_hand and e.post_big_blind,
+        missed_hand=False,
     )
 
 
@@ -109,6 +113,9 @@ def _hand_started(state: TableState, e: HandStarted) -> TableState:
         seat = seats[s]
         assert seat is not None
         seats[s] = evolve(seat, waiting_for_big_blind=False, posts_big_blind=False)
+    for s, seat in enumerate(seats):
+        if seat is not None and seat.sitting_out and not seat.missed_hand:
+            seats[s] = evolve(seat, missed_hand=True)
     hand = HandState(
         number=e.hand,
         button=e.button,

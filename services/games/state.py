@@ -35,6 +35,7 @@ class SeatState:
     leaving: bool = False
     waiting_for_big_blind: bool = False
     posts_big_blind: bool = False  # returning player who chose to post rather than wait
+    missed_hand: bool = False  # sitting out while a hand was dealt without them
     timeouts: int = 0  # consecutive
 
 

@@ -108,24 +108,40 @@ def test_a_sitting_out_player_is_not_dealt_in():
     assert [p.seat for p in s.state.hand.players] == [0, 1]
 
 
-def test_a_returning_player_who_posts_is_dealt_in_at_once_with_a_big_blind():
-    s = Scenario(NL, [100, 100, 100, 100, None, None])
-    s.do(SitOut(3))
-    s.do(SitIn(3, post_big_blind=True))
-    events = s.do(StartHand())
-    assert ForcedBetPosted(3, "returning-blind", 2) in events
+def sit_out_for_a_hand(s: Scenario, seat: int) -> None:
+    s.do(SitOut(seat))
+    s.start()
+    fold_around(s)
 
 
-def test_a_returning_player_who_waits_is_dealt_in_when_the_big_blind_reaches_them():
+def test_a_player_who_sits_back_in_before_missing_a_hand_is_dealt_in_as_usual():
     s = Scenario(NL, [100, 100, 100, 100, None, None])
     s.do(SitOut(3))
     s.do(SitIn(3))
-    s.start()  # button 0, sb 1, bb 2: seat 3 waits
-    assert 3 not in [p.seat for p in s.state.hand.players]
+    events = s.do(StartHand())
+    assert 3 in events[0].seats
+    assert not any(isinstance(e, ForcedBetPosted) and e.kind == "returning-blind" for e in events)
+
+
+def test_a_returning_player_who_posts_is_dealt_in_at_once_with_a_big_blind():
+    s = Scenario(NL, [100, 100, 100, 100, 100, None])
+    sit_out_for_a_hand(s, 4)  # hand 1: button 0, blinds 1 and 2
+    s.do(SitIn(4, post_big_blind=True))
+    events = s.do(StartHand())  # hand 2: button 1, blinds 2 and 3
+    assert 4 in events[0].seats
+    assert ForcedBetPosted(4, "returning-blind", 2) in events
+
+
+def test_a_returning_player_who_waits_is_dealt_in_when_the_big_blind_reaches_them():
+    s = Scenario(NL, [100, 100, 100, 100, 100, None])
+    sit_out_for_a_hand(s, 4)  # hand 1: button 0, blinds 1 and 2
+    s.do(SitIn(4))
+    s.start()  # hand 2: button 1, blinds 2 and 3: seat 4 waits
+    assert 4 not in [p.seat for p in s.state.hand.players]
     fold_around(s)
-    s.start()  # button 1, sb 2, bb 3: seat 3 is the big blind and plays
+    s.start()  # hand 3: button 2, blinds 3 and 4: seat 4 plays as the big blind
     started = next(e for e in reversed(s.log) if isinstance(e, HandStarted))
-    assert started.big_blind_seat == 3 and 3 in started.seats
+    assert started.big_blind_seat == 4 and 4 in started.seats
 
 
 def test_acting_for_another_players_seat_is_denied():
