@@ -1,0 +1,60 @@
+"""The real table service (with its real dealer and ledger) wired to the Celery scheduler.
+
+Mirrors the table tests' `platform` fixture (tests/integration/table/conftest.py) and reuses
+its helpers; the one difference is the scheduler: timeouts and bot turns go to Celery.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import redis
+
+from services.dealer.server import build as build_dealer
+from services.dealer.settings import DealerSettings
+from services.shared.eventstore import RedisEventStore
+from services.shared.grpc_server import create_server
+from services.shared.settings import RuntimeSettings
+from services.table import codec
+from services.table.server import build
+from services.table.settings import TableSettings
+from services.workers.scheduler import CeleryScheduler
+from tests.integration.ledger.conftest import start_ledger
+from tests.integration.table.conftest import KEY, Platform
+
+
+@contextmanager
+def table_stack(redis_url: str, namespace: str, scheduler: CeleryScheduler) -> Iterator[Platform]:
+    ledger_server, ledger = start_ledger(redis_url, namespace)
+    dealer_runtime = RuntimeSettings(service_name="dealer", address="127.0.0.1:0", auth_key=KEY)
+    dealer_settings = DealerSettings(
+        runtime=dealer_runtime,
+        redis_url=redis_url,
+        dealer_key=secrets.token_bytes(32),
+        allow_test_decks=True,
+    )
+    dealer_server, dealer_port = create_server(build_dealer(dealer_settings), dealer_runtime)
+    runtime = RuntimeSettings(service_name="table", address="127.0.0.1:0", auth_key=KEY)
+    settings = TableSettings(
+        dealer_target=f"127.0.0.1:{dealer_port}",
+        evaluator_target="unused",
+        ledger_target=f"127.0.0.1:{ledger.port}",
+        redis_url=redis_url,
+    )
+    client = redis.Redis.from_url(redis_url)
+    store = RedisEventStore(client, codec.registry())
+    server, port = create_server(
+        build(settings, runtime, store=store, scheduler=scheduler), runtime
+    )
+    handle = Platform(port=port, ledger_port=ledger.port)
+    try:
+        yield handle
+    finally:
+        for channel in handle.channels:
+            channel.close()
+        server.stop(0).wait()
+        ledger_server.stop(0).wait()
+        dealer_server.stop(0).wait()
+        client.close()

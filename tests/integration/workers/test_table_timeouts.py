@@ -1,0 +1,208 @@
+"""Timeouts and bot turns end to end: the real table service (with its dealer and ledger)
+schedules through Celery, and a REAL worker process applies them over gRPC."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+import grpc
+import pytest
+
+from croupier.table.v1 import table_pb2
+from services.shared import auth
+from services.workers.bot_turns import bot_id
+from services.workers.deadlines import Deadline
+from services.workers.scheduler import CeleryScheduler, send_timeout
+from services.workers.settings import WorkerSettings
+from tests.fixtures.redis_server import RedisServer
+from tests.integration.table.conftest import KEY, act, create_table, seat, view_of
+
+from .table_stack import table_stack
+from .worker_process import WorkerProcess
+
+pytestmark = pytest.mark.integration
+A = table_pb2
+SWEEP_INTERVAL = 0.5
+SWEEP_GRACE = 0.2
+
+
+@pytest.fixture(scope="module")
+def redis_server_for_stack():
+    with RedisServer.private_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def settings(redis_server_for_stack) -> WorkerSettings:
+    return WorkerSettings(
+        redis_url=redis_server_for_stack.url,
+        auth_key=KEY,
+        sweep_interval=SWEEP_INTERVAL,
+        sweep_grace=SWEEP_GRACE,
+        bot_delay=0.0,
+    )
+
+
+@pytest.fixture(scope="module")
+def scheduler(settings) -> CeleryScheduler:
+    return CeleryScheduler.from_settings(settings)
+
+
+@pytest.fixture(scope="module")
+def platform(settings, scheduler):
+    with table_stack(settings.redis_url, "ledger-workers", scheduler) as handle:
+        yield handle
+
+
+@pytest.fixture(scope="module")
+def worker(settings, platform, tmp_path_factory):
+    env = dict(os.environ)
+    env.update(
+        REDIS_URL=settings.redis_url,
+        CROUPIER_TABLE_TARGET=f"127.0.0.1:{platform.port}",
+        CROUPIER_AUTH_KEY=KEY,
+        CROUPIER_WORKERS_SWEEP_INTERVAL=str(SWEEP_INTERVAL),
+        CROUPIER_WORKERS_SWEEP_GRACE=str(SWEEP_GRACE),
+        CROUPIER_WORKERS_BOT_DELAY="0",
+        CROUPIER_WORKERS_CONCURRENCY="4",
+    )
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    process = WorkerProcess(env, log).start()
+    process.log_path = log  # type: ignore[attr-defined]
+    yield process
+    process.stop()
+
+
+def heads_up_table(platform, action_time_ms: int) -> tuple[str, dict[int, object]]:
+    table_id = create_table(platform, seats=2, action_time_ms=action_time_ms)
+    stubs = {}
+    for seat_no in (0, 1):
+        player = f"p{seat_no}-{uuid.uuid4().hex[:8]}"
+        stubs[seat_no] = seat(platform, table_id, player, seat_no, 200)
+    return table_id, stubs
+
+
+def events_until(stub, table_id: str, from_version: int, stop, timeout: float) -> list:
+    """Watch the table from `from_version` until `stop(events)` holds or `timeout` passes."""
+    stream = stub.WatchTable(
+        table_pb2.WatchTableRequest(table_id=table_id, from_version=from_version),
+        timeout=timeout,
+    )
+    events = []
+    try:
+        for message in stream:
+            if message.HasField("event"):
+                events.append(message.event)
+                if stop(events):
+                    break
+    except grpc.RpcError as exc:
+        if exc.code() is not grpc.StatusCode.DEADLINE_EXCEEDED:
+            raise
+    finally:
+        stream.cancel()
+    return events
+
+
+def kind(event) -> str:
+    return event.WhichOneof("event")
+
+
+def test_a_player_who_does_not_act_is_folded_then_checked_at_the_deadline(platform, worker):
+    table_id, stubs = heads_up_table(platform, action_time_ms=700)
+    house = platform.table("house", auth.Role.ADMIN)
+    view = view_of(house, table_id)
+    first = view.to_act  # the button / small blind, facing the big blind: cannot check
+    events = events_until(
+        house, table_id, view.version, lambda evs: any(kind(e) == "timed_out" for e in evs), 10
+    )
+    timed_out = next(e for e in events if kind(e) == "timed_out")
+    assert timed_out.timed_out.seat == first
+    assert timed_out.recorded_at_ms >= view.deadline_unix_ms  # never early
+    default = events[events.index(timed_out) - 1]
+    assert kind(default) == "action_taken" and default.action_taken.action == "fold"
+
+    # Next hand: the small blind calls; the big blind, free to check, does nothing.
+    view = view_of(house, table_id)
+    while view.hand_number < 2 or view.to_act < 0:
+        time.sleep(0.05)
+        view = view_of(house, table_id)
+    act(stubs[view.to_act], table_id, view.hand_number, A.ACTION_CALL)
+    view = view_of(house, table_id)
+    checker = view.to_act
+    events = events_until(
+        house, table_id, view.version, lambda evs: any(kind(e) == "timed_out" for e in evs), 10
+    )
+    timed_out = next(e for e in events if kind(e) == "timed_out")
+    default = events[events.index(timed_out) - 1]
+    assert timed_out.timed_out.seat == checker
+    assert kind(default) == "action_taken" and default.action_taken.action == "check"
+
+
+def test_a_player_acting_10_ms_before_the_deadline_is_never_also_timed_out(platform, worker):
+    table_id, stubs = heads_up_table(platform, action_time_ms=600)
+    house = platform.table("house", auth.Role.ADMIN)
+    first_version = view_of(house, table_id).version
+    for _ in range(4):
+        view = view_of(house, table_id)
+        mine = view_of(stubs[view.to_act], table_id)
+        legal = {a.action for a in mine.legal_actions}
+        action = A.ACTION_CHECK if A.ACTION_CHECK in legal else A.ACTION_CALL
+        time.sleep(max(0.0, view.deadline_unix_ms / 1000 - 0.010 - time.time()))
+        act(stubs[view.to_act], table_id, view.hand_number, action)  # must not fail
+    events = events_until(house, table_id, first_version, lambda evs: False, 1.5)
+    # Every timeout in the stream came at or after the deadline of the decision it ended,
+    # and none ended a decision the player had already made.
+    requested = None
+    for event in events:
+        if kind(event) == "action_requested":
+            requested = event
+        elif kind(event) == "timed_out":
+            assert requested is not None
+            assert event.recorded_at_ms >= requested.action_requested.deadline_unix_ms
+
+
+def test_a_timeout_task_delivered_several_times_changes_the_table_once(
+    platform, worker, scheduler, settings
+):
+    table_id, _ = heads_up_table(platform, action_time_ms=800)
+    house = platform.table("house", auth.Role.ADMIN)
+    view = view_of(house, table_id)
+    deadline = Deadline.from_unix_ms(
+        table_id, view.hand_number, view.action_number, view.deadline_unix_ms
+    )
+    for _ in range(3):  # on top of the table's own trigger
+        send_timeout(scheduler._celery, deadline, now=time.time(), max_countdown=300)
+    events = events_until(house, table_id, view.version, lambda evs: False, 2.5)
+    timeouts = [e for e in events if kind(e) == "timed_out"]
+    hand_events = [e for e in timeouts if e.version < _first_version_of_next_hand(events)]
+    assert len(hand_events) == 1
+
+
+def _first_version_of_next_hand(events) -> int:
+    starts = [e.version for e in events if kind(e) == "hand_started"]
+    return starts[0] if starts else 1 << 62
+
+
+def test_bots_play_hands_through_the_table_service_without_an_illegal_action(platform, worker):
+    table_id = create_table(platform, seats=3, action_time_ms=30_000)
+    bots = [bot_id(policy, uuid.uuid4().hex[:6], 0.0) for policy in ("equity", "tight", "random")]
+    for seat_no, bot in enumerate(bots):
+        platform.fund(bot, 200)
+        stub = platform.table(bot, auth.Role.BOT)
+        stub.JoinTable(
+            table_pb2.JoinTableRequest(
+                table_id=table_id, seat=seat_no, buy_in=200, idempotency_key=f"join-{bot}"
+            )
+        )
+    house = platform.table("house", auth.Role.ADMIN)
+    end = time.time() + 60
+    while time.time() < end and view_of(house, table_id).hand_number < 8:
+        time.sleep(0.2)
+    view = view_of(house, table_id)
+    assert view.hand_number >= 8, "the bots stopped playing"
+    log = worker.log_path.read_text()
+    assert "refused" not in log  # remote.play_turn logs every action the table rejected
+    in_play = sum(s.stack + s.committed for s in view.seats)
+    assert in_play == 600  # no rake at this table: every chip is still on it
