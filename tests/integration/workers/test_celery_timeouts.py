@@ -129,17 +129,31 @@ def test_a_trigger_delivered_several_times_changes_the_table_once(table, worker,
 def test_a_player_acting_10_ms_before_the_deadline_is_never_timed_out(table, worker, scheduler):
     decisions = [(f"t3-{n}", 2, 5) for n in range(10)]
     base = time.time() + 0.5
+    dues = {d: base + i * 0.05 for i, d in enumerate(decisions)}
+    acted: dict = {}
+
+    def act(decision) -> None:
+        at = time.time()
+        if table.resolve(decision):
+            acted[decision] = at
+
     timers = []
-    for i, decision in enumerate(decisions):
-        due = base + i * 0.05
-        request(table, scheduler, decision, due)
-        timer = threading.Timer(due - 0.010 - time.time(), table.resolve, args=(decision,))
+    for decision in decisions:
+        request(table, scheduler, decision, dues[decision])
+        timer = threading.Timer(dues[decision] - 0.010 - time.time(), act, args=(decision,))
         timer.start()
         timers.append(timer)
     for timer in timers:
         timer.join()
     time.sleep(SWEEP_INTERVAL + SWEEP_GRACE + 0.5)
-    assert applied_to(table, set(decisions)) == []
+    applied = {a.decision for a in applied_to(table, set(decisions))}
+    # Never both: a decision is either made by the player or timed out.
+    assert not applied & set(acted)
+    # Whoever acted before the deadline kept the decision (a timer thread woken late on a
+    # loaded machine may lose to the timeout, which is then correct, not early).
+    in_time = [d for d, at in acted.items() if at < dues[d]]
+    assert len(in_time) >= len(decisions) // 2
+    assert table.early == []
 
 
 def test_timeouts_survive_kill_9_of_the_worker_within_the_sweeper_bound(
