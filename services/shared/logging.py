@@ -48,7 +48,12 @@ def configure_logging(level: str = "info", json: bool = False) -> None:
     renderer: Any = (
         structlog.processors.JSONRenderer()
         if json
-        else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+        else structlog.dev.ConsoleRenderer(
+            colors=sys.stderr.isatty(),
+            # Rich tracebacks show every frame's local variables by default; a local can hold
+            # a token, a key or an unrevealed seed, so tracebacks are printed without them.
+            exception_formatter=structlog.dev.RichTracebackFormatter(show_locals=False),
+        )
     )
     structlog.configure(
         processors=[

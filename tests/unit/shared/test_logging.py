@@ -10,3 +10,21 @@ def test_secret_looking_fields_are_redacted():
     out = redact_secrets(None, "info", dict(event))
     assert out["token"] == out["auth_key"] == out["Authorization"] == "[redacted]"
     assert out["n"] == 1 and out["event"] == "x"
+
+
+def test_console_tracebacks_never_print_local_variables(capsys):
+    import logging
+    import secrets
+
+    from services.shared.logging import configure_logging
+
+    configure_logging("info", json=False)
+    # Made at run time so the value cannot appear in the printed source lines.
+    unrevealed_seed = secrets.token_hex(16)
+    try:
+        raise RuntimeError("boom")
+    except RuntimeError:
+        logging.getLogger("test").exception("failed with %s", len(unrevealed_seed))
+    captured = capsys.readouterr().err
+    assert "boom" in captured
+    assert unrevealed_seed not in captured
