@@ -18,15 +18,17 @@ from services.shared.eventstore import RedisEventStore
 from services.shared.grpc_server import create_server
 from services.shared.settings import RuntimeSettings
 from services.table import codec
+from services.table.ports import SchedulerPort
 from services.table.server import build
 from services.table.settings import TableSettings
-from services.workers.scheduler import CeleryScheduler
 from tests.integration.ledger.conftest import start_ledger
 from tests.integration.table.conftest import KEY, Platform
 
 
 @contextmanager
-def table_stack(redis_url: str, namespace: str, scheduler: CeleryScheduler) -> Iterator[Platform]:
+def table_stack(redis_url: str, namespace: str, scheduler: SchedulerPort) -> Iterator[Platform]:
+    """Yields the table tests' `Platform`, plus `restart_table()`: stop the table server (every
+    stream drops) and start a new one on the same port, over the same Redis."""
     ledger_server, ledger = start_ledger(redis_url, namespace)
     dealer_runtime = RuntimeSettings(service_name="dealer", address="127.0.0.1:0", auth_key=KEY)
     dealer_settings = DealerSettings(
@@ -49,6 +51,17 @@ def table_stack(redis_url: str, namespace: str, scheduler: CeleryScheduler) -> I
         build(settings, runtime, store=store, scheduler=scheduler), runtime
     )
     handle = Platform(port=port, ledger_port=ledger.port)
+
+    def restart_table() -> None:
+        nonlocal server
+        server.stop(0).wait()
+        server, _ = create_server(
+            build(settings, runtime, store=store, scheduler=scheduler),
+            runtime,
+            address=f"127.0.0.1:{port}",
+        )
+
+    handle.restart_table = restart_table  # type: ignore[attr-defined]
     try:
         yield handle
     finally:

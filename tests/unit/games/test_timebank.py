@@ -1,0 +1,73 @@
+"""Time banks: extension events, refills, exhaustion."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.games.timebank import (
+    TimeBankExtended,
+    TimeBankRefilled,
+    TimeBankRules,
+    TimeBanks,
+    apply_all,
+    deadline_for,
+    on_deadline,
+    on_hand_started,
+    on_seated,
+)
+
+RULES = TimeBankRules(
+    action_time_ms=15_000, bank_ms=30_000, chunk_ms=10_000, refill_ms=5_000, refill_every_hands=10
+)
+
+
+def seated(*seats: int) -> TimeBanks:
+    banks = TimeBanks()
+    for seat in seats:
+        banks = apply_all(banks, on_seated(RULES, seat))
+    return banks
+
+
+def test_the_normal_deadline_is_the_action_time_after_the_request():
+    assert deadline_for(RULES, 1_000) == 16_000
+    assert deadline_for(TimeBankRules(action_time_ms=0), 1_000) == 0
+
+
+def test_a_spent_action_time_draws_one_chunk_of_the_bank_as_an_extension_event():
+    banks = seated(2)
+    events = on_deadline(banks, RULES, seat=2, hand=7, action_number=3, deadline_unix_ms=50_000)
+    assert events == [TimeBankExtended(2, 7, 3, 10_000, 20_000, 60_000)]
+    assert apply_all(banks, events).of(2) == 20_000
+
+
+def test_an_exhausted_bank_gives_no_extension_so_the_player_times_out():
+    banks = seated(1)
+    for _ in range(3):
+        banks = apply_all(banks, on_deadline(banks, RULES, 1, 1, 1, 0))
+    assert banks.of(1) == 0
+    assert on_deadline(banks, RULES, 1, 1, 2, 0) == []
+
+
+def test_without_a_chunk_size_the_whole_bank_is_granted_at_once():
+    rules = TimeBankRules(action_time_ms=10_000, bank_ms=25_000)
+    banks = apply_all(TimeBanks(), on_seated(rules, 0))
+    (extension,) = on_deadline(banks, rules, 0, 1, 1, 100)
+    assert (extension.used_ms, extension.remaining_ms, extension.deadline_unix_ms) == (
+        25_000,
+        0,
+        25_100,
+    )
+
+
+def test_banks_refill_every_n_hands_up_to_the_cap():
+    banks = seated(0, 1)
+    banks = apply_all(banks, on_deadline(banks, RULES, 0, 1, 1, 0))  # seat 0 down to 20 s
+    assert on_hand_started(banks, RULES, hand=9, seats=[0, 1]) == []
+    events = on_hand_started(banks, RULES, hand=10, seats=[0, 1])
+    assert events == [TimeBankRefilled(0, 5_000, 25_000)]  # seat 1 is full already
+    assert apply_all(banks, events).of(0) == 25_000
+
+
+def test_negative_settings_are_refused():
+    with pytest.raises(ValueError, match="negative"):
+        TimeBankRules(action_time_ms=-1)
