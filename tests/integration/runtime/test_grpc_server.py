@@ -12,9 +12,9 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client import REGISTRY
 
 from services.shared import auth
-from services.shared.channels import connect
+from services.shared.channels import RenewingServiceToken, connect, service_channel
 
-from .conftest import KEY, SERVICE
+from .conftest import KEY, SERVICE, runtime_settings
 
 pytestmark = pytest.mark.integration
 
@@ -179,3 +179,22 @@ def test_a_client_cancelling_a_stream_is_counted_as_cancelled(channel):
     while _count("Count", "CANCELLED") == before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _count("Count", "CANCELLED") == before + 1
+
+
+def test_service_channels_authenticate_as_the_calling_service(probe_server):
+    settings = runtime_settings(service_name="table")
+    with service_channel(f"127.0.0.1:{probe_server}", settings) as chan:
+        assert _call(chan, "Whoami", b"") == b"table/service"
+
+
+def test_service_tokens_are_renewed_before_they_expire(monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr("services.shared.channels.time.monotonic", lambda: clock[0])
+    source = RenewingServiceToken(KEY, "table", ttl_seconds=120)
+    first = source()
+    assert source() == first  # cached while fresh
+    clock[0] += 61  # within a minute of expiry: a new token
+    monkeypatch.setattr("services.shared.auth.time.time", lambda: 2_000_000_000.0)
+    renewed = source()
+    assert renewed != first
+    assert auth.verify_token(KEY, first).subject == "table"
