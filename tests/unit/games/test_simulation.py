@@ -227,8 +227,8 @@ def test_random_tables_conserve_chips_never_reuse_a_card_and_replay_exactly(game
 @pytest.mark.slow
 @pytest.mark.parametrize("game_name", sorted(GAMES))
 def test_thousands_of_random_hands_per_variant(game_name):
-    played = sum(play_table(game_name, 1000 + seed, 100) for seed in range(40))
-    assert played >= 3000
+    played = sum(play_table(game_name, 1000 + seed, 100) for seed in range(24))
+    assert played >= 2000
 
 
 def test_every_structure_is_exercised():
