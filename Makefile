@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(shell find protos -name '*.proto' | sort)
 GEN_STAMP := croupier/.generated
 
-.PHONY: all venv protos test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
+.PHONY: bench-seven all venv protos test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
 
 all: test
 
@@ -63,6 +63,10 @@ run: protos
 
 bench: protos
 	$(BIN)/python -m bench
+
+# All 133,784,560 seven-card hands through the evaluator's batch path (about 30 s).
+bench-seven: protos
+	$(BIN)/python -m bench.seven_card_census
 
 clean:
 	rm -rf $(VENV) croupier .tools .mypy_cache .ruff_cache .pytest_cache
