@@ -52,6 +52,11 @@ def _fives(hole: Sequence[Card], board: Sequence[Card], rule: UseRule) -> Iterat
 
 def _check(hole: Sequence[Card], board: Sequence[Card], rule: UseRule) -> None:
     check_distinct(hole, board)
+    check_counts(hole, board, rule)
+
+
+def check_counts(hole: Sequence[Card], board: Sequence[Card], rule: UseRule) -> None:
+    """Raise HandError unless `rule` can make a five-card hand from these cards."""
     total = len(hole) + len(board)
     if rule.unrestricted and not 5 <= total <= MAX_CARDS:
         raise HandError(f"a hand needs 5 to {MAX_CARDS} cards in all, got {total}")
@@ -71,6 +76,17 @@ def best_high(
 ) -> HandResult:
     """Best high hand from `hole` + `board` under `rule`; flags when it plays the board."""
     _check(hole, board, rule)
+    return best_high_unchecked(hole, board, rule, wild_cards, five_kind_below)
+
+
+def best_high_unchecked(
+    hole: Sequence[Card],
+    board: Sequence[Card],
+    rule: UseRule,
+    wild_cards: Collection[Card],
+    five_kind_below: bool,
+) -> HandResult:
+    """`best_high` for callers that have checked the cards already (showdown)."""
     if rule.unrestricted:
         result = evaluate_high([*hole, *board], wild_cards, five_kind_below)
     else:
@@ -78,10 +94,9 @@ def best_high(
             _fives(hole, board, rule), key=lambda five: value_of(five, wild_cards, five_kind_below)
         )
         result = evaluate_high(best_five, wild_cards, five_kind_below)
-    if len(board) == 5 and rule.min_hole == 0 and hole:
-        on_board = evaluate_high(board, wild_cards, five_kind_below)
-        if on_board.value == result.value:
-            return replace(on_board, plays_board=True)
+    plays_board = len(board) == 5 and rule.min_hole == 0 and hole
+    if plays_board and value_of(board, wild_cards, five_kind_below) == result.value:
+        return replace(evaluate_high(board, wild_cards, five_kind_below), plays_board=True)
     return result
 
 
@@ -93,6 +108,13 @@ def best_low(
 ) -> LowResult | None:
     """Best eight-or-better low from `hole` + `board` under `rule`, or None."""
     _check(hole, board, rule)
+    return best_low_unchecked(hole, board, rule, wild_cards)
+
+
+def best_low_unchecked(
+    hole: Sequence[Card], board: Sequence[Card], rule: UseRule, wild_cards: Collection[Card]
+) -> LowResult | None:
+    """`best_low` for callers that have checked the cards already (showdown)."""
     if rule.unrestricted:
         cards = [*hole, *board]
         value = low_value_of(cards, wild_cards)

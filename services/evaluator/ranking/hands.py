@@ -62,6 +62,10 @@ def as_cards(cards: str | Iterable[str] | Iterable[Card]) -> tuple[Card, ...]:
 
 def check_distinct(*groups: Sequence[Card]) -> None:
     """Raise HandError naming the first card that appears twice across `groups`."""
+    total = sum(len(group) for group in groups)
+    # Fast path on integers: hashing the Card dataclass costs more than the evaluation.
+    if len({c.suit * 13 + c.rank for group in groups for c in group}) == total:
+        return
     seen: set[Card] = set()
     for group in groups:
         for card in group:

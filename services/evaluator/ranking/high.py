@@ -37,8 +37,7 @@ def _rank_index(number: int) -> int:
 def value_of(cards: Sequence[Card], wild_cards: Collection[Card] = (),
              five_kind_below: bool = False) -> int:  # fmt: skip
     """The comparable value of the best five of `cards` (5 to 9, already checked)."""
-    wilds = [c for c in cards if c in wild_cards]
-    if not wilds:
+    if not wild_cards or not any(c in wild_cards for c in cards):
         ints = [FAST_INTS[c.index] for c in cards]
         if len(ints) == 7:
             a, b, c, d, e, f, g = ints
@@ -66,7 +65,7 @@ def evaluate_high(cards: Sequence[Card], wild_cards: Collection[Card] = (),
     """Best five-card high hand of 5 to 9 cards; cards in `wild_cards` are wild."""
     check_count(cards)
     check_distinct(cards)
-    if any(c in wild_cards for c in cards):
+    if wild_cards and any(c in wild_cards for c in cards):
         value, five = _best_wild_five(cards, wild_cards, five_kind_below)
         used, substitutions = _assign_wilds(value, five, wild_cards, cards)
         return HandResult(category_of(value), value, used, describe(value), substitutions)
@@ -81,12 +80,10 @@ def pick_cards(value: int, cards: Sequence[Card]) -> tuple[Card, ...]:
     if category in (Category.FLUSH, Category.STRAIGHT_FLUSH):
         suit = max(range(4), key=lambda s: sum(1 for c in cards if c.suit == s))
         pool = [c for c in cards if c.suit == suit]
-    used: list[Card] = []
-    for number in ranks_of(value):
-        rank = _rank_index(number)
-        card = next(c for c in pool if c.rank == rank and c not in used)
-        used.append(card)
-    return tuple(used)
+    by_rank: dict[int, list[Card]] = {}
+    for card in pool:
+        by_rank.setdefault(card.rank, []).append(card)
+    return tuple(by_rank[_rank_index(number)].pop(0) for number in ranks_of(value))
 
 
 def _assign_wilds(

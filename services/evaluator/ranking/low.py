@@ -23,6 +23,11 @@ from services.games.cards import Card
 
 def low_value_of(cards: Sequence[Card], wild_cards: Collection[Card] = ()) -> int:
     """Value of the best qualifying low (higher is better), 0 when there is none."""
+    if not wild_cards:
+        mask = 0
+        for card in cards:
+            mask |= LOW_BIT_OF_RANK[card.rank]
+        return LOW_TABLES[0][mask]
     mask = 0
     wilds = 0
     for card in cards:

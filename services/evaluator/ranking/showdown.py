@@ -11,7 +11,13 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.evaluator.ranking.best_of import ANY_CARDS, UseRule, best_high, best_low
+from services.evaluator.ranking.best_of import (
+    ANY_CARDS,
+    UseRule,
+    best_high_unchecked,
+    best_low_unchecked,
+    check_counts,
+)
 from services.evaluator.ranking.hands import HandError, HandResult, LowResult, check_distinct
 from services.games.cards import Card
 
@@ -74,14 +80,16 @@ def showdown(rules: GameRules, board: Sequence[Card], seats: Sequence[SeatCards]
     if len(set(seat_numbers)) != len(seat_numbers):
         raise HandError("each seat may appear only once in a showdown")
     check_distinct(board, *(s.hole for s in seats))
+    for seat in seats:
+        check_counts(seat.hole, board, rules.use)
     results = []
     for seat in seats:
-        high = best_high(
+        high = best_high_unchecked(
             seat.hole, board, rules.use, rules.wild_cards, rules.five_kind_below_straight_flush
         )
         low = None
         if rules.split is Split.HIGH_LOW_EIGHT_OR_BETTER:
-            low = best_low(seat.hole, board, rules.use, rules.wild_cards)
+            low = best_low_unchecked(seat.hole, board, rules.use, rules.wild_cards)
         results.append(SeatResult(seat.seat, high, low))
     return ShowdownResult(
         seats=tuple(results),
