@@ -10,9 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from services.games.betting import options
-from services.games.cardtext import Card, card_order, is_card
-from services.games.chance import NeedCards, NeedHandStart, NeedRanks, NeedReshuffle
+from services.games.cardtext import card_order, is_card
+from services.games.chance import NeedHandStart
 from services.games.chance import pending_chance as _pending
+from services.games.chance_rules import deal, reshuffle, supply_ranks
 from services.games.commands import (
     Act,
     Command,
@@ -29,32 +30,34 @@ from services.games.commands import (
     VoidHand,
 )
 from services.games.definitions import Betting, Draw, Showdown
-from services.games.errors import InvalidAction, NotAllowedNow, NotYourSeat, UnknownTarget
+from services.games.errors import InvalidAction, NotAllowedNow, UnknownTarget
 from services.games.events import (
     Action,
     ActionTaken,
     BoardDeclared,
-    CardsDealt,
     CardsDiscarded,
     CardsShown,
-    ChipsAdded,
-    DiscardsReshuffled,
     Event,
     HandMucked,
-    HandsRanked,
-    HandVoided,
-    LeaveRequested,
-    PlayerLeft,
-    PlayerSatIn,
     PlayerSatOut,
-    PlayerSeated,
     TimedOut,
 )
 from services.games.flow import advance
 from services.games.legal import legal_actions
 from services.games.reducer import apply
+from services.games.seating import (
+    current_hand,
+    in_hand,
+    leave,
+    occupied,
+    sit_down,
+    sit_in,
+    sit_out,
+    top_up,
+    void,
+)
 from services.games.starting import start_hand
-from services.games.state import HandState, SeatState, TableState
+from services.games.state import HandState, TableState
 
 
 def decide(state: TableState, command: Command) -> list[Event]:
@@ -74,70 +77,6 @@ def execute(state: TableState, command: Command) -> tuple[TableState, list[Event
     return state, events + automatic
 
 
-# --- seats -------------------------------------------------------------------------------
-
-
-def _occupied(state: TableState, seat: int, by: str | None) -> SeatState:
-    if not 0 <= seat < len(state.seats):
-        raise UnknownTarget(f"seat {seat} does not exist: seats are 0-{len(state.seats) - 1}")
-    occupant = state.seats[seat]
-    if occupant is None:
-        raise UnknownTarget(f"seat {seat} is empty")
-    if by is not None and by != occupant.player:
-        raise NotYourSeat(f"seat {seat} belongs to {occupant.player}, not {by}")
-    return occupant
-
-
-def _in_hand(state: TableState, seat: int) -> bool:
-    return state.hand is not None and any(p.seat == seat for p in state.hand.players)
-
-
-def _sit_down(state: TableState, c: SitDown) -> list[Event]:
-    config = state.config
-    if not 0 <= c.seat < len(state.seats):
-        raise UnknownTarget(f"seat {c.seat} does not exist: seats are 0-{len(state.seats) - 1}")
-    if state.seats[c.seat] is not None:
-        raise NotAllowedNow(f"seat {c.seat} is taken")
-    if any(s is not None and s.player == c.player for s in state.seats):
-        raise NotAllowedNow(f"{c.player} is already seated at this table")
-    if not config.min_buy_in <= c.stack <= config.max_buy_in:
-        raise InvalidAction(
-            f"buy-in must be between {config.min_buy_in} and {config.max_buy_in}, not {c.stack}"
-        )
-    return [PlayerSeated(c.seat, c.player, c.stack)]
-
-
-def _leave(state: TableState, c: LeaveTable) -> list[Event]:
-    occupant = _occupied(state, c.seat, c.by)
-    if _in_hand(state, c.seat):
-        return [] if occupant.leaving else [LeaveRequested(c.seat)]
-    return [PlayerLeft(c.seat, occupant.player, occupant.stack)]
-
-
-def _sit_out(state: TableState, c: SitOut) -> list[Event]:
-    occupant = _occupied(state, c.seat, c.by)
-    return [] if occupant.sitting_out else [PlayerSatOut(c.seat)]
-
-
-def _sit_in(state: TableState, c: SitIn) -> list[Event]:
-    occupant = _occupied(state, c.seat, c.by)
-    if not occupant.sitting_out:
-        raise NotAllowedNow(f"seat {c.seat} is not sitting out")
-    return [PlayerSatIn(c.seat, c.post_big_blind)]
-
-
-def _top_up(state: TableState, c: TopUp) -> list[Event]:
-    occupant = _occupied(state, c.seat, c.by)
-    if _in_hand(state, c.seat):
-        raise NotAllowedNow(f"seat {c.seat} is in hand {state.last_hand}: top up between hands")
-    room = state.config.max_buy_in - occupant.stack
-    if not 0 < c.amount <= room:
-        raise InvalidAction(
-            f"top-up must be between 1 and {room} chips (max buy-in), not {c.amount}"
-        )
-    return [ChipsAdded(c.seat, c.amount)]
-
-
 def _start(state: TableState, c: StartHand) -> list[Event]:
     if state.hand is not None:
         raise NotAllowedNow(f"hand {state.hand.number} is still in progress")
@@ -146,34 +85,17 @@ def _start(state: TableState, c: StartHand) -> list[Event]:
     return start_hand(state)
 
 
-def _void(state: TableState, c: VoidHand) -> list[Event]:
-    hand = _current(state)
-    refunds = tuple((p.seat, p.committed) for p in hand.players if p.committed)
-    events: list[Event] = [HandVoided(hand.number, c.reason, refunds)]
-    for i, s in enumerate(state.seats):
-        if s is not None and s.leaving:
-            refund = dict(refunds).get(i, 0)
-            events.append(PlayerLeft(i, s.player, s.stack + refund))
-    return events
-
-
 # --- player decisions --------------------------------------------------------------------
 
 
-def _current(state: TableState) -> HandState:
-    if state.hand is None:
-        raise NotAllowedNow("no hand is in progress")
-    return state.hand
-
-
 def _check_turn(state: TableState, seat: int, hand_number: int | None, by: str | None) -> None:
-    hand = _current(state)
+    hand = current_hand(state)
     if hand_number is not None and hand_number != hand.number:
         if hand_number < hand.number:
             raise NotAllowedNow(f"hand {hand_number} is over; hand {hand.number} is in progress")
         raise UnknownTarget(f"hand {hand_number} does not exist; hand {hand.number} is in progress")
-    _occupied(state, seat, by)
-    if not _in_hand(state, seat):
+    occupied(state, seat, by)
+    if not in_hand(state, seat):
         raise NotAllowedNow(f"seat {seat} is not in hand {hand.number}")
     if hand.to_act is None:
         raise NotAllowedNow(f"no player is to act in hand {hand.number}: waiting for the dealer")
@@ -200,7 +122,7 @@ def _act(state: TableState, c: Act) -> list[Event]:
 
 
 def _bet(state: TableState, c: Act) -> list[Event]:
-    hand = _current(state)
+    hand = current_hand(state)
     seat = c.seat
     o = options(state, hand, seat)
     p = hand.player(seat)
@@ -255,7 +177,7 @@ def _no_raise_reason(state: TableState, hand: HandState, to_call: int, stack: in
 
 
 def _discard(state: TableState, c: Act, phase: Draw) -> list[Event]:
-    hand = _current(state)
+    hand = current_hand(state)
     p = hand.player(c.seat)
     wanted = Action.OPEN_DISCARD if phase.face_up else Action.DISCARD
     if c.action != wanted:
@@ -282,7 +204,7 @@ def _discard(state: TableState, c: Act, phase: Draw) -> list[Event]:
 
 
 def _showdown(state: TableState, c: Act) -> list[Event]:
-    hand = _current(state)
+    hand = current_hand(state)
     if c.action == Action.SHOW:
         return [CardsShown(c.seat, hand.player(c.seat).cards)]
     if c.action == Action.MUCK:
@@ -348,97 +270,17 @@ def _would_win(hand: HandState, seat: int) -> bool:
     return all(r.low is None or mine.low.strength >= r.low.strength for r in ranks)
 
 
-# --- chance ------------------------------------------------------------------------------
-
-
-def _deal(state: TableState, c: DealCards) -> list[Event]:
-    request = _pending(state)
-    if not isinstance(request, NeedCards):
-        raise NotAllowedNow(f"no cards are needed now (waiting for {_waiting_for(state)})")
-    expected = dict(request.targets)
-    given = dict(c.deals)
-    if set(given) != set(expected) or len(given) != len(c.deals):
-        raise InvalidAction(f"cards are needed for {_targets(request)}, got {_targets_of(c)}")
-    for target, cards in c.deals:
-        if len(cards) != expected[target]:
-            raise InvalidAction(
-                f"{_name(target)} needs {expected[target]} card(s), got {len(cards)}"
-            )
-    if len(c.burned) != request.burn:
-        raise InvalidAction(f"burn {request.burn} card(s) first, got {len(c.burned)}")
-    hand = _current(state)
-    seen: set[Card] = set()
-    for card in (*c.burned, *(x for _, cards in c.deals for x in cards)):
-        if not is_card(card):
-            raise InvalidAction(f"{card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
-        if card in hand.out or card in seen:
-            raise InvalidAction(f"card {card} was already dealt in hand {hand.number}")
-        seen.add(card)
-    order = [t for t, _ in request.targets]
-    events: list[Event] = []
-    for target in order:
-        burned = c.burned if target is None else ()
-        events.append(CardsDealt(target, tuple(given[target]), request.face_up, burned))
-    return events
-
-
-def _reshuffle(state: TableState, c: ReshuffleDiscards) -> list[Event]:
-    request = _pending(state)
-    if not isinstance(request, NeedReshuffle):
-        raise NotAllowedNow("no reshuffle is needed now")
-    if sorted(c.cards) != sorted(request.discards):
-        raise InvalidAction(
-            f"reshuffle exactly the {len(request.discards)} discards requested, "
-            "not the current player's discards"
-        )
-    return [DiscardsReshuffled(tuple(c.cards))]
-
-
-def _ranks(state: TableState, c: SupplyHandRanks) -> list[Event]:
-    request = _pending(state)
-    if not isinstance(request, NeedRanks):
-        raise NotAllowedNow("no showdown is waiting for hand ranks")
-    wanted = {r.seat for r in request.requests if r.seat is not None}
-    given = {seat for seat, _ in c.ranks}
-    if wanted != given:
-        raise InvalidAction(f"ranks are needed for seats {sorted(wanted)}, got {sorted(given)}")
-    needs_board = any(r.seat is None for r in request.requests)
-    if needs_board and c.board is None:
-        raise InvalidAction("the board's rank is needed too (for declare-board)")
-    return [HandsRanked(tuple(c.ranks), c.board)]
-
-
-def _waiting_for(state: TableState) -> str:
-    request = _pending(state)
-    if request is None:
-        hand = state.hand
-        return f"seat {hand.to_act}" if hand and hand.to_act is not None else "players"
-    return type(request).__name__
-
-
-def _name(target: int | None) -> str:
-    return "the board" if target is None else f"seat {target}"
-
-
-def _targets(request: NeedCards) -> str:
-    return ", ".join(f"{_name(t)} ({n})" for t, n in request.targets)
-
-
-def _targets_of(c: DealCards) -> str:
-    return ", ".join(_name(t) for t, _ in c.deals) or "nothing"
-
-
 _HANDLERS: dict[type, Callable[[TableState, Any], list[Event]]] = {
-    SitDown: _sit_down,
-    LeaveTable: _leave,
-    SitOut: _sit_out,
-    SitIn: _sit_in,
-    TopUp: _top_up,
+    SitDown: sit_down,
+    LeaveTable: leave,
+    SitOut: sit_out,
+    SitIn: sit_in,
+    TopUp: top_up,
     StartHand: _start,
-    VoidHand: _void,
+    VoidHand: void,
     Act: _act,
     TimeOut: _time_out,
-    DealCards: _deal,
-    ReshuffleDiscards: _reshuffle,
-    SupplyHandRanks: _ranks,
+    DealCards: deal,
+    ReshuffleDiscards: reshuffle,
+    SupplyHandRanks: supply_ranks,
 }

@@ -1,0 +1,90 @@
+"""Chance inputs: dealt cards, reshuffled discards and hand ranks, checked against what
+`pending_chance` asked for (part of `decide`)."""
+
+from __future__ import annotations
+
+from services.games.cardtext import Card, is_card
+from services.games.chance import NeedCards, NeedRanks, NeedReshuffle
+from services.games.chance import pending_chance as _pending
+from services.games.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
+from services.games.errors import InvalidAction, NotAllowedNow
+from services.games.events import CardsDealt, DiscardsReshuffled, Event, HandsRanked
+from services.games.seating import current_hand
+from services.games.state import TableState
+
+
+def deal(state: TableState, c: DealCards) -> list[Event]:
+    request = _pending(state)
+    if not isinstance(request, NeedCards):
+        raise NotAllowedNow(f"no cards are needed now (waiting for {_waiting_for(state)})")
+    expected = dict(request.targets)
+    given = dict(c.deals)
+    if set(given) != set(expected) or len(given) != len(c.deals):
+        raise InvalidAction(f"cards are needed for {_targets(request)}, got {_targets_of(c)}")
+    for target, cards in c.deals:
+        if len(cards) != expected[target]:
+            raise InvalidAction(
+                f"{_name(target)} needs {expected[target]} card(s), got {len(cards)}"
+            )
+    if len(c.burned) != request.burn:
+        raise InvalidAction(f"burn {request.burn} card(s) first, got {len(c.burned)}")
+    hand = current_hand(state)
+    seen: set[Card] = set()
+    for card in (*c.burned, *(x for _, cards in c.deals for x in cards)):
+        if not is_card(card):
+            raise InvalidAction(f"{card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
+        if card in hand.out or card in seen:
+            raise InvalidAction(f"card {card} was already dealt in hand {hand.number}")
+        seen.add(card)
+    order = [t for t, _ in request.targets]
+    events: list[Event] = []
+    for target in order:
+        burned = c.burned if target is None else ()
+        events.append(CardsDealt(target, tuple(given[target]), request.face_up, burned))
+    return events
+
+
+def reshuffle(state: TableState, c: ReshuffleDiscards) -> list[Event]:
+    request = _pending(state)
+    if not isinstance(request, NeedReshuffle):
+        raise NotAllowedNow("no reshuffle is needed now")
+    if sorted(c.cards) != sorted(request.discards):
+        raise InvalidAction(
+            f"reshuffle exactly the {len(request.discards)} discards requested, "
+            "not the current player's discards"
+        )
+    return [DiscardsReshuffled(tuple(c.cards))]
+
+
+def supply_ranks(state: TableState, c: SupplyHandRanks) -> list[Event]:
+    request = _pending(state)
+    if not isinstance(request, NeedRanks):
+        raise NotAllowedNow("no showdown is waiting for hand ranks")
+    wanted = {r.seat for r in request.requests if r.seat is not None}
+    given = {seat for seat, _ in c.ranks}
+    if wanted != given:
+        raise InvalidAction(f"ranks are needed for seats {sorted(wanted)}, got {sorted(given)}")
+    needs_board = any(r.seat is None for r in request.requests)
+    if needs_board and c.board is None:
+        raise InvalidAction("the board's rank is needed too (for declare-board)")
+    return [HandsRanked(tuple(c.ranks), c.board)]
+
+
+def _waiting_for(state: TableState) -> str:
+    request = _pending(state)
+    if request is None:
+        hand = state.hand
+        return f"seat {hand.to_act}" if hand and hand.to_act is not None else "players"
+    return type(request).__name__
+
+
+def _name(target: int | None) -> str:
+    return "the board" if target is None else f"seat {target}"
+
+
+def _targets(request: NeedCards) -> str:
+    return ", ".join(f"{_name(t)} ({n})" for t, n in request.targets)
+
+
+def _targets_of(c: DealCards) -> str:
+    return ", ".join(_name(t) for t, _ in c.deals) or "nothing"
