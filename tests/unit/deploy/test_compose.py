@@ -128,9 +128,15 @@ def test_the_required_env_scan_sees_require_env_calls():
     assert _TARGET_ENV.findall('require_env(target_env_name("ledger"), "x")') == ["ledger"]
 
 
+def _module_run_by(command: list[str]) -> str:
+    """`python -m pkg` -> "pkg.__main__"; `celery -A pkg.mod:app ...` -> "pkg.mod"."""
+    if command[:2] == ["python", "-m"]:
+        return command[2] + ".__main__"
+    return command[command.index("-A") + 1].partition(":")[0]
+
+
 def test_the_worker_runs_the_celery_app_the_workers_package_defines():
-    command = SERVICES[WORKER]["command"]
-    module = command[command.index("-A") + 1].partition(":")[0]
+    module = _module_run_by(SERVICES[WORKER]["command"])
     defines_app = any(
         "Celery(" in path.read_text() for path in (ROOT / "services" / "workers").rglob("*.py")
     )
