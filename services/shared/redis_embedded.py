@@ -26,6 +26,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -154,8 +155,11 @@ class EmbeddedRedis:
         host: str = "127.0.0.1",
         port: int | None = None,
         data_dir: Path | None = None,
+        extra_args: Sequence[str] = (),
     ) -> None:
+        """`extra_args`: more `--option value` pairs for the server (e.g. cluster mode)."""
         self.binary = binary
+        self.extra_args = tuple(extra_args)
         self.appendfsync: FsyncPolicy = appendfsync
         self.host = host
         self.port = port or 0
@@ -215,6 +219,7 @@ class EmbeddedRedis:
             "--daemonize", "no",
             "--protected-mode", "yes",
             "--logfile", str(self.log_path),
+            *self.extra_args,
         ]  # fmt: skip
         # A new session: Ctrl-C in a terminal reaches us, and we stop the server in order.
         self._process = subprocess.Popen(

