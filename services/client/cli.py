@@ -21,6 +21,7 @@ from services.client.launcher import has_module, run_platform
 from services.dealer.verify_cli import verify
 from services.shared import auth
 from services.shared.settings import AUTH_KEY_ENV
+from services.table.history_cli import history
 
 app = typer.Typer(
     name="croupier",
@@ -74,6 +75,7 @@ def run(state_dir: StateDir = DEFAULT_STATE_DIR) -> None:
 # Subcommands contributed by other modules: one additive line each, below this comment.
 app.command()(verify)  # croupier verify FILE: offline check of a dealer hand history
 app.command()(simulate)  # croupier simulate: bots against bots, bb/100 with 95% CI
+app.command()(history)  # croupier history TABLE [HAND]: a finished hand as text and PHH
 
 
 def main() -> None:

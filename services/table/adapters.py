@@ -74,10 +74,7 @@ class GrpcDealer:
         created = call(
             "dealer CreateShuffle", lambda: self._stub.CreateShuffle(request, CALL_TIMEOUT_S)
         )
-        call(
-            "dealer Seal",
-            lambda: self._stub.Seal(dealer_pb2.SealRequest(shuffle_id=shuffle_id), CALL_TIMEOUT_S),
-        )
+        # No Seal call: the first Deal seals the shuffle; the commitment is fixed at creation.
         return Commitment(shuffle_id, created.shuffle.commitment.hex())
 
     def deal(self, shuffle_id: str, count: int, step: str, purpose: str) -> tuple[Card, ...]:

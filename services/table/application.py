@@ -12,12 +12,14 @@ loads the table next and two instances never apply a step twice.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+import structlog
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2
@@ -36,6 +38,10 @@ from services.table.ports import DealerPort, LedgerPort, SchedulerPort
 from services.table.shell import ShellState, Table, fold_shell
 
 DIRECTORY_STREAM = stream_key("tables", "directory")
+# The background retrier gives a stuck table up (until its next command) after this many
+# void periods.
+GIVE_UP_AFTER_VOIDS = 10
+log = structlog.get_logger(__name__)
 MAX_ATTEMPTS = 20
 
 _RULE_ERRORS: dict[str, type[errors.DomainError]] = {
@@ -84,6 +90,8 @@ class TableApplication:
         ranker: HandRanker,
         scheduler: SchedulerPort,
         clock: Callable[[], int] = now_ms,
+        void_after_s: float = 30.0,
+        retry_interval_s: float = 0.5,
     ) -> None:
         self.store = store
         self.dealer = dealer
@@ -94,6 +102,10 @@ class TableApplication:
         self._cache: dict[str, Table] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        self.void_after_s = void_after_s
+        self.retry_interval_s = retry_interval_s
+        self._stalled: dict[str, float] = {}  # table id -> monotonic time of the first failure
+        self._retrier: threading.Thread | None = None
 
     # ------------------------------------------------------------------ loading
 
@@ -115,6 +127,11 @@ class TableApplication:
             table = fold_recorded(table_id, newer, cached) if newer else cached
         self._remember(table)
         return table
+
+    def current(self, table_id: str) -> Table:
+        """The cached table (possibly behind another instance's writes), else a fresh load."""
+        cached = self._cache.get(table_id)
+        return cached if cached is not None else self.load(table_id)
 
     def _remember(self, table: Table) -> None:
         with self._guard:
@@ -146,12 +163,18 @@ class TableApplication:
         if not key:
             raise errors.InvalidArgument("idempotency_key is required: a retry must reuse it")
         with self._lock(table_id):
+            # Decide on the cached state first (no read); the append's expected version
+            # catches a stale cache, and any refusal is re-checked against a fresh read.
+            fresh = False
             for _ in range(MAX_ATTEMPTS):
-                table = self.load(table_id)
+                table = self.load(table_id) if fresh else self.current(table_id)
                 done = table.shell.version_of_key(key)
                 if done is not None:
                     return table, done
                 if expected_version and expected_version != table.version:
+                    if not fresh:
+                        fresh = True
+                        continue
                     raise errors.Conflict(
                         f"table {table_id} is at version {table.version}, not "
                         f"{expected_version}: reload the view and decide again",
@@ -160,8 +183,14 @@ class TableApplication:
                 try:
                     events = list(decider(table))
                 except RuleViolation as violation:
+                    if not fresh:
+                        fresh = True
+                        continue
                     raise domain_error(violation) from violation
                 if not events:
+                    if not fresh:
+                        fresh = True
+                        continue
                     return table, table.version
                 events += self._follow_ups(table, events)
                 batch: list[object] = [
@@ -172,6 +201,7 @@ class TableApplication:
                 if appended is not None:
                     self._after_append(table, appended)
                     return appended, appended.version
+                fresh = True
             raise errors.Unavailable(f"table {table_id} is too busy: retry the command")
         raise AssertionError("unreachable")
 
@@ -235,9 +265,10 @@ class TableApplication:
 
     # ------------------------------------------------------------------ process steps
 
-    def drive(self, table_id: str, max_steps: int = 200) -> Table:
-        """Perform the steps the table needs until it waits for players."""
-        table = self.load(table_id)
+    def drive(self, table_id: str, table: Table | None = None, max_steps: int = 200) -> Table:
+        """Perform the steps the table needs until it waits for players (from `table`, the
+        state this instance just wrote, when given; otherwise from a fresh read)."""
+        table = table or self.load(table_id)
         for _ in range(max_steps):
             step = process.next_step(table)
             if step is None:
@@ -245,10 +276,59 @@ class TableApplication:
             table = self._perform(table, step)
         return table
 
+    def keep_going(self, table_id: str, table: Table | None = None) -> None:
+        """Drive the process after a command. A dependency that is down does not fail the
+        command (it is recorded already): the table is retried in the background, and a hand
+        that stays stuck past `void_after_s` is voided with every stake returned."""
+        try:
+            self.drive(table_id, table)
+        except errors.DomainError:
+            with self._guard:
+                self._stalled.setdefault(table_id, time.monotonic())
+                if self._retrier is None or not self._retrier.is_alive():
+                    self._retrier = threading.Thread(
+                        target=self._retry_stalled, name="table-retrier", daemon=True
+                    )
+                    self._retrier.start()
+
+    def _retry_stalled(self) -> None:
+        while True:
+            time.sleep(self.retry_interval_s)
+            with self._guard:
+                stalled = dict(self._stalled)
+            if not stalled:
+                return
+            for table_id, since in stalled.items():
+                stuck_for = time.monotonic() - since
+                try:
+                    self.forget(table_id)
+                    self.drive(table_id)
+                except Exception as exc:
+                    if stuck_for < GIVE_UP_AFTER_VOIDS * self.void_after_s:
+                        if stuck_for >= self.void_after_s:
+                            with contextlib.suppress(Exception):
+                                self._void_stuck(table_id, f"{type(exc).__name__}: {exc}")
+                        continue
+                    log.warning("table stays stuck; the next command retries", table=table_id)
+                with self._guard:
+                    self._stalled.pop(table_id, None)
+
+    def _void_stuck(self, table_id: str, reason: str) -> None:
+        table = self.load(table_id)
+        hand = table.engine.hand
+        if hand is None:
+            return
+        self.execute(
+            table_id,
+            f"{table_id}/{hand.number}/void",
+            "table-service",
+            lambda t: _decide(t.engine, cmd.VoidHand(reason)) if t.engine.hand else [],
+        )
+
     def _perform(self, table: Table, step: process.Step) -> Table:
         key = process.step_key(table, step)
         with self._lock(table.table_id):
-            fresh = self.load(table.table_id)
+            fresh = self.current(table.table_id)
             if fresh.version != table.version:
                 return fresh  # someone moved the table on: look again
             events = self._step_events(fresh, step)
@@ -394,11 +474,11 @@ class TableApplication:
             return [reserved, *_decide(t.engine, cmd.SitDown(seat, player, amount))]
 
         try:
-            _, version = self.execute(table_id, command_key, player, decide)
+            table, version = self.execute(table_id, command_key, player, decide)
         except errors.DomainError:
             self.ledger.void(f"{command_key}/void", reservation, "seat not taken")
             raise
-        self.drive(table_id)
+        self.keep_going(table_id, table)
         return seat, version
 
     def top_up(self, table_id: str, player: str, amount: int, key: str) -> int:
@@ -428,11 +508,11 @@ class TableApplication:
             return [reserved, *_decide(t.engine, cmd.TopUp(seat, amount, player))]
 
         try:
-            _, version = self.execute(table_id, command_key, player, decide)
+            table, version = self.execute(table_id, command_key, player, decide)
         except errors.DomainError:
             self.ledger.void(f"{command_key}/void", reservation, "top-up refused")
             raise
-        self.drive(table_id)
+        self.keep_going(table_id)
         return version
 
     def _own_seat(self, table: Table, player: str) -> int:
@@ -446,13 +526,13 @@ class TableApplication:
     ) -> int:
         """SitOut / SitIn / LeaveTable for the caller's own seat."""
         seat = self._own_seat(self.load(table_id), player)
-        _, version = self.execute(
+        table, version = self.execute(
             table_id,
             f"{table_id}/{player}/{key}",
             player,
             lambda t: _decide(t.engine, make(seat)),
         )
-        self.drive(table_id)
+        self.keep_going(table_id, table)
         return version
 
     def act(
@@ -463,14 +543,14 @@ class TableApplication:
         key: str,
         expected_version: int | None,
     ) -> int:
-        _, version = self.execute(
+        table, version = self.execute(
             table_id,
             f"{table_id}/act/{player}/{key}",
             player,
             lambda t: _decide(t.engine, command),
             expected_version,
         )
-        self.drive(table_id)
+        self.keep_going(table_id, table)
         return version
 
     def apply_timeout(self, table_id: str, hand: int, action_number: int) -> tuple[bool, int]:
@@ -488,24 +568,9 @@ class TableApplication:
 
         key = f"{table_id}/{hand}/timeout/{action_number}"
         before = table.version
-        _, version = self.execute(table_id, key, "timeout", decide)
-        self.drive(table_id)
+        table, version = self.execute(table_id, key, "timeout", decide)
+        self.keep_going(table_id, table)
         return version != before, version
-
-    def void_hand(self, table_id: str, reason: str) -> int:
-        """Give every stake of the current hand back (a dependency stayed down too long)."""
-        table = self.load(table_id)
-        hand = table.engine.hand
-        if hand is None:
-            return table.version
-        _, version = self.execute(
-            table_id,
-            f"{table_id}/{hand.number}/void",
-            "table-service",
-            lambda t: _decide(t.engine, cmd.VoidHand(reason)) if t.engine.hand else [],
-        )
-        self.drive(table_id)
-        return version
 
 
 def _purpose(table: Table, request: NeedCards) -> str:

@@ -21,6 +21,7 @@ from services.table.servicer import TableServicer
 from services.table.settings import TableSettings
 from services.table.watching import TableWatcher
 
+REDIS_CONNECTIONS = 2048
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 
 
@@ -35,13 +36,16 @@ def build(
     dealer: DealerPort | None = None,
 ) -> ServiceSpec:
     """The table's ServiceSpec; keyword arguments override adapters (tests, benchmarks)."""
-    store = store or RedisEventStore(redis.Redis.from_url(settings.redis_url), codec.registry())
+    # Every WatchTable stream holds one connection in a blocking read: size the pool for them.
+    client = redis.Redis.from_url(settings.redis_url, max_connections=REDIS_CONNECTIONS)
+    store = store or RedisEventStore(client, codec.registry())
     app = TableApplication(
         store,
         dealer or GrpcDealer(service_channel(settings.dealer_target, runtime), test_decks),
         GrpcLedger(service_channel(settings.ledger_target, runtime)),
         ranker or ranker_for(settings, runtime),
         scheduler or NoScheduler(),
+        void_after_s=settings.void_after_s,
     )
     watcher = TableWatcher(app, store)
 

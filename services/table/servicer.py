@@ -22,10 +22,12 @@ from services.table.watching import TableWatcher
 
 
 def _seat_for(app: TableApplication, table_id: str, principal: Principal, seat: int | None) -> int:
-    table = app.load(table_id)
     if seat is not None:
         return seat
+    table = app.current(table_id)
     own = app.seat_of(table, principal.subject)
+    if own is None:
+        own = app.seat_of(app.load(table_id), principal.subject)
     if own is None:
         raise errors.FailedPrecondition(
             f"{principal.subject} has no seat at table {table_id}: join it first"

@@ -8,6 +8,9 @@
 ``CROUPIER_TABLE_RANKER``      ``library`` (default: the evaluator's ranking library in
                                process, behind the engine's ranking port) or ``evaluator``
                                (one Showdown RPC per showdown)
+``CROUPIER_TABLE_VOID_AFTER_S`` seconds a hand may stay stuck on a dependency that is down
+                               (dealer, ledger) before it is voided with every stake
+                               returned (30)
 """
 
 from __future__ import annotations
@@ -15,7 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from services.shared.settings import SettingsError, env_str, require_env, target_env_name
+from services.shared.settings import (
+    SettingsError,
+    env_float,
+    env_str,
+    require_env,
+    target_env_name,
+)
 
 RANKERS = ("library", "evaluator")
 
@@ -27,6 +36,7 @@ class TableSettings:
     ledger_target: str
     redis_url: str
     ranker: str = "library"
+    void_after_s: float = 30.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> TableSettings:
@@ -49,4 +59,5 @@ class TableSettings:
             redis_url=env_str("CROUPIER_TABLE_REDIS_URL", env=env)
             or require_env("REDIS_URL", "the Redis that stores the table event streams", env=env),
             ranker=ranker,
+            void_after_s=env_float("CROUPIER_TABLE_VOID_AFTER_S", 30.0, env=env),
         )

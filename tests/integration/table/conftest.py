@@ -42,6 +42,7 @@ class Platform:
     ledger_port: int
     decks: dict[str, list[str]] = field(default_factory=dict)
     start_instance: Callable[[], int] | None = None
+    stop_dealer: Callable[[], None] | None = None
     channels: list[grpc.Channel] = field(default_factory=list)
 
     def _channel(self, port: int, subject: str, role: auth.Role) -> grpc.Channel:
@@ -95,6 +96,7 @@ def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
         evaluator_target="unused",
         ledger_target=f"127.0.0.1:{ledger.port}",
         redis_url=redis_url,
+        void_after_s=1.0,
     )
     dealer_runtime = RuntimeSettings(service_name="dealer", address="127.0.0.1:0", auth_key=KEY)
     dealer_settings = DealerSettings(
@@ -125,7 +127,11 @@ def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
         return port
 
     handle = Platform(
-        port=start_instance(), ledger_port=ledger.port, decks=decks, start_instance=start_instance
+        port=start_instance(),
+        ledger_port=ledger.port,
+        decks=decks,
+        start_instance=start_instance,
+        stop_dealer=lambda: dealer_server.stop(0).wait(),
     )
     yield handle
     for channel in handle.channels:

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import json
 
+from typer.testing import CliRunner
+
 from croupier.table.v1 import table_pb2
+from services.client import cli
 from services.shared import auth
-from tests.integration.table.conftest import Platform, act, create_table, seat, view_of
+from tests.integration.table.conftest import KEY, Platform, act, create_table, seat, view_of
 
 A = table_pb2
 
 
 def test_three_handed_hand_plays_to_showdown_and_settles_rake_in_the_ledger(
-    platform: Platform,
+    platform: Platform, tmp_path
 ):
     table_id = create_table(
         platform, seats=3, small_blind=5, big_blind=10, rake_basis_points=500, rake_cap=3
@@ -77,3 +80,14 @@ def test_three_handed_hand_plays_to_showdown_and_settles_rake_in_the_ledger(
     watcher.cancel()
     assert kinds[0] == "view"
     assert "hand_ended" in kinds and "hand_settled" in kinds
+    # The same history through `croupier history TABLE HAND`, saved to files.
+    token = auth.issue_token(KEY, "house", auth.Role.ADMIN, 60)
+    out = tmp_path / "hand1"
+    target = f"127.0.0.1:{platform.port}"
+    result = CliRunner().invoke(
+        cli.app,
+        ["history", table_id, "1", "--target", target, "--token", token, "--out", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "wins 57" in out.with_suffix(".txt").read_text()
+    assert 'variant = "NT"' in out.with_suffix(".phh").read_text()

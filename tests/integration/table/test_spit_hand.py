@@ -81,3 +81,31 @@ def test_spit_in_the_ocean_hand_with_a_draw_and_wild_sevens(platform: Platform):
     own_history = stubs[1].GetHandHistory(A.GetHandHistoryRequest(table_id=table_id))
     assert "Dealt to seat 1 (alice): As Ad Kc Qh" in own_history.text
     assert "Dealt to seat 0 (carol): ?? ?? ?? ??" in own_history.text
+
+
+def test_the_evaluator_service_ranks_like_the_in_process_library(redis_url):
+    """The same port over gRPC: CROUPIER_TABLE_RANKER=evaluator gives the same values."""
+    from services.evaluator.server import build as build_evaluator
+    from services.evaluator.settings import EvaluatorSettings
+    from services.shared.channels import connect
+    from services.shared.grpc_server import create_server
+    from services.shared.settings import RuntimeSettings
+    from services.table.ranking import GrpcEvaluatorRanker, LibraryRanker
+    from tests.integration.table.conftest import KEY
+
+    runtime = RuntimeSettings(service_name="evaluator", address="127.0.0.1:0", auth_key=KEY)
+    server, port = create_server(build_evaluator(EvaluatorSettings(runtime)), runtime)
+    try:
+        token = auth.issue_token(KEY, "table", auth.Role.SERVICE, 60)
+        remote = GrpcEvaluatorRanker(connect(f"127.0.0.1:{port}", token))
+        local = LibraryRanker()
+        hands = [
+            (["7h", "9s", "7d", "7c", "7s"], frozenset("7")),
+            (["As", "Ad", "Ac", "5h", "7s", "Kd", "2c"], frozenset()),
+            (["2s", "3d", "4c", "5h", "8s", "Kd", "Kc"], frozenset()),
+        ]
+        for cards, wild in hands:
+            assert remote.rank_high(cards, wild) == local.rank_high(cards, wild)
+            assert remote.rank_low_eight(cards) == local.rank_low_eight(cards)
+    finally:
+        server.stop(0).wait()

@@ -1,0 +1,291 @@
+"""Full-stack table benchmark: six-handed no-limit hold'em hands/s and Act->event latency.
+
+The real services run as their own processes (`python -m services.dealer|ledger|table`) on a
+private Redis (AOF everysec). This process plays: one driver thread per table acts for
+whichever seat is to act with a uniformly random legal action (bets at the minimum, never
+all in, so the deep stacks never bust and every table keeps playing) through the players' own
+gRPC clients (GetTableView, then Act) whenever the table's spectator WatchTable stream
+announces a seat's turn (ActionRequested); the same stream timestamps every event it receives.
+
+Rows: tables (1, 10, 100 concurrent tables), hands, hands_per_s (hands finished by all tables
+/ wall time), acts, act_to_event p50/p99 in ms (Act sent -> the event at the version the Act
+returned arrives on the spectator's stream). Client threads and streams share this process's
+GIL, so the latency includes client-side scheduling; see docs/table.md for the discussion.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import random
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from croupier.common.v1 import chips_pb2
+from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.shared import auth
+from services.shared.channels import connect
+from services.shared.redis_embedded import EmbeddedRedis, find_server_binary
+
+KEY = "bench-table-signing-key-0123456789abcdef"
+SEATS = 6
+A = table_pb2
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _healthy(port: int, process: subprocess.Popen[bytes], name: str) -> None:
+    deadline = time.monotonic() + 30
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                health.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                return
+            except grpc.RpcError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    process.kill()
+                    raise RuntimeError(f"the {name} service did not become healthy") from None
+                time.sleep(0.1)
+
+
+class Stack:
+    """Redis + dealer + ledger + table as processes."""
+
+    def __init__(self) -> None:
+        binary = find_server_binary()
+        if binary is None:
+            raise RuntimeError("no redis-server/valkey-server found for the table benchmark")
+        self.redis = EmbeddedRedis(binary).start()
+        self.ports = {name: free_port() for name in ("dealer", "ledger", "table")}
+        env = {
+            **os.environ,
+            "CROUPIER_AUTH_KEY": KEY,
+            "REDIS_URL": self.redis.url,
+            "CROUPIER_LOG_LEVEL": "warning",
+            "CROUPIER_DEALER_KEY": secrets.token_hex(32),
+            # One WatchTable stream holds one server thread: room for 100 spectators.
+            "CROUPIER_MAX_WORKERS": "256",
+        }
+        for name, port in self.ports.items():
+            env[f"CROUPIER_{name.upper()}_ADDR"] = f"127.0.0.1:{port}"
+            env[f"CROUPIER_{name.upper()}_TARGET"] = f"127.0.0.1:{port}"
+            env[f"CROUPIER_{name.upper()}_METRICS_PORT"] = "0"
+        env["CROUPIER_EVALUATOR_TARGET"] = "127.0.0.1:1"  # the table ranks in process
+        self.processes: list[subprocess.Popen[bytes]] = []
+        for name in ("dealer", "ledger", "table"):
+            process = subprocess.Popen([sys.executable, "-m", f"services.{name}"], env=env)
+            self.processes.append(process)
+            _healthy(self.ports[name], process, name)
+        self.channels: list[grpc.Channel] = []
+
+    def channel(self, name: str, subject: str, role: auth.Role) -> grpc.Channel:
+        token = auth.issue_token(KEY, subject, role, 7200)
+        channel = connect(f"127.0.0.1:{self.ports[name]}", token)
+        self.channels.append(channel)
+        return channel
+
+    def close(self) -> None:
+        for channel in self.channels:
+            channel.close()
+        for process in reversed(self.processes):
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        self.redis.close()
+
+
+class TableDriver:
+    """One table: six random players acting over gRPC, and a spectator stream."""
+
+    def __init__(self, stack: Stack, ledger: ledger_pb2_grpc.LedgerServiceStub, n: int) -> None:
+        self.table_id = f"b{uuid.uuid4().hex[:12]}"
+        admin = table_pb2_grpc.TableServiceStub(stack.channel("table", "house", auth.Role.ADMIN))
+        admin.CreateTable(
+            A.CreateTableRequest(
+                table_id=self.table_id,
+                idempotency_key="create",
+                options=A.TableOptions(
+                    game=A.GAME_TEXAS_HOLDEM,
+                    structure=A.STRUCTURE_NO_LIMIT,
+                    seats=SEATS,
+                    small_blind=1,
+                    big_blind=2,
+                    min_buy_in=20,
+                    max_buy_in=1_000_000,
+                    min_players_to_start=SEATS,
+                ),
+            )
+        )
+        self.rng = random.Random(n)
+        self.stubs: list[table_pb2_grpc.TableServiceStub] = []
+        for seat in range(SEATS):
+            player = f"{self.table_id}-p{seat}"
+            ledger.OpenAccount(
+                ledger_pb2.OpenAccountRequest(
+                    kind=ledger_pb2.ACCOUNT_KIND_PLAYER, name=player, currency="CHIP"
+                )
+            )
+            ledger.Deposit(
+                ledger_pb2.DepositRequest(
+                    idempotency_key=f"fund-{player}",
+                    account_id=f"player:{player}:CHIP",
+                    amount=chips_pb2.ChipAmount(currency="CHIP", amount=1_000_000),
+                )
+            )
+            stub = table_pb2_grpc.TableServiceStub(stack.channel("table", player, auth.Role.PLAYER))
+            stub.JoinTable(
+                A.JoinTableRequest(
+                    table_id=self.table_id, seat=seat, buy_in=1_000_000, idempotency_key="join"
+                )
+            )
+            self.stubs.append(stub)
+        self.spectator = table_pb2_grpc.TableServiceStub(
+            stack.channel("table", f"{self.table_id}-watcher", auth.Role.PLAYER)
+        )
+        self.turns: queue.Queue[int] = queue.Queue()
+        self.arrivals: dict[int, float] = {}
+        self.sent: list[tuple[float, int]] = []
+        self.hands_done = 0
+        self.errors = 0
+
+    def watch(self, stop: threading.Event) -> None:
+        stream = self.spectator.WatchTable(A.WatchTableRequest(table_id=self.table_id))
+        stop_watch = threading.Thread(target=lambda: (stop.wait(), stream.cancel()), daemon=True)
+        stop_watch.start()
+        try:
+            for message in stream:
+                if message.HasField("event"):
+                    event = message.event
+                    self.arrivals[event.version] = time.perf_counter()
+                    kind = event.WhichOneof("event")
+                    if kind == "hand_ended":
+                        self.hands_done += 1
+                    elif kind == "action_requested":
+                        self.turns.put(event.action_requested.seat)
+                elif message.view.to_act >= 0:
+                    self.turns.put(message.view.to_act)
+        except grpc.RpcError:
+            pass
+
+    def play(self, stop: threading.Event) -> None:
+        """Act whenever the stream says a seat is to act: that seat's view, then its Act."""
+        while not stop.is_set():
+            try:
+                seat = self.turns.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            request = A.GetTableViewRequest(table_id=self.table_id)
+            try:
+                view = self.stubs[seat].GetTableView(request).view
+            except grpc.RpcError:
+                self.errors += 1
+                continue
+            if view.to_act != seat:
+                continue  # a stale turn (the stream ran ahead of us): wait for the next
+            action, amount = self._choose(view.legal_actions)
+            started = time.perf_counter()
+            try:
+                response = self.stubs[seat].Act(
+                    A.ActRequest(
+                        table_id=self.table_id,
+                        hand_number=view.hand_number,
+                        action=action,  # type: ignore[arg-type]
+                        amount=amount,
+                        idempotency_key=uuid.uuid4().hex,
+                    )
+                )
+                self.sent.append((started, response.version))
+            except grpc.RpcError:
+                self.errors += 1
+
+    def _choose(self, legal: Sequence[table_pb2.LegalAction]) -> tuple[int, int]:
+        by_kind = {a.action: a for a in legal}
+        kinds = [k for k in by_kind if k != A.ACTION_ALL_IN]
+        kind = self.rng.choice(kinds)
+        if kind in (A.ACTION_BET, A.ACTION_RAISE):
+            return kind, by_kind[kind].min_amount
+        if kind == A.ACTION_FOLD and self.rng.random() < 0.5:
+            kind = A.ACTION_CHECK if A.ACTION_CHECK in by_kind else A.ACTION_CALL
+        return kind, 0
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _measure(stack: Stack, tables: int, seconds: float) -> dict[str, object]:
+    ledger = ledger_pb2_grpc.LedgerServiceStub(stack.channel("ledger", "bench", auth.Role.SERVICE))
+    drivers = [TableDriver(stack, ledger, n) for n in range(tables)]
+    stop = threading.Event()
+    watchers = [threading.Thread(target=d.watch, args=(stop,), daemon=True) for d in drivers]
+    for t in watchers:
+        t.start()
+    time.sleep(0.5)
+    start_hands = sum(d.hands_done for d in drivers)
+    players = [threading.Thread(target=d.play, args=(stop,), daemon=True) for d in drivers]
+    started = time.perf_counter()
+    for t in players:
+        t.start()
+    time.sleep(seconds)
+    hands = sum(d.hands_done for d in drivers) - start_hands
+    elapsed = time.perf_counter() - started
+    stop.set()
+    for t in players:
+        t.join(timeout=10)
+    time.sleep(0.3)
+    latencies = [
+        (d.arrivals[version] - sent) * 1000
+        for d in drivers
+        for sent, version in d.sent
+        if version in d.arrivals
+    ]
+    acts = sum(len(d.sent) for d in drivers)
+    return {
+        "tables": tables,
+        "seconds": round(elapsed, 1),
+        "hands": hands,
+        "hands_per_s": hands / elapsed,
+        "acts": acts,
+        "acts_per_s": acts / elapsed,
+        "act_to_event_p50_ms": _percentile(latencies, 0.50),
+        "act_to_event_p99_ms": _percentile(latencies, 0.99),
+        "mean_ms": statistics.fmean(latencies) if latencies else float("nan"),
+        "errors": sum(d.errors for d in drivers),
+    }
+
+
+def run(quick: bool) -> list[dict[str, object]]:
+    stack = Stack()
+    try:
+        counts = (1, 10) if quick else (1, 10, 100)
+        seconds = 5.0 if quick else 20.0
+        return [_measure(stack, tables, seconds) for tables in counts]
+    finally:
+        stack.close()
+
+
+if __name__ == "__main__":
+    for result in run(quick="--full" not in sys.argv):
+        print(result)
