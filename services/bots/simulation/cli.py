@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -48,9 +50,8 @@ def simulate(
         raise typer.BadParameter(str(exc)) from exc
     console = Console()
     if not engine_only:
-        raise typer.BadParameter(
-            "--full-stack is not available yet (it needs the table service); use --engine-only"
-        )
+        _full_stack(spec, console, hands)
+        return
     from services.bots.engine_ranker import EvaluatorHandRanker
     from services.bots.ranker import default_ranker
 
@@ -71,3 +72,42 @@ def simulate(
     render(report, console)
     if report.illegal or not report.conserved:
         raise typer.Exit(1)
+
+
+def _full_stack(spec: SimulationSpec, console: Console, hands: int) -> None:
+    """Against the running platform (`croupier run`): targets and key from the environment."""
+    from services.bots.simulation.full_stack import Platform, run_full_stack
+    from services.shared.settings import AUTH_KEY_ENV, DEFAULT_PORTS
+
+    key = os.environ.get(AUTH_KEY_ENV, "").strip()
+    key_file = Path(".run") / "auth-key"
+    if not key and key_file.exists():
+        key = key_file.read_text().strip()
+    if not key:
+        raise typer.BadParameter(f"--full-stack needs {AUTH_KEY_ENV} (or a running `croupier run`)")
+    platform = Platform(
+        table_target=os.environ.get("CROUPIER_TABLE_TARGET", f"127.0.0.1:{DEFAULT_PORTS['table']}"),
+        ledger_target=os.environ.get(
+            "CROUPIER_LEDGER_TARGET", f"127.0.0.1:{DEFAULT_PORTS['ledger']}"
+        ),
+        auth_key=key,
+    )
+    with _bar(console) as bar:
+        task = bar.add_task(f"{spec.game} hands (full stack)", total=hands)
+        try:
+            report = run_full_stack(spec, platform, progress=lambda n: bar.advance(task, n))
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from exc
+    render(report, console)
+    if not report.conserved:
+        raise typer.Exit(1)
+
+
+def _bar(console: Console) -> Progress:
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    )

@@ -11,6 +11,9 @@ import grpc
 import pytest
 
 from croupier.table.v1 import table_pb2
+from services.bots.simulation.engine_runner import SimulationSpec
+from services.bots.simulation.full_stack import Platform as FullStackPlatform
+from services.bots.simulation.full_stack import run_full_stack
 from services.shared import auth
 from services.workers.bot_turns import bot_id
 from services.workers.deadlines import Deadline
@@ -206,3 +209,18 @@ def test_bots_play_hands_through_the_table_service_without_an_illegal_action(pla
     assert "refused" not in log  # remote.play_turn logs every action the table rejected
     in_play = sum(s.stack + s.committed for s in view.seats)
     assert in_play == 600  # no rake at this table: every chip is still on it
+
+
+def test_simulate_full_stack_plays_bots_and_checks_chips_against_the_ledger(platform, worker):
+    spec = SimulationSpec(
+        game="nlhe", hands=5, seats=3, bots=("equity", "tight", "random"), difficulty=0.0
+    )
+    targets = FullStackPlatform(
+        table_target=f"127.0.0.1:{platform.port}",
+        ledger_target=f"127.0.0.1:{platform.ledger_port}",
+        auth_key=KEY,
+    )
+    report = run_full_stack(spec, targets, timeout=60)
+    assert report.hands == 5
+    assert report.conserved  # escrow in the ledger == chips on the table == buy-ins
+    assert sum(r.net_chips for r in report.results) == 0

@@ -1,0 +1,185 @@
+"""Full-stack simulation: built-in bots play a real table through the running platform.
+
+The table service, dealer, ledger and at least one worker must be running (`croupier run`).
+The simulator creates one table, funds every bot's ledger account, seats the bots with `bot`
+tokens and then only watches: every decision is a Celery task that plays the bot through
+GetTableView -> policy -> Act. Per-hand results come from the `HandEnded` events' stacks; at
+the end the table's escrow account in the ledger must hold exactly the chips on the table.
+Stacks are deep (`stack_units` big blinds) and not reset between hands.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from croupier.common.v1 import chips_pb2
+from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.bots.simulation.deals import seating
+from services.bots.simulation.engine_runner import SimulationReport, SimulationSpec
+from services.bots.simulation.presets import preset
+from services.bots.simulation.stats import summarize
+from services.shared import auth
+from services.shared.channels import connect
+from services.workers.bot_turns import bot_id
+
+GAMES = {
+    "texas-holdem": table_pb2.GAME_TEXAS_HOLDEM,
+    "holdem-hilo": table_pb2.GAME_HOLDEM_HILO,
+    "spit-in-the-ocean": table_pb2.GAME_SPIT_IN_THE_OCEAN,
+    "six-card-open-draw": table_pb2.GAME_SIX_CARD_OPEN_DRAW,
+}
+STRUCTURES = {
+    "no-limit": table_pb2.STRUCTURE_NO_LIMIT,
+    "pot-limit": table_pb2.STRUCTURE_POT_LIMIT,
+    "fixed-limit": table_pb2.STRUCTURE_FIXED_LIMIT,
+}
+CURRENCY = "CHIP"
+
+
+@dataclass(frozen=True, slots=True)
+class Platform:
+    table_target: str
+    ledger_target: str
+    auth_key: str
+
+
+def run_full_stack(
+    spec: SimulationSpec,
+    platform: Platform,
+    progress: Callable[[int], None] | None = None,
+    timeout: float = 3600.0,
+) -> SimulationReport:
+    if spec.duplicate:
+        raise ValueError("--duplicate needs pinned decks: use it with --engine-only")
+    chosen = preset(spec.game)
+    admin = _table_stub(platform, "simulate", auth.Role.ADMIN)
+    ledger = ledger_pb2_grpc.LedgerServiceStub(
+        connect(
+            platform.ledger_target,
+            auth.issue_token(platform.auth_key, "simulate", auth.Role.SERVICE, 7200),
+        )
+    )
+    stack = spec.stack_units * chosen.unit
+    config = chosen.config(spec.seats, 0, spec.stack_units)
+    options = table_pb2.TableOptions(
+        game=GAMES[config.game.name],
+        structure=STRUCTURES[config.limit.value],
+        seats=spec.seats,
+        currency=CURRENCY,
+        small_blind=config.small_blind if chosen.blinds else 0,
+        big_blind=config.big_blind if chosen.blinds else 0,
+        ante=config.ante,
+        small_bet=config.small_bet,
+        min_buy_in=stack,
+        max_buy_in=stack,
+        action_time_ms=30_000,  # a stalled bot is timed out rather than hanging the run
+    )
+    run_id = uuid.uuid4().hex[:8]
+    created = admin.CreateTable(
+        table_pb2.CreateTableRequest(options=options, idempotency_key=f"simulate-{run_id}")
+    )
+    table_id = created.table_id
+    watch = admin.WatchTable(table_pb2.WatchTableRequest(table_id=table_id))
+    seated = seating(spec.bots, spec.seats)
+    for seat, policy in enumerate(seated):
+        player = bot_id(policy, f"sim{run_id}s{seat}", spec.difficulty)
+        _fund(ledger, player, stack, run_id)
+        _table_stub(platform, player, auth.Role.BOT).JoinTable(
+            table_pb2.JoinTableRequest(
+                table_id=table_id, seat=seat, buy_in=stack, idempotency_key=f"join-{run_id}"
+            )
+        )
+    started = time.perf_counter()
+    deltas = _watch_hands(watch, spec.hands, spec.seats, stack, progress, timeout)
+    seconds = time.perf_counter() - started
+    samples: dict[str, list[float]] = defaultdict(list)
+    net: dict[str, int] = defaultdict(int)
+    for hand in deltas:
+        for seat, delta in enumerate(hand):
+            samples[seated[seat]].append(delta)
+            net[seated[seat]] += delta
+    results = [
+        summarize(bot, samples[bot], len(samples[bot]), net[bot], chosen.unit)
+        for bot in dict.fromkeys(seated)
+    ]
+    view = admin.GetTableView(table_pb2.GetTableViewRequest(table_id=table_id)).view
+    on_table = sum(s.stack + s.committed for s in view.seats)
+    escrow = ledger.GetBalance(
+        ledger_pb2.GetBalanceRequest(account_id=f"table:{table_id}:{CURRENCY}")
+    ).balance.balance
+    conserved = on_table == escrow == stack * spec.seats and sum(net.values()) == 0
+    return SimulationReport(
+        spec=spec,
+        results=results,
+        hands=len(deltas),
+        decisions=0,
+        seconds=seconds,
+        conserved=conserved,
+        mode=f"full-stack, table {table_id}",
+    )
+
+
+def _table_stub(
+    platform: Platform, subject: str, role: auth.Role
+) -> table_pb2_grpc.TableServiceStub:
+    token = auth.issue_token(platform.auth_key, subject, role, 7200)
+    return table_pb2_grpc.TableServiceStub(connect(platform.table_target, token))
+
+
+def _fund(ledger: ledger_pb2_grpc.LedgerServiceStub, player: str, amount: int, run: str) -> None:
+    try:
+        ledger.OpenAccount(
+            ledger_pb2.OpenAccountRequest(
+                kind=ledger_pb2.ACCOUNT_KIND_PLAYER, name=player, currency=CURRENCY
+            )
+        )
+    except grpc.RpcError as exc:
+        if not isinstance(exc, grpc.Call) or exc.code() is not grpc.StatusCode.ALREADY_EXISTS:
+            raise
+    ledger.Deposit(
+        ledger_pb2.DepositRequest(
+            idempotency_key=f"simulate/{run}/{player}",
+            account_id=f"player:{player}:{CURRENCY}",
+            amount=chips_pb2.ChipAmount(currency=CURRENCY, amount=amount),
+        )
+    )
+
+
+def _watch_hands(
+    watch: Any,  # the WatchTable response stream
+    hands: int,
+    seats: int,
+    stack: int,
+    progress: Callable[[int], None] | None,
+    timeout: float,
+) -> list[list[int]]:
+    """Per-hand chip results per seat, from the `HandEnded` events' stacks."""
+    before = [stack] * seats
+    results: list[list[int]] = []
+    deadline = time.monotonic() + timeout
+    try:
+        for message in watch:
+            if time.monotonic() > deadline:
+                break
+            if not message.HasField("event") or message.event.WhichOneof("event") != "hand_ended":
+                continue
+            after = list(before)
+            for entry in message.event.hand_ended.stacks:
+                after[entry.seat] = entry.amount
+            results.append([a - b for a, b in zip(after, before, strict=True)])
+            before = after
+            if progress is not None:
+                progress(1)
+            if len(results) >= hands:
+                break
+    finally:
+        watch.cancel()
+    return results
