@@ -216,7 +216,10 @@ class Launcher:
         env: Mapping[str, str],
         out: IO[str],
         deployables: Sequence[Deployable] | None = None,
+        *,
+        with_worker: bool = True,
     ) -> None:
+        self.with_worker = with_worker
         self.deployables = list(deployables) if deployables is not None else available_deployables()
         self.state_dir = state_dir
         self.env = env
@@ -232,8 +235,10 @@ class Launcher:
         self.stop_requested.set()
 
     def run(self) -> int:
-        signal.signal(signal.SIGINT, self._request_stop)
-        signal.signal(signal.SIGTERM, self._request_stop)
+        # SIGHUP too: children live in sessions of their own, so a closed terminal would
+        # otherwise kill only the launcher and orphan them.
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, self._request_stop)
         key = signing_key(self.env, self.state_dir)
         try:
             redis = start_redis(self.env, self.state_dir)
@@ -245,7 +250,7 @@ class Launcher:
             if not env.get("CROUPIER_DEALER_KEY") and not env.get("CROUPIER_DEALER_KEY_FILE"):
                 env["CROUPIER_DEALER_KEY_FILE"] = str(dealer_key_file(self.state_dir))
             if not self._start_all(env):
-                return 1
+                return 0 if self.stop_requested.is_set() else 1
             self._print_summary(redis)
             return self._supervise()
         finally:
@@ -268,7 +273,7 @@ class Launcher:
                 started.append(child)
             if not all(self._wait_healthy(child) for child in started):
                 return False
-        command = worker_command()
+        command = worker_command() if self.with_worker else None
         if command is not None:
             self.children.append(spawn("worker", command, env, self.out))
         return not self.stop_requested.is_set()

@@ -10,4 +10,5 @@ from services.client.launcher import Deployable, Launcher
 
 if __name__ == "__main__":
     probe = Deployable("probe", "tests.integration.runtime.probe_main")
-    raise SystemExit(Launcher(Path(sys.argv[1]), os.environ, sys.stdout, [probe]).run())
+    launcher = Launcher(Path(sys.argv[1]), os.environ, sys.stdout, [probe], with_worker=False)
+    raise SystemExit(launcher.run())

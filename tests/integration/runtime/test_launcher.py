@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import stat
 import sys
 
@@ -50,3 +51,19 @@ def test_a_service_that_dies_at_start_up_stops_the_launcher_with_an_error(tmp_pa
     assert code == 1
     output = "\n".join(launcher.lines)
     assert "is not host:port" in output and "probe exited with status 1" in output
+
+
+def test_a_hangup_stops_the_launcher_and_its_children_too(tmp_path):
+    address = f"127.0.0.1:{free_port()}"
+    launcher = LauncherProcess(
+        [sys.executable, "-m", "tests.integration.runtime.launch_probe", str(tmp_path)],
+        {"CROUPIER_PROBE_ADDR": address, "CROUPIER_PROBE_METRICS_PORT": "0"},
+    )
+    try:
+        launcher.wait_for("croupier is running")
+        pids = launcher.pids()
+        launcher.process.send_signal(signal.SIGHUP)
+        assert launcher.process.wait(60) == 0
+    finally:
+        launcher.kill()
+    assert not [name for name, pid in pids.items() if pid_alive(pid)]
