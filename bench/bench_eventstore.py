@@ -93,7 +93,7 @@ def _reads(store: EventStore, n: int, stream_len: int, from_version: int, limit:
 
 
 def _redis_rows(binary: ServerBinary, n: int, reads: int, strict: bool) -> list[dict]:
-    server = EmbeddedRedis(binary).start()
+    server = EmbeddedRedis(binary, own_session=False).start()
     label = f"{binary.flavour} {'.'.join(map(str, binary.version))}, AOF everysec"
     try:
         client = redis.Redis.from_url(server.url)

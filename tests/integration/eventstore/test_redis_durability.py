@@ -117,7 +117,7 @@ def test_strict_mode_refuses_to_start_on_a_server_without_waitaof() -> None:
         pytest.skip("every server binary here supports WAITAOF: nothing to refuse")
     from services.shared.redis_embedded import EmbeddedRedis
 
-    server = EmbeddedRedis(old[0]).start()
+    server = EmbeddedRedis(old[0], own_session=False).start()
     try:
         with pytest.raises(RuntimeError, match=r"durability 'strict' needs WAITAOF"):
             RedisEventStore(redis.Redis.from_url(server.url), registry(), durability="strict")

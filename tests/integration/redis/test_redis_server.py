@@ -43,7 +43,7 @@ def test_close_stops_the_process_and_removes_the_data_dir() -> None:
     binaries = find_server_binaries()
     if not binaries:
         pytest.skip("no redis-server/valkey-server binary on this machine")
-    server = EmbeddedRedis(binaries[0]).start()
+    server = EmbeddedRedis(binaries[0], own_session=False).start()
     process_dir = server.data_dir
     assert server.running
     server.close()
@@ -101,9 +101,42 @@ def test_port_zero_means_pick_a_free_port() -> None:
     binaries = find_server_binaries()
     if not binaries:
         pytest.skip("no redis-server/valkey-server binary on this machine")
-    server = EmbeddedRedis(binaries[0], port=0).start()
+    server = EmbeddedRedis(binaries[0], port=0, own_session=False).start()
     try:
         assert server.port != 0
         assert server.running
     finally:
         server.close()
+
+
+def test_a_killed_test_run_takes_its_servers_with_it() -> None:
+    """A runner that kills the whole process group (Ctrl-C, CI timeouts) leaves no Redis behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    script = (
+        "import time; from tests.fixtures.redis_server import RedisServer; "
+        "s = RedisServer.private_server(); print(s.handle.pid, flush=True); time.sleep(60)"
+    )
+    runner = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        server_pid = int(runner.stdout.readline())
+        os.kill(server_pid, 0)  # running
+        os.killpg(runner.pid, signal.SIGTERM)
+        runner.wait(10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(server_pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.05)
+        os.kill(server_pid, signal.SIGKILL)
+        pytest.fail(f"redis pid {server_pid} outlived its killed test run")
+    finally:
+        if runner.poll() is None:
+            runner.kill()
