@@ -2,10 +2,10 @@
 
 The engine's `view_for` and `redact` are the only places that decide visibility; this module
 works out who the viewer is (the seat whose player is the caller, else a spectator) and fans
-the event store's subscription out to one stream per watcher. The table service's own events
-are redacted here the same way: a shuffle's reveal carries only the seed and commitment to
-viewers (anyone can re-derive and check the deck with `croupier verify`), and command
-bookkeeping is not streamed at all.
+one event-store subscription per table (fanout.py) out to every watcher of this process. The
+table service's own events are redacted here the same way: a shuffle's reveal carries only
+the seed and commitment to viewers (anyone can re-derive and check the deck with
+`croupier verify`), and command bookkeeping is not streamed at all.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from services.shared.auth import Principal
 from services.shared.eventstore import EventStore
 from services.table import codec, translate
 from services.table.application import TableApplication, fold_one, fold_recorded, table_stream
+from services.table.fanout import TableFanout
 from services.table.shell import Table
 
 
@@ -59,7 +60,7 @@ class TableWatcher:
     def __init__(self, app: TableApplication, store: EventStore, block_ms: int = 500) -> None:
         self.app = app
         self.store = store
-        self.block_ms = block_ms
+        self.fanout = TableFanout(store, block_ms)
 
     def options(self, table: Table) -> table_pb2.TableOptions:
         shell = table.shell
@@ -119,9 +120,7 @@ class TableWatcher:
         self, table: Table, principal: Principal, stream: str, stop: threading.Event
     ) -> Iterator[table_pb2.WatchTableResponse]:
         table_id = table.table_id
-        for record in self.store.subscribe(
-            stream, table.version + 1, block_ms=self.block_ms, stop=stop
-        ):
+        for record in self.fanout.listen(stream, table.version + 1, stop):
             event = codec.from_message(record.message)
             table = fold_one(table, record.version, event)
             visible = redact_any(event, viewer_seat(table, principal))
