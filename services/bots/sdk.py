@@ -122,16 +122,24 @@ class BotClient:
         holder["table"] = view
         key = f"{self._name}/{table_id}/{view.hand_number}/{view.action_number}"
         started = time.time()
-        result = play_turn(
-            self._stub,
-            (),
-            table_id,
-            choose,
-            rng,
-            key,
-            hand_number=view.hand_number,
-            action_number=view.action_number,
-        )
+        try:
+            result = play_turn(
+                self._stub,
+                (),
+                table_id,
+                choose,
+                rng,
+                key,
+                hand_number=view.hand_number,
+                action_number=view.action_number,
+            )
+        except grpc.RpcError as exc:
+            code = exc.code() if isinstance(exc, grpc.Call) else None
+            if code not in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION):
+                raise
+            # Refused even the safe action: leave the decision to the table's timeout.
+            log.error("%s: the table refused our action at %s: %s", self._name, table_id, exc)
+            return
         if result is TurnResult.ACTED:
             self.decisions += 1
             if view.deadline_unix_ms and time.time() * 1000 > view.deadline_unix_ms:

@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 
+import grpc
 import pytest
 
 from croupier.table.v1 import table_pb2
@@ -54,7 +55,7 @@ def test_sdk_bots_play_and_resume_after_the_table_server_restarts(redis_url):
             assert _wait_for_hand(house, table_id, 3, timeout=30)
             before = [c.decisions for c in clients]
             platform.restart_table()
-            assert _wait_for_hand(house, table_id, view_of(house, table_id).hand_number + 3, 30)
+            assert _wait_for_hand(house, table_id, _hand_number(house, table_id) + 3, 30)
             assert all(c.reconnects >= 1 for c in clients)
             assert all(c.decisions > b for c, b in zip(clients, before, strict=True))
         finally:
@@ -63,6 +64,18 @@ def test_sdk_bots_play_and_resume_after_the_table_server_restarts(redis_url):
                 thread.join(5)
             for client in clients:
                 client.close()
+
+
+def _hand_number(house, table_id: str) -> int:
+    """The current hand number, waiting out the restart (the channel reconnects with backoff)."""
+    end = time.time() + 30
+    while True:
+        try:
+            return view_of(house, table_id).hand_number
+        except grpc.RpcError:
+            if time.time() > end:
+                raise
+            time.sleep(0.1)
 
 
 def _wait_for_hand(house, table_id: str, hand: int, timeout: float) -> bool:
