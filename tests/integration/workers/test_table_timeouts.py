@@ -9,6 +9,7 @@ import uuid
 
 import grpc
 import pytest
+import redis
 
 from croupier.table.v1 import table_pb2
 from services.bots.simulation.engine_runner import SimulationSpec
@@ -16,6 +17,7 @@ from services.bots.simulation.full_stack import Platform as FullStackPlatform
 from services.bots.simulation.full_stack import run_full_stack
 from services.shared import auth
 from services.workers.bot_turns import bot_id
+from services.workers.deadline_index import DEFAULT_KEY
 from services.workers.deadlines import Deadline
 from services.workers.scheduler import CeleryScheduler, send_timeout
 from services.workers.settings import WorkerSettings
@@ -29,6 +31,7 @@ pytestmark = pytest.mark.integration
 A = table_pb2
 SWEEP_INTERVAL = 0.5
 SWEEP_GRACE = 0.2
+REBUILD_INTERVAL = 2.0
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +73,7 @@ def worker(settings, platform, tmp_path_factory):
         CROUPIER_WORKERS_SWEEP_GRACE=str(SWEEP_GRACE),
         CROUPIER_WORKERS_BOT_DELAY="0",
         CROUPIER_WORKERS_CONCURRENCY="4",
+        CROUPIER_WORKERS_REBUILD_INTERVAL=str(REBUILD_INTERVAL),
     )
     log = tmp_path_factory.mktemp("worker") / "worker.log"
     process = WorkerProcess(env, log).start()
@@ -224,3 +228,22 @@ def test_simulate_full_stack_plays_bots_and_checks_chips_against_the_ledger(plat
     assert report.hands == 5
     assert report.conserved  # escrow in the ledger == chips on the table == buy-ins
     assert sum(r.net_chips for r in report.results) == 0
+
+
+def test_a_lost_deadline_index_is_rebuilt_from_the_tables_and_the_timeout_still_fires(
+    platform, worker, settings
+):
+    table_id, _ = heads_up_table(platform, action_time_ms=500)
+    house = platform.table("house", auth.Role.ADMIN)
+    view = view_of(house, table_id)
+    # Lose the index (as if Redis lost it, or the table crashed before scheduling): the ETA
+    # task then finds nothing to fire, and only the rebuild from the tables can save it.
+    redis.Redis.from_url(settings.redis_url).delete(DEFAULT_KEY, f"{DEFAULT_KEY}:current")
+    events = events_until(
+        house, table_id, view.version, lambda evs: any(kind(e) == "timed_out" for e in evs), 15
+    )
+    timed_out = [e for e in events if kind(e) == "timed_out"]
+    assert timed_out, "the rebuilt deadline never fired"
+    late_ms = timed_out[0].recorded_at_ms - view.deadline_unix_ms
+    bound_ms = (REBUILD_INTERVAL + SWEEP_INTERVAL + SWEEP_GRACE + 1.0) * 1000
+    assert 0 <= late_ms <= bound_ms
