@@ -13,6 +13,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import redis
 from google.protobuf.wrappers_pb2 import StringValue
@@ -36,7 +37,9 @@ def _registry() -> EventRegistry:
     return registry
 
 
-def _row(name: str, impl: str, server: str, latencies: list[float], wall_s: float) -> dict:
+def _row(
+    name: str, impl: str, server: str, latencies: list[float], wall_s: float
+) -> dict[str, Any]:
     ordered = sorted(latencies)
     return {
         "name": name,
@@ -95,7 +98,7 @@ def _reads(store: EventStore, n: int, stream_len: int, from_version: int, limit:
     return _timed(n, lambda _: store.read(stream, from_version, limit))
 
 
-def _redis_rows(binary: ServerBinary, n: int, reads: int, strict: bool) -> list[dict]:
+def _redis_rows(binary: ServerBinary, n: int, reads: int, strict: bool) -> list[dict[str, Any]]:
     server = EmbeddedRedis(binary, own_session=False).start()
     label = f"{binary.flavour} {'.'.join(map(str, binary.version))}, AOF everysec"
     try:
@@ -132,10 +135,10 @@ def _redis_rows(binary: ServerBinary, n: int, reads: int, strict: bool) -> list[
         server.close()
 
 
-def run(quick: bool) -> list[dict]:
+def run(quick: bool) -> list[dict[str, Any]]:
     n = 500 if quick else 5000
     reads = 20 if quick else 200
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     binary = find_server_binary()
     if binary is not None:
         rows += _redis_rows(binary, n, reads, strict=binary.supports_waitaof)

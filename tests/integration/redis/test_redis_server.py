@@ -124,6 +124,7 @@ def test_a_killed_test_run_takes_its_servers_with_it() -> None:
         [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, start_new_session=True
     )
     try:
+        assert runner.stdout is not None
         server_pid = int(runner.stdout.readline())
         os.kill(server_pid, 0)  # running
         os.killpg(runner.pid, signal.SIGTERM)

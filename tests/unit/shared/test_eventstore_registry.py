@@ -12,6 +12,7 @@ from services.shared.eventstore import (
     EventRegistry,
     InMemoryEventStore,
     UnknownEventType,
+    Upcaster,
     stream_key,
 )
 from services.shared.eventstore.durability import durability_from_env
@@ -52,14 +53,16 @@ def test_a_missing_upcaster_is_a_clear_error() -> None:
 def test_upcasters_chain_from_the_stored_version_to_the_current_one() -> None:
     registry = EventRegistry()
     registry.register(StringValue, schema_version=3)
+
+    def mark(to_version: int) -> Upcaster:
+        def upcast(payload: bytes) -> bytes:
+            old = StringValue.FromString(payload).value
+            return StringValue(value=f"{old}>{to_version}").SerializeToString()
+
+        return upcast
+
     for version in (1, 2):
-        registry.add_upcaster(
-            "google.protobuf.StringValue",
-            version,
-            lambda p, v=version: StringValue(
-                value=StringValue.FromString(p).value + f">{v + 1}"
-            ).SerializeToString(),
-        )
+        registry.add_upcaster("google.protobuf.StringValue", version, mark(version + 1))
     payload = StringValue(value="v1").SerializeToString()
     assert registry.decode("google.protobuf.StringValue", 1, payload).value == "v1>2>3"  # type: ignore[attr-defined]
 
