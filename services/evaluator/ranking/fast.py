@@ -56,11 +56,11 @@ def eval7_ints(a: int, b: int, c: int, d: int, e: int, f: int, g: int,
                _best: tuple[int, ...] = _FLUSH_BEST) -> int:  # fmt: skip
     """Value of the best five of seven cards given as `FAST_INTS`."""
     k = a + b + c + d + e + f + g
-    suit = _f[k & 255]
-    if suit:
+    if _f[k & 255]:
         # Five or more share a suit: with seven cards that rules out quads and full houses,
-        # so the hand is the best flush (or straight flush) of that suit.
-        bit = _bits[suit]
+        # so the hand is the best flush (or straight flush) of that suit. (Looking the suit
+        # up again here is cheaper than keeping it in a variable on the common path.)
+        bit = _bits[_f[k & 255]]
         return _best[bit[a] | bit[b] | bit[c] | bit[d] | bit[e] | bit[f] | bit[g]]
     return _r[k >> 8]
 
