@@ -150,6 +150,10 @@ def to_phh(
                 actions.append(f"p{index[seat]} sm")
             case ev.BoardDeclared(seat=seat):
                 actions.append(f"p{index[seat]} sm -")
+    if len(order) == 2:
+        # Heads-up, pokerkit lists the blinds as [small, big] and swaps them itself: its p1
+        # (left of the button) posts the big blind, p2 (the button) the small blind.
+        blinds.reverse()
     ended = events[-1]
     finishing = dict(stacks)
     if isinstance(ended, ev.HandEnded):

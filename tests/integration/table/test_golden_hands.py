@@ -67,6 +67,31 @@ FOUR_HANDED = dedent(
 )
 
 
+# Heads-up: the button (p2) posts the small blind and acts first before the flop; pokerkit
+# writes the blinds as [small, big] and swaps them heads-up.
+HEADS_UP = dedent(
+    """\
+    variant = "NT"
+    ante_trimming_status = true
+    antes = [0, 0]
+    blinds_or_straddles = [1, 2]
+    min_bet = 2
+    starting_stacks = [300, 250]
+    actions = [
+      "d dh p1 AhKh", "d dh p2 QcQd",
+      "p2 cbr 6", "p1 cbr 20", "p2 cc",
+      "d db Kd7s2c",
+      "p1 cbr 25", "p2 cc",
+      "d db 9h",
+      "p1 cc", "p2 cc",
+      "d db 3d",
+      "p1 cbr 60", "p2 f",
+    ]
+    players = ["Big", "Button"]
+    """
+)
+
+
 def deck_for(actions: list[str], players: int) -> list[str]:
     """The dealing order that makes the table deal exactly the recorded cards: hole cards
     one at a time from p1 (left of the button), a burn card before each board deal."""
@@ -90,14 +115,16 @@ def pokerkit_stacks(phh: str) -> list[int]:
     return list(state.stacks)
 
 
-@pytest.mark.parametrize("record", [DWAN_IVEY, FOUR_HANDED], ids=["dwan-ivey", "four-handed"])
+@pytest.mark.parametrize(
+    "record", [DWAN_IVEY, FOUR_HANDED, HEADS_UP], ids=["dwan-ivey", "four-handed", "heads-up"]
+)
 def test_recorded_hand_reaches_the_recorded_stacks_and_exports_phh_pokerkit_replays(
     platform: Platform, record: str
 ):
     history = HandHistory.loads(record)
     n = len(history.starting_stacks)
     antes = list(history.antes)
-    blinds = list(history.blinds_or_straddles)
+    blinds = sorted(b for b in history.blinds_or_straddles if b)
     expected = pokerkit_stacks(record)
     # pokerkit's p1..pn are the seats left of the button; put the button on seat 0.
     seat_of = {p: (p + 1) % n for p in range(n)}

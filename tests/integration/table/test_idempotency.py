@@ -104,3 +104,9 @@ def test_two_instances_serving_one_table_never_double_apply_a_command(
             hand_cards.setdefault(current, []).extend([*e.cards, *e.burned])
     for cards in hand_cards.values():
         assert len(cards) == len(set(cards))
+    # A fresh instance that knows nothing but the stream shows exactly the same table.
+    third = platform.start_instance()
+    for name in (*players, "spectator"):
+        live = view_of(platform.table(name), table_id)
+        replayed = view_of(platform.table(name, port=third), table_id)
+        assert replayed == live
