@@ -1,0 +1,57 @@
+"""WatchTable: a fresh view first, then events; resumable after a disconnect; tables listed."""
+
+from __future__ import annotations
+
+from croupier.table.v1 import table_pb2
+from tests.integration.table.conftest import Platform, act, create_table, seat, view_of
+
+
+def test_a_resumed_watch_continues_right_after_the_last_version_seen(platform: Platform):
+    table_id = create_table(platform, seats=2)
+    alice = seat(platform, table_id, "alice", 0, 200)
+    seat(platform, table_id, "bob", 1, 200)
+    first = alice.WatchTable(table_pb2.WatchTableRequest(table_id=table_id))
+    opening = next(first)
+    assert opening.HasField("view") and opening.view.viewer_seat == 0
+    act(alice, table_id, 1, table_pb2.ACTION_CALL)
+    seen = next(first).event.version
+    first.cancel()  # the client drops its stream
+    act(view_and_stub(platform, table_id), table_id, 1, table_pb2.ACTION_CHECK)
+    resumed = alice.WatchTable(table_pb2.WatchTableRequest(table_id=table_id, from_version=seen))
+    versions = []
+    for message in resumed:
+        assert message.HasField("event")  # no view when resuming: the events after `seen`
+        versions.append(message.event.version)
+        if message.event.WhichOneof("event") == "cards_dealt":
+            break
+    resumed.cancel()
+    assert versions[0] == seen + 1
+    assert versions == sorted(versions) and min(versions) > seen
+
+
+def view_and_stub(platform: Platform, table_id: str):
+    """The stub of the seat that is to act now."""
+    view = view_of(platform.table("alice"), table_id)
+    return platform.table({0: "alice", 1: "bob"}[view.to_act])
+
+
+def test_list_tables_names_the_table_with_its_players(platform: Platform):
+    table_id = create_table(platform, seats=4, min_players_to_start=3)
+    seat(platform, table_id, "alice", 0, 200)
+    response = platform.table("alice").ListTables(table_pb2.ListTablesRequest())
+    listed = {t.table_id: t for t in response.tables}
+    assert listed[table_id].players == 1
+    assert listed[table_id].options.game == table_pb2.GAME_TEXAS_HOLDEM
+
+
+def test_a_player_who_sits_out_is_not_dealt_in(platform: Platform):
+    table_id = create_table(platform, seats=3, min_players_to_start=3)
+    alice = seat(platform, table_id, "alice", 0, 200)
+    alice.SitOut(table_pb2.SitOutRequest(table_id=table_id, idempotency_key="out"))
+    seat(platform, table_id, "bob", 1, 200)
+    seat(platform, table_id, "carol", 2, 200)
+    assert not view_of(alice, table_id).hand_in_progress  # only two sit in: not enough yet
+    alice.SitIn(table_pb2.SitInRequest(table_id=table_id, idempotency_key="in"))
+    view = view_of(alice, table_id)
+    assert view.hand_in_progress
+    assert {s.seat for s in view.seats if s.in_hand} == {0, 1, 2}
