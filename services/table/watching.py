@@ -17,11 +17,12 @@ from collections.abc import Iterator
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2, table_pb2
+from services.games import events as ev
 from services.games.views import redact, view_for
 from services.shared.auth import Principal
 from services.shared.eventstore import EventStore
 from services.table import codec, translate
-from services.table.application import TableApplication, fold_one, fold_recorded, table_stream
+from services.table.application import TableApplication, fold_recorded, table_stream
 from services.table.fanout import TableFanout
 from services.table.shell import Table
 
@@ -120,10 +121,16 @@ class TableWatcher:
         self, table: Table, principal: Principal, stream: str, stop: threading.Event
     ) -> Iterator[table_pb2.WatchTableResponse]:
         table_id = table.table_id
+        # Only the viewer's seat matters for redaction, and only seating events change it, so
+        # a watcher follows those instead of folding the whole table for every event.
+        seat = viewer_seat(table, principal)
         for record in self.fanout.listen(stream, table.version + 1, stop):
             event = codec.from_message(record.message)
-            table = fold_one(table, record.version, event)
-            visible = redact_any(event, viewer_seat(table, principal))
+            if isinstance(event, ev.PlayerSeated) and event.player == principal.subject:
+                seat = event.seat
+            visible = redact_any(event, seat)
+            if isinstance(event, ev.PlayerLeft) and event.seat == seat:
+                seat = None
             if visible is None:
                 continue
             yield table_pb2.WatchTableResponse(
