@@ -70,7 +70,7 @@ def _peer_loops(hands: list[list[int]]) -> dict[str, Callable[[], Any]]:
     treys_hands = [[treys.Card.new(t) for t in h] for h in texts]
     treys_eval = treys.Evaluator()
     e7_hands = [[eval7.Card(t) for t in h] for h in texts]
-    ph_ids = [[(c % 13) * 4 + c // 13 for c in h] for h in hands]
+    ph_ids = [tuple((c % 13) * 4 + c // 13 for c in h) for h in hands]
     ph_c = _pheval.evaluate_7cards if size == 7 else _pheval.evaluate_5cards
 
     def treys_loop() -> None:
@@ -102,10 +102,11 @@ def _single_rows(quick: bool) -> list[dict[str, Any]]:
     rows = []
     for size, target in ((5, 3.3e6), (7, 2.4e6)):
         hands = _hands(n, size, seed=size)
-        ints = [[FAST_INTS[c] for c in h] for h in hands]
+        # Pre-encoded hands as tuples (what a simulation keeps), peers' ids likewise.
+        ints = [tuple(FAST_INTS[c] for c in h) for h in hands]
         fast = eval7_ints if size == 7 else eval5_ints
 
-        def fast_loop(ints: list[list[int]] = ints, fast: Callable[..., int] = fast) -> None:
+        def fast_loop(ints: list[tuple[int, ...]] = ints, fast: Callable[..., int] = fast) -> None:
             for h in ints:
                 fast(*h)
 
@@ -194,12 +195,12 @@ def _wild_rows(quick: bool) -> list[dict[str, Any]]:
             hand = [spit, *extra, *rng.sample(others, 5 - wilds)]
             hands.append((hand, rank_cards))
             enc = wild_encoding(frozenset(rank_cards))
-            encoded.append([enc[c] for c in hand])
+            encoded.append(tuple(enc[c] for c in hand))
         for hand, rank_cards in hands[: n // 20]:
             wild = frozenset(card_from_index(c) for c in rank_cards)
             friendly.append(([card_from_index(c) for c in hand], wild))
 
-        def fast_loop(encoded: list[list[int]] = encoded) -> None:
+        def fast_loop(encoded: list[tuple[int, ...]] = encoded) -> None:
             for h in encoded:
                 eval_wild5_ints(*h)
 
