@@ -10,6 +10,7 @@ from croupier.table.v1 import table_pb2
 from services.client import cli
 from services.shared import auth
 from tests.integration.table.conftest import KEY, Platform, act, create_table, seat, view_of
+from tests.integration.table.test_idempotency import stored_events
 
 A = table_pb2
 
@@ -91,3 +92,21 @@ def test_three_handed_hand_plays_to_showdown_and_settles_rake_in_the_ledger(
     assert result.exit_code == 0, result.output
     assert "wins 57" in out.with_suffix(".txt").read_text()
     assert 'variant = "NT"' in out.with_suffix(".phh").read_text()
+
+
+def test_the_recorded_shuffle_reveal_passes_croupier_verify(
+    platform: Platform, tmp_path, redis_url
+):
+    table_id = create_table(platform, seats=2)
+    alice = seat(platform, table_id, "alice", 0, 200)
+    seat(platform, table_id, "bob", 1, 200)
+    act(alice, table_id, 1, A.ACTION_FOLD)  # hand 1 ends; its shuffle is closed and revealed
+    reveal = next(
+        e
+        for e in stored_events(redis_url, table_id)
+        if type(e).__name__ == "ShuffleRevealed" and e.hand == 1
+    )
+    record = tmp_path / "hand1.json"
+    record.write_text(reveal.reveal_json)
+    verified = CliRunner().invoke(cli.app, ["verify", str(record)])
+    assert verified.exit_code == 0, verified.output
