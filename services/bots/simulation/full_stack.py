@@ -3,9 +3,10 @@
 The table service, dealer, ledger and at least one worker must be running (`croupier run`).
 The simulator creates one table, funds every bot's ledger account, seats the bots with `bot`
 tokens and then only watches: every decision is a Celery task that plays the bot through
-GetTableView -> policy -> Act. Per-hand results come from the `HandEnded` events' stacks; at
-the end the table's escrow account in the ledger must hold exactly the chips on the table.
-Stacks are deep (`stack_units` big blinds) and not reset between hands.
+GetTableView -> policy -> Act. Per-hand results come from the `HandEnded` events' stacks. At
+the end every bot leaves; the ledger must then show the table's escrow account empty and the
+bots' accounts holding every chip they brought (no rake at this table). Stacks are deep
+(`stack_units` big blinds) and not reset between hands.
 """
 
 from __future__ import annotations
@@ -89,10 +90,12 @@ def run_full_stack(
     table_id = created.table_id
     watch = admin.WatchTable(table_pb2.WatchTableRequest(table_id=table_id))
     seated = seating(spec.bots, spec.seats)
+    players: dict[str, table_pb2_grpc.TableServiceStub] = {}
     for seat, policy in enumerate(seated):
         player = bot_id(policy, f"sim{run_id}s{seat}", spec.difficulty)
         _fund(ledger, player, stack, run_id)
-        _table_stub(platform, player, auth.Role.BOT).JoinTable(
+        players[player] = _table_stub(platform, player, auth.Role.BOT)
+        players[player].JoinTable(
             table_pb2.JoinTableRequest(
                 table_id=table_id, seat=seat, buy_in=stack, idempotency_key=f"join-{run_id}"
             )
@@ -100,6 +103,12 @@ def run_full_stack(
     started = time.perf_counter()
     deltas = _watch_hands(watch, spec.hands, spec.seats, stack, progress, timeout)
     seconds = time.perf_counter() - started
+    # Everyone leaves (after the hand in progress): the table stops and the chips go home.
+    for stub in players.values():
+        stub.LeaveTable(
+            table_pb2.LeaveTableRequest(table_id=table_id, idempotency_key=f"leave-{run_id}")
+        )
+    _wait_until_empty(admin, table_id, timeout=120)
     samples: dict[str, list[float]] = defaultdict(list)
     net: dict[str, int] = defaultdict(int)
     for hand in deltas:
@@ -110,12 +119,11 @@ def run_full_stack(
         summarize(bot, samples[bot], len(samples[bot]), net[bot], chosen.unit)
         for bot in dict.fromkeys(seated)
     ]
-    view = admin.GetTableView(table_pb2.GetTableViewRequest(table_id=table_id)).view
-    on_table = sum(s.stack + s.committed for s in view.seats)
-    escrow = ledger.GetBalance(
-        ledger_pb2.GetBalanceRequest(account_id=f"table:{table_id}:{CURRENCY}")
-    ).balance.balance
-    conserved = on_table == escrow == stack * spec.seats and sum(net.values()) == 0
+    escrow = _balance(ledger, f"table:{table_id}:{CURRENCY}")
+    returned = sum(_balance(ledger, f"player:{player}:{CURRENCY}") for player in players)
+    # Ledger check: the table's escrow is empty and the bots' accounts hold every chip they
+    # brought (no rake at this table), and the hands counted are zero-sum.
+    conserved = escrow == 0 and returned == stack * spec.seats and sum(net.values()) == 0
     return SimulationReport(
         spec=spec,
         results=results,
@@ -125,6 +133,23 @@ def run_full_stack(
         conserved=conserved,
         mode=f"full-stack, table {table_id}",
     )
+
+
+def _balance(ledger: ledger_pb2_grpc.LedgerServiceStub, account: str) -> int:
+    response = ledger.GetBalance(ledger_pb2.GetBalanceRequest(account_id=account))
+    return int(response.balance.balance)
+
+
+def _wait_until_empty(
+    admin: table_pb2_grpc.TableServiceStub, table_id: str, timeout: float
+) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        view = admin.GetTableView(table_pb2.GetTableViewRequest(table_id=table_id)).view
+        if not any(seat.player_id for seat in view.seats):
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"the bots did not leave table {table_id} within {timeout:.0f} s")
 
 
 def _table_stub(
