@@ -3,12 +3,15 @@ stops all of them and the private Redis, leaving no process behind."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from services.client.launcher import GRPC_DEPLOYABLES, worker_command
+from services.shared.channels import connect
 from services.shared.healthcheck import is_serving
 from tests.fixtures.launcher_process import ROOT, LauncherProcess, free_port, pid_alive
 
@@ -39,9 +42,34 @@ def test_croupier_run_serves_every_built_service_and_ctrl_c_stops_everything(tmp
         assert set(pids) == expected
         for name in _built_services():
             assert is_serving(addresses[name]), f"{name} is not SERVING"
+        if "ledger" in _built_services():
+            _a_token_from_croupier_token_is_accepted(command, tmp_path, addresses["ledger"])
         assert launcher.interrupt() == 0
     finally:
         launcher.kill()
     assert "croupier stopped" in launcher.lines
     assert not [name for name, pid in pids.items() if pid_alive(pid)]
     assert (tmp_path / ".run" / "auth-key").exists()
+
+
+def _a_token_from_croupier_token_is_accepted(command, cwd, ledger_address):
+    """`croupier token` signs with the key `croupier run` generated, and services accept it."""
+    from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+
+    minted = subprocess.run(
+        [*command, "token", "--subject", "alice", "--role", "player"],
+        cwd=cwd,
+        env={k: v for k, v in os.environ.items() if k != "CROUPIER_AUTH_KEY"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    token = minted.stdout.strip().splitlines()[-1]
+    with connect(ledger_address, token) as channel:
+        reply = ledger_pb2_grpc.LedgerServiceStub(channel).OpenAccount(
+            ledger_pb2.OpenAccountRequest(
+                kind=ledger_pb2.ACCOUNT_KIND_PLAYER, name="alice", currency="CHIP"
+            ),
+            timeout=10,
+        )
+    assert reply.account.id == "player:alice:CHIP"
