@@ -119,7 +119,11 @@ def run_full_stack(
         summarize(bot, samples[bot], len(samples[bot]), net[bot], chosen.unit)
         for bot in dict.fromkeys(seated)
     ]
-    escrow = _balance(ledger, f"table:{table_id}:{CURRENCY}")
+    # Cash-outs reach the ledger as a process step after the seats empty: give them time.
+    escrow_account = f"table:{table_id}:{CURRENCY}"
+    settle_by = time.monotonic() + 30
+    while (escrow := _balance(ledger, escrow_account)) != 0 and time.monotonic() < settle_by:
+        time.sleep(0.1)
     returned = sum(_balance(ledger, f"player:{player}:{CURRENCY}") for player in players)
     # Ledger check: the table's escrow is empty and the bots' accounts hold every chip they
     # brought (no rake at this table), and the hands counted are zero-sum.
