@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import grpc
 
 from croupier.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
-from services.evaluator.ranking import as_cards, evaluate_high, evaluate_low
+from services.evaluator.ranking.ports import LibraryRanker
 from services.games.cardtext import Card
 from services.games.ranking import HandRanker, HandValue
 from services.shared.channels import service_channel
@@ -21,28 +21,7 @@ from services.shared.settings import RuntimeSettings
 from services.table.adapters import CALL_TIMEOUT_S, call
 from services.table.settings import TableSettings
 
-
-class LibraryRanker:
-    """HandRanker over services.evaluator.ranking (wild ranks become wild cards)."""
-
-    def rank_high(
-        self,
-        cards: Sequence[Card],
-        wild_ranks: frozenset[str] = frozenset(),
-        five_of_a_kind_beats_straight_flush: bool = True,
-    ) -> HandValue:
-        parsed = as_cards(list(cards))
-        wild = [c for c in parsed if str(c)[0] in wild_ranks]
-        result = evaluate_high(
-            parsed, wild, five_kind_below=not five_of_a_kind_beats_straight_flush
-        )
-        return HandValue(result.value, result.description, tuple(str(c) for c in result.cards))
-
-    def rank_low_eight(self, cards: Sequence[Card]) -> HandValue | None:
-        result = evaluate_low(as_cards(list(cards)))
-        if result is None:
-            return None
-        return HandValue(result.value, result.description, tuple(str(c) for c in result.cards))
+__all__ = ["GrpcEvaluatorRanker", "LibraryRanker", "ranker_for"]
 
 
 class GrpcEvaluatorRanker:
