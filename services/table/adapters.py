@@ -49,6 +49,7 @@ def call(what: str, rpc: Callable[[], T]) -> T:
 
 _PURPOSES = {
     "hole": dealer_pb2.DEAL_PURPOSE_HOLE,
+    "burn": dealer_pb2.DEAL_PURPOSE_BURN,
     "board": dealer_pb2.DEAL_PURPOSE_BOARD,
     "draw": dealer_pb2.DEAL_PURPOSE_DRAW,
     "spit": dealer_pb2.DEAL_PURPOSE_SPIT,
@@ -81,7 +82,7 @@ class GrpcDealer:
         request = dealer_pb2.DealRequest(
             shuffle_id=shuffle_id,
             count=count,
-            purpose=_PURPOSES.get(purpose, dealer_pb2.DEAL_PURPOSE_HOLE),
+            purpose=_PURPOSES[purpose],
             idempotency_key=step[-200:],
         )
         response = call("dealer Deal", lambda: self._stub.Deal(request, CALL_TIMEOUT_S))

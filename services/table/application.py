@@ -25,7 +25,7 @@ from google.protobuf.message import Message
 from croupier.table.v1 import events_pb2
 from services.games import commands as cmd
 from services.games.chance import NeedCards, deal_from, pending_chance, rank_hands
-from services.games.definitions import TableConfig
+from services.games.definitions import DealBoard, Draw, TableConfig
 from services.games.errors import RuleViolation
 from services.games.events import Event, TableOpened
 from services.games.ranking import HandRanker
@@ -378,9 +378,20 @@ class TableApplication:
                     return [committed, *started]
                 case process.Deal(hand, request):
                     key = process.step_key(table, step)
-                    cards = self.dealer.deal(
-                        shell.shuffle_id, request.total, key, _purpose(table, request)
+                    # Burns are their own Deal so the dealer's record labels each card by
+                    # what it was dealt for (each call keyed, so a repeat returns the same).
+                    burned: tuple[str, ...] = ()
+                    if request.burn:
+                        burned = self.dealer.deal(
+                            shell.shuffle_id, request.burn, f"{key}/burn", "burn"
+                        )
+                    dealt = self.dealer.deal(
+                        shell.shuffle_id,
+                        request.total - request.burn,
+                        key,
+                        deal_purpose(table.engine, request),
                     )
+                    cards = (*burned, *dealt)
                     return list(_decide(table.engine, deal_from(request, iter(cards))))
                 case process.Reshuffle(hand, request):
                     key = process.step_key(table, step)
@@ -573,11 +584,13 @@ class TableApplication:
         return version != before, version
 
 
-def _purpose(table: Table, request: NeedCards) -> str:
+def deal_purpose(engine: TableState, request: NeedCards) -> str:
+    """What the dealer records the (non-burn) cards of `request` as: hole, board, spit or
+    draw (a draw replaces discards; hole cards are the first cards of a DealHole phase)."""
     if all(target is None for target, _ in request.targets):
-        return "board"
-    hand = table.engine.hand
-    return "draw" if hand is not None and hand.dealt_phase >= 0 else "hole"
+        phase = engine.phase()
+        return "spit" if isinstance(phase, DealBoard) and phase.name == "spit" else "board"
+    return "draw" if isinstance(engine.phase(), Draw) else "hole"
 
 
 def _decide(engine: TableState, command: cmd.Command) -> list[Event]:

@@ -33,7 +33,8 @@ class DealerPort(Protocol):
 
     def deal(self, shuffle_id: str, count: int, step: str, purpose: str) -> tuple[Card, ...]:
         """The next `count` cards of the deck; `step` names the dealing step so a repeated
-        request returns the same cards instead of new ones. `purpose`: hole, board, draw."""
+        request returns the same cards instead of new ones. `purpose`: hole, board, burn,
+        draw or spit (the dealer records each card with it)."""
         ...
 
     def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str) -> None:
