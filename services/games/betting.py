@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from services.games.definitions import Betting, Structure
 from services.games.events import Action
-from services.games.state import HandPlayer, HandState, TableState
+from services.games.state import HandPlayer, HandState, SeatState, TableState
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +41,32 @@ def fixed_unit(state: TableState) -> int:
 
 def next_to_act(state: TableState, hand: HandState, start: int, include: bool) -> int | None:
     """First seat clockwise from `start` that still owes a betting decision, or None."""
-    seats = state.seats
-    can_act = {p.seat for p in hand.players if not p.folded and seats[p.seat].stack > 0}  # type: ignore[union-attr]
+    return next_bettor(state.seats, hand.players, hand.current_bet, start, include)
+
+
+def next_bettor(
+    seats: tuple[SeatState | None, ...],
+    players: tuple[HandPlayer, ...],
+    current: int,
+    start: int,
+    include: bool,
+) -> int | None:
+    """`next_to_act` from the parts the reducer has at hand (it builds them before the
+    state objects, so it need not make a state just to ask)."""
+    can_act = [p for p in players if not p.folded and seats[p.seat].stack > 0]  # type: ignore[union-attr]
     if not can_act:
         return None
-    current = hand.current_bet
-    for p in hand.clockwise_from(start, include):
-        if p.seat in can_act and (p.bet < current or (not p.acted and len(can_act) >= 2)):
+    several = len(can_act) >= 2
+    # Clockwise from `start`: seats after it first (players are in seat order), then wrap.
+    for p in can_act:
+        if (p.seat >= start if include else p.seat > start) and (
+            p.bet < current or (not p.acted and several)
+        ):
+            return p.seat
+    for p in can_act:
+        if (p.seat >= start if include else p.seat > start):
+            break
+        if p.bet < current or (not p.acted and several):
             return p.seat
     return None
 
@@ -61,7 +80,23 @@ def reopened_for(state: TableState, hand: HandState, p: HandPlayer) -> bool:
     return faced >= hand.min_raise
 
 
+# `legal_actions` and `decide` ask for the same seat's options of the same (immutable)
+# state one after the other: remember the last answer. One tuple, swapped atomically.
+_last: tuple[TableState | None, HandState | None, int, BetOptions | None] = (None, None, -1, None)
+
+
 def options(state: TableState, hand: HandState, seat: int) -> BetOptions:
+    global _last
+    last = _last
+    if last[0] is state and last[1] is hand and last[2] == seat:
+        assert last[3] is not None
+        return last[3]
+    result = _options(state, hand, seat)
+    _last = (state, hand, seat, result)
+    return result
+
+
+def _options(state: TableState, hand: HandState, seat: int) -> BetOptions:
     p = hand.player(seat)
     stack = state.stack(seat)
     owed = hand.current_bet - p.bet

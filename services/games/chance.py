@@ -63,8 +63,23 @@ def eligible_seats(state: TableState) -> list[int]:
     ]
 
 
+# The shell asks `pending_chance` and then `decide` asks it again for the same (immutable)
+# state: remember the last answer. One tuple, swapped atomically.
+_last: tuple[TableState | None, ChanceRequest | None] = (None, None)
+
+
 def pending_chance(state: TableState) -> ChanceRequest | None:
     """None means a player is to act (`state.hand.to_act`) or the table waits for players."""
+    global _last
+    last = _last
+    if last[0] is state:
+        return last[1]
+    result = _pending(state)
+    _last = (state, result)
+    return result
+
+
+def _pending(state: TableState) -> ChanceRequest | None:
     hand = state.hand
     if hand is None:
         return NeedHandStart() if len(eligible_seats(state)) >= 2 else None

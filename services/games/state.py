@@ -18,12 +18,16 @@ from services.games.ranking import SeatRank
 _T = TypeVar("_T")
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 def evolve(obj: _T, **changes: Any) -> _T:
     """A copy of a frozen state object with some fields changed (no validation)."""
-    new = object.__new__(type(obj))
-    fields = new.__dict__
-    fields.update(obj.__dict__)
+    new = _new(obj.__class__)
+    fields = obj.__dict__.copy()
     fields.update(changes)
+    _set(new, "__dict__", fields)
     return new
 
 
