@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from services.games.betting import able, fixed_unit, next_to_act
+from services.games.betting import able, fixed_unit, next_bettor
 from services.games.definitions import Betting, DealHole, Draw, ForcedBets, Showdown
 from services.games.events import (
     Action,
@@ -136,7 +136,18 @@ def _forced_bet(state: TableState, e: ForcedBetPosted) -> TableState:
         antes=p.antes if live else p.antes + e.amount,
         bet=p.bet + e.amount if live else p.bet,
     )
-    return evolve(_chips(state, e.seat, -e.amount), hand=hand)
+    return evolve(state, seats=_stack_delta(state.seats, e.seat, -e.amount), hand=hand)
+
+
+def _stack_delta(
+    seats: tuple[SeatState | None, ...], seat: int, delta: int, **changes: Any
+) -> tuple[SeatState | None, ...]:
+    """The seats with one seat's stack moved by `delta` (and other fields changed)."""
+    current = seats[seat]
+    assert current is not None
+    new = list(seats)
+    new[seat] = evolve(current, stack=current.stack + delta, **changes)
+    return tuple(new)
 
 
 def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
@@ -144,17 +155,21 @@ def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
     config = state.config
     previous = state.phase()
     phase = config.game.phases[e.phase]
+    changes: dict[str, Any] = {}
     if isinstance(previous, Betting):
-        players = tuple(evolve(p, bet=0, acted=False, acted_level=0) for p in hand.players)
-        hand = evolve(hand, players=players, current_bet=0)
+        changes["players"] = tuple(
+            evolve(p, bet=0, acted=False, acted_level=0) if p.bet or p.acted else p
+            for p in hand.players
+        )
+        changes["current_bet"] = 0
     first_betting = config.game.first_betting_phase
     hand = evolve(
         hand,
         phase=e.phase,
         to_act=None,
         reached_second_round=hand.reached_second_round or e.phase > first_betting,
+        **changes,
     )
-    state = evolve(state, hand=hand)
     if isinstance(phase, Betting):
         return evolve(state, hand=_start_betting(state, hand, e.phase == first_betting))
     if isinstance(phase, Draw):
@@ -163,7 +178,7 @@ def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
         return evolve(state, hand=evolve(hand, to_act=_next_drawer(hand, hand.button)))
     if isinstance(phase, Showdown):
         return evolve(state, hand=evolve(hand, showdown_order=_showdown_order(hand)))
-    return state
+    return evolve(state, hand=hand)
 
 
 def _start_betting(state: TableState, hand: HandState, first: bool) -> HandState:
@@ -172,23 +187,25 @@ def _start_betting(state: TableState, hand: HandState, first: bool) -> HandState
     current = max((p.bet for p in hand.players), default=0)
     if first and blinds:
         current = max(current, config.big_blind)
-    unit = fixed_unit(evolve(state, hand=hand))
+    betting = config.game.phases[hand.phase]
+    big = isinstance(betting, Betting) and betting.big_bet
+    unit = config.big_bet if big else config.small_bet
     opening = config.big_blind if blinds else config.small_bet
     min_raise = unit if config.limit.value == "fixed-limit" else opening
     in_hand = sum(1 for p in hand.players if not p.folded)
-    hand = evolve(
+    if first and blinds and hand.big_blind_seat is not None:
+        start = hand.big_blind_seat
+    else:
+        start = hand.button
+    return evolve(
         hand,
         current_bet=current,
         min_raise=min_raise,
         bets_made=1 if current > 0 else 0,
         capped=not (config.uncapped_heads_up and in_hand == 2),
         last_aggressor=None,
+        to_act=next_bettor(state.seats, hand.players, current, start, False),
     )
-    if first and blinds and hand.big_blind_seat is not None:
-        start, include = hand.big_blind_seat, False
-    else:
-        start, include = hand.button, False
-    return evolve(hand, to_act=next_to_act(evolve(state, hand=hand), hand, start, include))
 
 
 def _next_drawer(hand: HandState, after: int) -> int | None:
@@ -209,8 +226,8 @@ def _showdown_order(hand: HandState) -> tuple[int, ...]:
 
 def _cards_dealt(state: TableState, e: CardsDealt) -> TableState:
     hand = _hand(state)
-    out = hand.out | set(e.cards) | set(e.burned)
-    phase = state.phase()
+    out = hand.out.union(e.cards, e.burned)
+    phase = state.config.game.phases[hand.phase]
     if e.seat is None:
         hand = evolve(
             hand,
@@ -220,27 +237,36 @@ def _cards_dealt(state: TableState, e: CardsDealt) -> TableState:
             dealt_phase=hand.phase,
         )
         return evolve(state, hand=hand)
-    p = hand.player(e.seat)
-    hand = evolve(hand, out=out)
+    players = list(hand.players)
+    i = hand.index(e.seat)
+    p = players[i]
     if isinstance(phase, Draw):
-        hand = _player(hand, e.seat, cards=p.cards + e.cards, awaiting=0, drew=True)
+        players[i] = evolve(p, cards=p.cards + e.cards, awaiting=0, drew=True)
+        hand = evolve(hand, out=out, players=tuple(players))
         return evolve(state, hand=evolve(hand, to_act=_next_drawer(hand, e.seat)))
-    hand = _player(hand, e.seat, cards=p.cards + e.cards)
-    if isinstance(phase, DealHole) and all(len(q.cards) >= phase.count for q in hand.players):
-        hand = evolve(hand, dealt_phase=hand.phase)
+    players[i] = evolve(p, cards=p.cards + e.cards)
+    dealt = hand.dealt_phase
+    if isinstance(phase, DealHole) and all(len(q.cards) >= phase.count for q in players):
+        dealt = hand.phase
+    hand = evolve(hand, out=out, players=tuple(players), dealt_phase=dealt)
     return evolve(state, hand=hand)
 
 
 def _action(state: TableState, e: ActionTaken) -> TableState:
     hand = _hand(state)
-    p = hand.player(e.seat)
+    i = hand.index(e.seat)
+    p = hand.players[i]
     # A voluntary action ends a run of timeouts; `TimedOut` follows a default action's event.
-    seat = state.seats[e.seat]
+    seats = state.seats
+    seat = seats[e.seat]
     assert seat is not None
     if seat.timeouts or e.added:
-        state = _seat(state, e.seat, timeouts=0, stack=seat.stack - e.added)
+        seats = _stack_delta(seats, e.seat, -e.added, timeouts=0)
     if e.action == Action.FOLD:
-        hand = _player(hand, e.seat, folded=True, acted=True)
+        players = list(hand.players)
+        players[i] = evolve(p, folded=True, acted=True)
+        to_act = next_bettor(seats, tuple(players), hand.current_bet, e.seat, False)
+        hand = evolve(hand, players=tuple(players), to_act=to_act)
     else:
         current, min_raise, bets_made, aggressor = (
             hand.current_bet,
@@ -258,20 +284,20 @@ def _action(state: TableState, e: ActionTaken) -> TableState:
                 bets_made += 1
             current, aggressor = e.to, e.seat
         players = list(hand.players)
-        i = hand.index(e.seat)
         players[i] = evolve(
             p, bet=e.to, committed=p.committed + e.added, acted=True, acted_level=current
         )
+        new_players = tuple(players)
         hand = evolve(
             hand,
-            players=tuple(players),
+            players=new_players,
             current_bet=current,
             min_raise=min_raise,
             bets_made=bets_made,
             last_aggressor=aggressor,
+            to_act=next_bettor(seats, new_players, current, e.seat, False),
         )
-    # next_to_act reads stacks from `state` (already updated) and everything else from `hand`.
-    return evolve(state, hand=evolve(hand, to_act=next_to_act(state, hand, e.seat, False)))
+    return evolve(state, seats=seats, hand=hand)
 
 
 def _timed_out(state: TableState, e: TimedOut) -> TableState:
