@@ -104,11 +104,15 @@ def _options(state: TableState, hand: HandState, seat: int) -> BetOptions:
     config = state.config
     # A raise nobody can call would only come back as an uncalled bet: like pokerkit, allow
     # one only while some opponent still has chips beyond the current bet.
-    others_can_respond = any(
-        able(state, q) and q.bet + state.stack(q.seat) > hand.current_bet
-        for q in hand.players
-        if q.seat != seat
-    )
+    seats = state.seats
+    current = hand.current_bet
+    others_can_respond = False
+    for q in hand.players:
+        if q.seat != seat and not q.folded:
+            behind = seats[q.seat].stack  # type: ignore[union-attr]
+            if behind > 0 and q.bet + behind > current:
+                others_can_respond = True
+                break
     can_raise = stack > owed and others_can_respond and reopened_for(state, hand, p)
     min_to = max_to = 0
     if config.limit is Structure.FIXED_LIMIT:

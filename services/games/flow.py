@@ -42,7 +42,11 @@ def next_automatic(state: TableState) -> list[Event]:
     if hand.phase < 0:
         return [PhaseStarted(0, phases[0].name)]
     phase = phases[hand.phase]
-    if sum(1 for p in hand.players if not p.folded) == 1:
+    contenders = 0
+    for p in hand.players:
+        if not p.folded:
+            contenders += 1
+    if contenders == 1:
         return _uncalled(hand) or _award(state)
     if isinstance(phase, (DealHole, DealBoard)):
         return _next_phase(state) if hand.dealt_phase == hand.phase else []

@@ -7,6 +7,7 @@ checks commands against the same computation, so the two cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from services.games.betting import options
 from services.games.cardtext import Card
@@ -40,6 +41,17 @@ class LegalActions:
         return action in self.actions
 
 
+@lru_cache(maxsize=None)
+def _betting_actions(can_check: bool, raise_kind: str | None, all_in: bool) -> frozenset[str]:
+    """The betting actions for these options (a handful of combinations, built once each)."""
+    acts: set[str] = {Action.CHECK} if can_check else {Action.FOLD, Action.CALL}
+    if raise_kind:
+        acts.add(raise_kind)
+    if all_in:
+        acts.add(Action.ALL_IN)
+    return frozenset(acts)
+
+
 def legal_actions(state: TableState, seat: int) -> LegalActions:
     hand = state.hand
     if hand is None or hand.to_act != seat:
@@ -48,18 +60,9 @@ def legal_actions(state: TableState, seat: int) -> LegalActions:
     p = hand.player(seat)
     if isinstance(phase, Betting):
         o = options(state, hand, seat)
-        acts: set[str] = set()
-        if o.can_check:
-            acts.add(Action.CHECK)
-        else:
-            acts.update((Action.FOLD, Action.CALL))
-        if o.raise_kind:
-            acts.add(o.raise_kind)
-        if o.all_in_legal:
-            acts.add(Action.ALL_IN)
         return LegalActions(
             seat,
-            frozenset(acts),
+            _betting_actions(o.can_check, o.raise_kind, o.all_in_legal),
             seat,
             to_call=o.to_call,
             min_to=o.min_to,
