@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from services.games.cardtext import DECK_SIZE, Card
 from services.games.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
-from services.games.definitions import DealBoard, DealHole, Draw, ForcedBets, Showdown
+from services.games.definitions import Betting, DealBoard, DealHole, Draw, ForcedBets, Showdown
 from services.games.ranking import HandRanker, RankRequest, rank_with
 from services.games.state import TableState
 
@@ -84,6 +84,8 @@ def _pending(state: TableState) -> ChanceRequest | None:
     if hand is None:
         return NeedHandStart() if len(eligible_seats(state)) >= 2 else None
     phase = state.phase()
+    if isinstance(phase, Betting):
+        return None  # only players act during a betting round
     if isinstance(phase, DealHole) and hand.dealt_phase != hand.phase:
         order = [p.seat for p in hand.clockwise_from(hand.button)]
         return NeedCards(

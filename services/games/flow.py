@@ -46,6 +46,8 @@ def next_automatic(state: TableState) -> list[Event]:
     for p in hand.players:
         if not p.folded:
             contenders += 1
+    if contenders > 1 and hand.to_act is not None and isinstance(phase, Betting):
+        return []  # the common case: a betting round goes on
     if contenders == 1:
         return _uncalled(hand) or _award(state)
     if isinstance(phase, (DealHole, DealBoard)):

@@ -145,29 +145,22 @@ def _best_straight(values: set[int]) -> int | None:
 
 
 def _cards_for(score: Score, cards: Sequence[Card], suit: str | None) -> tuple[Card, ...]:
+    """The five cards making `score`: for each rank it names, the cards of that rank in the
+    order given (only the flush suit for flushes), cut to five."""
     category, ranks = score
-    pool = (
-        [c for c in cards if suit is None or c[1] == suit]
-        if category
-        in (
-            FLUSH,
-            STRAIGHT_FLUSH,
-        )
-        else list(cards)
-    )
+    flush = category in (FLUSH, STRAIGHT_FLUSH)
+    by_value: dict[int, list[Card]] = {}
+    for c in cards:
+        if not flush or suit is None or c[1] == suit:
+            by_value.setdefault(_VALUE[c[0]], []).append(c)
     if category in (STRAIGHT, STRAIGHT_FLUSH):
         top = ranks[0]
-        wanted = [14, 2, 3, 4, 5] if top == 5 else list(range(top, top - 5, -1))
-    else:
-        wanted = []
-        for r in ranks:
-            wanted += [r] * (sum(1 for c in pool if _VALUE[c[0]] == r))
-        wanted = wanted[:5]
+        wanted = (14, 2, 3, 4, 5) if top == 5 else range(top, top - 5, -1)
+        return tuple(by_value[r][0] for r in wanted)
     chosen: list[Card] = []
-    for r in wanted:
-        card = next(c for c in pool if _VALUE[c[0]] == r and c not in chosen)
-        chosen.append(card)
-    return tuple(chosen)
+    for r in ranks:
+        chosen += by_value[r]
+    return tuple(chosen[:5])
 
 
 class ReferenceRanker:
