@@ -112,7 +112,8 @@ def _hand_started(state: TableState, e: HandStarted) -> TableState:
     for s in e.seats:
         seat = seats[s]
         assert seat is not None
-        seats[s] = evolve(seat, waiting_for_big_blind=False, posts_big_blind=False)
+        if seat.waiting_for_big_blind or seat.posts_big_blind:
+            seats[s] = evolve(seat, waiting_for_big_blind=False, posts_big_blind=False)
     for s, seat in enumerate(seats):
         if seat is not None and seat.sitting_out and not seat.missed_hand:
             seats[s] = evolve(seat, missed_hand=True)
@@ -163,15 +164,14 @@ def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
         )
         changes["current_bet"] = 0
     first_betting = config.game.first_betting_phase
-    hand = evolve(
-        hand,
-        phase=e.phase,
-        to_act=None,
-        reached_second_round=hand.reached_second_round or e.phase > first_betting,
-        **changes,
-    )
+    changes["phase"] = e.phase
+    changes["to_act"] = None
+    changes["reached_second_round"] = hand.reached_second_round or e.phase > first_betting
     if isinstance(phase, Betting):
-        return evolve(state, hand=_start_betting(state, hand, e.phase == first_betting))
+        players = changes.get("players", hand.players)
+        changes.update(_start_betting(state, hand, players, phase, e.phase == first_betting))
+        return evolve(state, hand=evolve(hand, **changes))
+    hand = evolve(hand, **changes)
     if isinstance(phase, Draw):
         players = tuple(evolve(p, drew=False, awaiting=0, discards=()) for p in hand.players)
         hand = evolve(hand, players=players)
@@ -181,31 +181,35 @@ def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
     return evolve(state, hand=hand)
 
 
-def _start_betting(state: TableState, hand: HandState, first: bool) -> HandState:
+def _start_betting(
+    state: TableState,
+    hand: HandState,
+    players: tuple[HandPlayer, ...],
+    betting: Betting,
+    first: bool,
+) -> dict[str, Any]:
+    """The hand's fields at the start of betting round `betting` with these `players`."""
     config = state.config
     blinds = config.game.forced_bets is ForcedBets.BLINDS
-    current = max((p.bet for p in hand.players), default=0)
+    current = max((p.bet for p in players), default=0)
     if first and blinds:
         current = max(current, config.big_blind)
-    betting = config.game.phases[hand.phase]
-    big = isinstance(betting, Betting) and betting.big_bet
-    unit = config.big_bet if big else config.small_bet
+    unit = config.big_bet if betting.big_bet else config.small_bet
     opening = config.big_blind if blinds else config.small_bet
     min_raise = unit if config.limit.value == "fixed-limit" else opening
-    in_hand = sum(1 for p in hand.players if not p.folded)
+    in_hand = sum(1 for p in players if not p.folded)
     if first and blinds and hand.big_blind_seat is not None:
         start = hand.big_blind_seat
     else:
         start = hand.button
-    return evolve(
-        hand,
-        current_bet=current,
-        min_raise=min_raise,
-        bets_made=1 if current > 0 else 0,
-        capped=not (config.uncapped_heads_up and in_hand == 2),
-        last_aggressor=None,
-        to_act=next_bettor(state.seats, hand.players, current, start, False),
-    )
+    return {
+        "current_bet": current,
+        "min_raise": min_raise,
+        "bets_made": 1 if current > 0 else 0,
+        "capped": not (config.uncapped_heads_up and in_hand == 2),
+        "last_aggressor": None,
+        "to_act": next_bettor(state.seats, players, current, start, False),
+    }
 
 
 def _next_drawer(hand: HandState, after: int) -> int | None:
