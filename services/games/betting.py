@@ -64,7 +64,7 @@ def next_bettor(
         ):
             return p.seat
     for p in can_act:
-        if (p.seat >= start if include else p.seat > start):
+        if p.seat >= start if include else p.seat > start:
             break
         if p.bet < current or (not p.acted and several):
             return p.seat

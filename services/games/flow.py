@@ -42,13 +42,13 @@ def next_automatic(state: TableState) -> list[Event]:
     if hand.phase < 0:
         return [PhaseStarted(0, phases[0].name)]
     phase = phases[hand.phase]
-    contenders = 0
+    in_hand = 0
     for p in hand.players:
         if not p.folded:
-            contenders += 1
-    if contenders > 1 and hand.to_act is not None and isinstance(phase, Betting):
+            in_hand += 1
+    if in_hand > 1 and hand.to_act is not None and isinstance(phase, Betting):
         return []  # the common case: a betting round goes on
-    if contenders == 1:
+    if in_hand == 1:
         return _uncalled(hand) or _award(state)
     if isinstance(phase, (DealHole, DealBoard)):
         return _next_phase(state) if hand.dealt_phase == hand.phase else []

@@ -7,7 +7,7 @@ checks commands against the same computation, so the two cannot disagree.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from services.games.betting import options
 from services.games.cardtext import Card
@@ -41,7 +41,7 @@ class LegalActions:
         return action in self.actions
 
 
-@lru_cache(maxsize=None)
+@cache
 def _betting_actions(can_check: bool, raise_kind: str | None, all_in: bool) -> frozenset[str]:
     """The betting actions for these options (a handful of combinations, built once each)."""
     acts: set[str] = {Action.CHECK} if can_check else {Action.FOLD, Action.CALL}
