@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import contextvars
 import enum
+import threading
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import jwt
@@ -69,6 +72,11 @@ def issue_token(key: str, subject: str, role: Role, ttl_seconds: int = 3600) -> 
 
 def verify_token(key: str, token: str) -> Principal:
     """Return the principal a token names, or raise Unauthenticated saying why it is refused."""
+    return _verify(key, token)[0]
+
+
+def _verify(key: str, token: str) -> tuple[Principal, float]:
+    """The principal and the token's expiry (Unix seconds), or Unauthenticated."""
     try:
         claims = jwt.decode(
             token,
@@ -85,7 +93,48 @@ def verify_token(key: str, token: str) -> Principal:
         role = Role(claims.get("role", ""))
     except ValueError as exc:
         raise Unauthenticated(f"invalid token: unknown role {claims.get('role')!r}") from exc
-    return Principal(subject=str(claims["sub"]), role=role)
+    return Principal(subject=str(claims["sub"]), role=role), float(claims["exp"])
+
+
+class VerifiedTokens:
+    """Verified principals per token string until the token expires (a bounded LRU).
+
+    A client sends the same token on every call, and checking its signature costs more than
+    the rest of a small RPC's auth; only a token that verified is remembered (a forged or
+    malformed one is checked, and refused, every time), and a remembered token past its
+    expiry is verified again, which refuses it as expired. Keyed by the exact token string,
+    so a token differing in any byte is verified afresh.
+    """
+
+    def __init__(
+        self, key: str, max_entries: int = 10_000, clock: Callable[[], float] = time.time
+    ) -> None:
+        self._key = key
+        self._max = max_entries
+        self._clock = clock
+        self._entries: OrderedDict[str, tuple[Principal, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def verify(self, token: str) -> Principal:
+        """Like `verify_token(key, token)`, answering a repeated valid token from memory."""
+        now = self._clock()
+        with self._lock:
+            entry = self._entries.get(token)
+            if entry is not None:
+                if now < entry[1]:  # PyJWT refuses a token once now >= exp
+                    self._entries.move_to_end(token)
+                    return entry[0]
+                del self._entries[token]
+        principal, expires = _verify(self._key, token)
+        with self._lock:
+            self._entries[token] = (principal, expires)
+            self._entries.move_to_end(token)
+            while len(self._entries) > self._max:
+                self._entries.popitem(last=False)
+        return principal
 
 
 def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:

@@ -217,17 +217,17 @@ class AuthInterceptor(_WrappingInterceptor):
 
     def __init__(self, key: str) -> None:
         super().__init__()
-        self._key = key
+        self._tokens = auth.VerifiedTokens(key)
 
     def applies_to(self, method: str) -> bool:
         return not method.startswith(EXEMPT_PREFIXES)
 
     def wrap(self, behavior: Behavior, streaming: bool, method: str) -> Behavior:
-        key = self._key
+        verify = self._tokens.verify
         if streaming:
 
             def stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-                principal = auth.verify_token(key, _bearer_token(context))
+                principal = verify(_bearer_token(context))
                 token = auth.set_current_principal(principal)
                 try:
                     yield from behavior(request, context)
@@ -237,7 +237,7 @@ class AuthInterceptor(_WrappingInterceptor):
             return stream
 
         def unary(request: Any, context: grpc.ServicerContext) -> Any:
-            principal = auth.verify_token(key, _bearer_token(context))
+            principal = verify(_bearer_token(context))
             token = auth.set_current_principal(principal)
             try:
                 return behavior(request, context)
