@@ -2,15 +2,18 @@
 
 The real services run as their own processes (`python -m services.dealer|ledger|table`) on a
 private Redis (AOF everysec). This process plays: one driver thread per table acts for
-whichever seat is to act with a uniformly random legal action (bets at the minimum, never
-all in, so the deep stacks never bust and every table keeps playing) through the players' own
-gRPC clients (GetTableView, then Act) whenever the table's spectator WatchTable stream
-announces a seat's turn (ActionRequested); the same stream timestamps every event it receives.
+whichever seat is to act with a random legal action (weighted: FACING / UNOPENED; bets at
+the minimum, never all in, so the deep stacks never bust and every table keeps playing)
+through the players' own gRPC clients whenever the table's spectator WatchTable stream
+announces a seat's turn (ActionRequested). A turn is one Act, decided from the legal actions
+the request carries (no GetTableView per turn, as a bot would play); the same stream
+timestamps every event it receives.
 
 Rows: tables (1, 10, 100 concurrent tables), hands, hands_per_s (hands finished by all tables
-/ wall time), acts, act_to_event p50/p99 in ms (Act sent -> the event at the version the Act
-returned arrives on the spectator's stream). Client threads and streams share this process's
-GIL, so the latency includes client-side scheduling; see docs/table.md for the discussion.
+/ wall time), acts, acts_per_s, acts_per_hand, act_to_event p50/p99 in ms (Act sent -> the
+event at the version the Act returned arrives on the spectator's stream). Client threads and
+streams share this process's GIL, so the latency includes client-side scheduling; see
+docs/table.md for the discussion.
 """
 
 from __future__ import annotations
@@ -26,14 +29,13 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Sequence
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
-from croupier.table.v1 import table_pb2, table_pb2_grpc
+from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.shared import auth
 from services.shared.channels import connect
 from services.shared.redis_embedded import EmbeddedRedis, find_server_binary
@@ -41,6 +43,12 @@ from services.shared.redis_embedded import EmbeddedRedis, find_server_binary
 KEY = "bench-table-signing-key-0123456789abcdef"
 SEATS = 6
 A = table_pb2
+# Action weights of the random players: facing a bet most fold or call and few raise; with
+# nothing to call most check. (Uniform choice made ~31 actions a hand, raise wars included;
+# this mix makes ~12, closer to real six-handed play. Bets are at the minimum, never all in,
+# so the deep stacks never bust and every table keeps playing.)
+FACING: dict[int, int] = {A.ACTION_FOLD: 45, A.ACTION_CALL: 45, A.ACTION_RAISE: 10}
+UNOPENED: dict[int, int] = {A.ACTION_CHECK: 75, A.ACTION_BET: 25}
 
 
 def free_port() -> int:
@@ -161,7 +169,7 @@ class TableDriver:
         self.spectator = table_pb2_grpc.TableServiceStub(
             stack.channel("table", f"{self.table_id}-watcher", auth.Role.PLAYER)
         )
-        self.turns: queue.Queue[int] = queue.Queue()
+        self.turns: queue.Queue[events_pb2.ActionRequested] = queue.Queue()
         self.arrivals: dict[int, float] = {}
         self.sent: list[tuple[float, int]] = []
         self.hands_done = 0
@@ -180,34 +188,42 @@ class TableDriver:
                     if kind == "hand_ended":
                         self.hands_done += 1
                     elif kind == "action_requested":
-                        self.turns.put(event.action_requested.seat)
+                        self.turns.put(event.action_requested)
                 elif message.view.to_act >= 0:
-                    self.turns.put(message.view.to_act)
+                    # Joined mid-decision: the spectator's view has no legal actions.
+                    self.turns.put(events_pb2.ActionRequested(seat=message.view.to_act))
         except grpc.RpcError:
             pass
 
     def play(self, stop: threading.Event) -> None:
-        """Act whenever the stream says a seat is to act: that seat's view, then its Act."""
+        """Act whenever the stream asks a seat to act, from what the request says it may do
+        (GetTableView only when the stream started mid-decision)."""
         while not stop.is_set():
             try:
-                seat = self.turns.get(timeout=0.2)
+                turn = self.turns.get(timeout=0.2)
             except queue.Empty:
                 continue
-            request = A.GetTableViewRequest(table_id=self.table_id)
-            try:
-                view = self.stubs[seat].GetTableView(request).view
-            except grpc.RpcError:
-                self.errors += 1
-                continue
-            if view.to_act != seat:
-                continue  # a stale turn (the stream ran ahead of us): wait for the next
-            action, amount = self._choose(view.legal_actions)
+            seat, hand, legal = turn.seat, turn.hand, _legal(turn)
+            if not legal:
+                try:
+                    view = (
+                        self.stubs[seat]
+                        .GetTableView(A.GetTableViewRequest(table_id=self.table_id))
+                        .view
+                    )
+                except grpc.RpcError:
+                    self.errors += 1
+                    continue
+                if view.to_act != seat:
+                    continue  # a stale turn (the stream ran ahead of us): wait for the next
+                hand, legal = view.hand_number, {a.action: a.min_amount for a in view.legal_actions}
+            action, amount = self._choose(legal)
             started = time.perf_counter()
             try:
                 response = self.stubs[seat].Act(
                     A.ActRequest(
                         table_id=self.table_id,
-                        hand_number=view.hand_number,
+                        hand_number=hand,
                         action=action,  # type: ignore[arg-type]
                         amount=amount,
                         idempotency_key=uuid.uuid4().hex,
@@ -217,15 +233,35 @@ class TableDriver:
             except grpc.RpcError:
                 self.errors += 1
 
-    def _choose(self, legal: Sequence[table_pb2.LegalAction]) -> tuple[int, int]:
-        by_kind = {a.action: a for a in legal}
-        kinds = [k for k in by_kind if k != A.ACTION_ALL_IN]
-        kind = self.rng.choice(kinds)
+    def _choose(self, legal: dict[int, int]) -> tuple[int, int]:
+        """A random legal action with a plausible no-limit mix (see FACING / UNOPENED)."""
+        mix = FACING if A.ACTION_CALL in legal else UNOPENED
+        kinds = [k for k in mix if k in legal]
+        if not kinds:  # nothing of the mix is legal: any legal action but all in
+            kinds = [k for k in legal if k != A.ACTION_ALL_IN] or [*legal]
+        kind = self.rng.choices(kinds, weights=[mix.get(k, 1) for k in kinds])[0]
         if kind in (A.ACTION_BET, A.ACTION_RAISE):
-            return kind, by_kind[kind].min_amount
-        if kind == A.ACTION_FOLD and self.rng.random() < 0.5:
-            kind = A.ACTION_CHECK if A.ACTION_CHECK in by_kind else A.ACTION_CALL
+            return kind, legal[kind]
         return kind, 0
+
+
+ACTION_BY_NAME: dict[str, int] = {
+    "fold": A.ACTION_FOLD,
+    "check": A.ACTION_CHECK,
+    "call": A.ACTION_CALL,
+    "bet": A.ACTION_BET,
+    "raise": A.ACTION_RAISE,
+    "all-in": A.ACTION_ALL_IN,
+}
+
+
+def _legal(turn: events_pb2.ActionRequested) -> dict[int, int]:
+    """Legal betting actions of a request -> their minimum "to" amount (0 when none)."""
+    return {
+        ACTION_BY_NAME[name]: turn.min_to if name in ("bet", "raise") else 0
+        for name in turn.legal_actions
+        if name in ACTION_BY_NAME
+    }
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -269,6 +305,7 @@ def _measure(stack: Stack, tables: int, seconds: float) -> dict[str, object]:
         "hands_per_s": hands / elapsed,
         "acts": acts,
         "acts_per_s": acts / elapsed,
+        "acts_per_hand": acts / hands if hands else float("nan"),
         "act_to_event_p50_ms": _percentile(latencies, 0.50),
         "act_to_event_p99_ms": _percentile(latencies, 0.99),
         "mean_ms": statistics.fmean(latencies) if latencies else float("nan"),

@@ -28,6 +28,7 @@ from services.games.chance import NeedCards, deal_from, pending_chance, rank_han
 from services.games.definitions import DealBoard, Draw, TableConfig
 from services.games.errors import RuleViolation
 from services.games.events import Event, TableOpened
+from services.games.legal import legal_actions
 from services.games.ranking import HandRanker
 from services.games.reducer import apply
 from services.games.state import TableState, new_table
@@ -239,12 +240,18 @@ class TableApplication:
         number = previous.action_number + 1 if previous and previous.hand == hand.number else 1
         action_time = table.shell.action_time_ms
         deadline = self.clock() + action_time if action_time > 0 else 0
+        legal = legal_actions(engine, hand.to_act)
         return [
             events_pb2.ActionRequested(
                 hand=hand.number,
                 seat=hand.to_act,
                 action_number=number,
                 deadline_unix_ms=deadline,
+                legal_actions=sorted(legal.actions),
+                to_call=legal.to_call,
+                min_to=legal.min_to,
+                max_to=legal.max_to,
+                all_in_to=legal.all_in_to,
             )
         ]
 

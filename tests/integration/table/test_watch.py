@@ -55,3 +55,30 @@ def test_a_player_who_sits_out_is_not_dealt_in(platform: Platform):
     view = view_of(alice, table_id)
     assert view.hand_in_progress
     assert {s.seat for s in view.seats if s.in_hand} == {0, 1, 2}
+
+
+def test_an_action_request_carries_what_the_seat_to_act_may_do(platform: Platform):
+    table_id = create_table(platform, seats=2)
+    alice = seat(platform, table_id, "alice", 0, 200)
+    seat(platform, table_id, "bob", 1, 200)
+    stream = alice.WatchTable(table_pb2.WatchTableRequest(table_id=table_id))
+    next(stream)  # the opening view
+    act(view_and_stub(platform, table_id), table_id, 1, table_pb2.ACTION_CALL)
+    for message in stream:
+        if message.event.WhichOneof("event") == "action_requested":
+            requested = message.event.action_requested
+            break
+    stream.cancel()
+    stub = platform.table({0: "alice", 1: "bob"}[requested.seat])
+    view = view_of(stub, table_id)
+    assert view.to_act == requested.seat
+    names = {
+        table_pb2.Action.Name(a.action).removeprefix("ACTION_").lower().replace("_", "-")
+        for a in view.legal_actions
+    }
+    assert set(requested.legal_actions) == names
+    by_action = {a.action: a for a in view.legal_actions}
+    bet = by_action.get(table_pb2.ACTION_RAISE) or by_action[table_pb2.ACTION_BET]
+    assert (requested.min_to, requested.max_to) == (bet.min_amount, bet.max_amount)
+    call = by_action.get(table_pb2.ACTION_CALL)
+    assert requested.to_call == (call.min_amount if call else 0)
