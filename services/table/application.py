@@ -572,16 +572,23 @@ class TableApplication:
         return version
 
     def apply_timeout(self, table_id: str, hand: int, action_number: int) -> tuple[bool, int]:
-        """Default action for exactly that decision; a stale or repeated request is a no-op."""
+        """Default action for exactly that decision; a stale or repeated request is a no-op.
+
+        The table's own clock decides whether the recorded deadline has passed: a trigger
+        that arrives early (a worker's clock ahead, a replayed task) is refused with
+        "not due until <deadline>", which the workers treat as "retry later".
+        """
         table = self.load(table_id)
         decision = table.shell.decision
         if decision is None or (decision.hand, decision.action_number) != (hand, action_number):
             return False, table.version
+        self._require_due(table_id, decision.deadline_unix_ms)
 
         def decide(t: Table) -> list[object]:
             current = t.shell.decision
             if current is None or (current.hand, current.action_number) != (hand, action_number):
                 return []
+            self._require_due(table_id, current.deadline_unix_ms)
             return list(_decide(t.engine, cmd.TimeOut(current.seat, hand)))
 
         key = f"{table_id}/{hand}/timeout/{action_number}"
@@ -589,6 +596,14 @@ class TableApplication:
         table, version = self.execute(table_id, key, "timeout", decide)
         self.keep_going(table_id, table)
         return version != before, version
+
+    def _require_due(self, table_id: str, deadline_unix_ms: int) -> None:
+        now = self.clock()
+        if deadline_unix_ms and now < deadline_unix_ms:
+            raise errors.FailedPrecondition(
+                f"timeout of table {table_id} not due until {deadline_unix_ms} "
+                f"(unix ms; {deadline_unix_ms - now} ms from now): retry then"
+            )
 
 
 def deal_purpose(engine: TableState, request: NeedCards) -> str:
