@@ -78,6 +78,13 @@ class GrpcDealer:
         # No Seal call: the first Deal seals the shuffle; the commitment is fixed at creation.
         return Commitment(shuffle_id, created.shuffle.commitment.hex())
 
+    def contribute(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:
+        request = dealer_pb2.ContributeRequest(
+            shuffle_id=shuffle_id, contributor=contributor, entropy=entropy
+        )
+        response = call("dealer Contribute", lambda: self._stub.Contribute(request, CALL_TIMEOUT_S))
+        return response.index
+
     def deal(self, shuffle_id: str, count: int, step: str, purpose: str) -> tuple[Card, ...]:
         request = dealer_pb2.DealRequest(
             shuffle_id=shuffle_id,

@@ -35,7 +35,7 @@ from services.games.state import TableState, new_table
 from services.shared import errors
 from services.shared.eventstore import EventStore, RecordedEvent, stream_key
 from services.table import codec, process
-from services.table.ports import DealerPort, LedgerPort, SchedulerPort
+from services.table.ports import Commitment, DealerPort, LedgerPort, SchedulerPort
 from services.table.shell import ShellState, Table, fold_shell
 
 DIRECTORY_STREAM = stream_key("tables", "directory")
@@ -56,6 +56,11 @@ _RULE_ERRORS: dict[str, type[errors.DomainError]] = {
 def domain_error(violation: RuleViolation) -> errors.DomainError:
     """The service error for an engine rule violation (message unchanged)."""
     return _RULE_ERRORS.get(violation.kind, errors.FailedPrecondition)(violation.message)
+
+
+def shuffle_id_of(table_id: str, hand: int) -> str:
+    """The dealer shuffle that deals `hand` of the table (deterministic: any instance finds it)."""
+    return f"{table_id}.hand-{hand}"
 
 
 def table_stream(table_id: str) -> str:
@@ -376,13 +381,28 @@ class TableApplication:
                         )
                     ]
                 case process.StartHand(hand):
-                    shuffle_id = f"{tid}.hand-{hand}"
-                    commitment = self.dealer.open_shuffle(shuffle_id)
+                    # This hand's shuffle was announced (created) when the last hand
+                    # started, and the next hand's is announced now: players contribute
+                    # entropy for a whole hand before its first deal seals it.
+                    if shell.announced_hand == hand:
+                        commitment = Commitment(
+                            shell.announced_shuffle_id, shell.announced_commitment
+                        )
+                    else:
+                        commitment = self.dealer.open_shuffle(shuffle_id_of(tid, hand))
+                    upcoming = self.dealer.open_shuffle(shuffle_id_of(tid, hand + 1))
                     started = _decide(table.engine, cmd.StartHand())
                     committed = events_pb2.ShuffleCommitted(
-                        hand=hand, shuffle_id=shuffle_id, commitment=commitment.commitment
+                        hand=hand,
+                        shuffle_id=commitment.shuffle_id,
+                        commitment=commitment.commitment,
                     )
-                    return [committed, *started]
+                    announced = events_pb2.ShuffleAnnounced(
+                        hand=hand + 1,
+                        shuffle_id=upcoming.shuffle_id,
+                        commitment=upcoming.commitment,
+                    )
+                    return [committed, *started, announced]
                 case process.Deal(hand, request):
                     key = process.step_key(table, step)
                     # Burns are their own Deal so the dealer's record labels each card by
@@ -570,6 +590,36 @@ class TableApplication:
         )
         self.keep_going(table_id, table)
         return version
+
+    def contribute(
+        self, table_id: str, player: str, hand: int, entropy: bytes
+    ) -> tuple[Commitment, int, int]:
+        """Forward a seated player's entropy to a hand's shuffle while it is still open (the
+        announced next hand's, or the current hand's before its first card). Returns the
+        shuffle, the hand and the contribution's index; the dealer refuses a sealed one."""
+        table = self.load(table_id)
+        self._own_seat(table, player)
+        shell = table.shell
+        current = table.engine.hand
+        undealt = current is not None and current.dealt_phase < 0
+        open_shuffles = {shell.announced_hand: shell.announced_shuffle_id}
+        if undealt and current is not None and shell.shuffle_hand == current.number:
+            open_shuffles[current.number] = shell.shuffle_id
+        open_shuffles.pop(0, None)
+        if hand == 0:
+            hand = min(open_shuffles, default=0)
+        shuffle_id = open_shuffles.get(hand)
+        if shuffle_id is None:
+            accepting = ", ".join(str(h) for h in sorted(open_shuffles)) or "none yet"
+            raise errors.FailedPrecondition(
+                f"hand {hand} of table {table_id} does not accept entropy (its shuffle is "
+                f"sealed or not announced yet); hands accepting it now: {accepting}"
+            )
+        index = self.dealer.contribute(shuffle_id, player, entropy)
+        commitment = (
+            shell.announced_commitment if hand == shell.announced_hand else shell.shuffle_commitment
+        )
+        return Commitment(shuffle_id, commitment), hand, index
 
     def apply_timeout(self, table_id: str, hand: int, action_number: int) -> tuple[bool, int]:
         """Default action for exactly that decision; a stale or repeated request is a no-op.

@@ -31,6 +31,10 @@ class DealerPort(Protocol):
         """Create (or find again) and seal the shuffle for one hand."""
         ...
 
+    def contribute(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:
+        """Add `contributor`'s entropy to an unsealed shuffle; returns its 0-based index."""
+        ...
+
     def deal(self, shuffle_id: str, count: int, step: str, purpose: str) -> tuple[Card, ...]:
         """The next `count` cards of the deck; `step` names the dealing step so a repeated
         request returns the same cards instead of new ones. `purpose`: hole, board, burn,

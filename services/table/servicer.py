@@ -182,6 +182,20 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             hand_number=history.hand, phh=history.phh, text=history.text
         )
 
+    def ContributeEntropy(  # noqa: N802
+        self, request: table_pb2.ContributeEntropyRequest, context: grpc.ServicerContext
+    ) -> table_pb2.ContributeEntropyResponse:
+        player = current_principal().subject
+        shuffle, hand, index = self.app.contribute(
+            request.table_id, player, request.hand_number, request.entropy
+        )
+        return table_pb2.ContributeEntropyResponse(
+            hand_number=hand,
+            shuffle_id=shuffle.shuffle_id,
+            commitment=shuffle.commitment,
+            index=index,
+        )
+
     def ApplyTimeout(  # noqa: N802
         self, request: table_pb2.ApplyTimeoutRequest, context: grpc.ServicerContext
     ) -> table_pb2.ApplyTimeoutResponse:

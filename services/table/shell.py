@@ -62,6 +62,11 @@ class ShellState:
     pending_cash_outs: tuple[PendingCashOut, ...] = ()
     shuffle_id: str = ""  # shuffle of the current (or last) hand
     shuffle_hand: int = 0
+    shuffle_commitment: str = ""
+    # the next hand's shuffle, announced one hand ahead (open for contributions)
+    announced_hand: int = 0
+    announced_shuffle_id: str = ""
+    announced_commitment: str = ""
     revealed_hand: int = 0  # last hand whose shuffle was revealed
     ended_hand: int = 0  # last hand that ended or was voided
     settled_hand: int = 0  # last hand whose rake reached the ledger
@@ -143,7 +148,19 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
         rest_out = tuple(p for p in state.pending_cash_outs if p.transfer_key != event.transfer_key)
         return replace(state, pending_cash_outs=rest_out)
     if isinstance(event, events_pb2.ShuffleCommitted):
-        return replace(state, shuffle_id=event.shuffle_id, shuffle_hand=event.hand)
+        return replace(
+            state,
+            shuffle_id=event.shuffle_id,
+            shuffle_hand=event.hand,
+            shuffle_commitment=event.commitment,
+        )
+    if isinstance(event, events_pb2.ShuffleAnnounced):
+        return replace(
+            state,
+            announced_hand=event.hand,
+            announced_shuffle_id=event.shuffle_id,
+            announced_commitment=event.commitment,
+        )
     if isinstance(event, events_pb2.ShuffleRevealed):
         return replace(state, revealed_hand=event.hand)
     if isinstance(event, events_pb2.HandSettled):

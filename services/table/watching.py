@@ -46,6 +46,8 @@ def redact_any(event: object, viewer: int | None) -> object | None:
                 "shuffle_id": reveal.get("shuffle_id", event.shuffle_id),
                 "commitment_hex": reveal.get("commitment_hex", ""),
                 "revealed_seed_hex": reveal.get("revealed_seed_hex", ""),
+                # public anyway, and needed with the seed to re-derive the deck
+                "contributions": reveal.get("contributions", []),
             }
         except ValueError:
             public = {"shuffle_id": event.shuffle_id}

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import json
 
+import grpc
+import pytest
+from typer.testing import CliRunner
+
 from croupier.table.v1 import table_pb2
+from services.client import cli
+from services.dealer.derivation import Contribution, derive_order
+from services.games.cards import standard_deck
 from tests.integration.table.conftest import Platform, act, create_table, seat, view_of
 from tests.integration.table.test_idempotency import stored_events
 
@@ -53,3 +60,50 @@ def test_the_dealer_records_burns_hole_and_board_cards_under_their_own_purposes(
         ("BURN", 1),
         ("BOARD", 1),
     ]
+
+
+def fold_current_hand(stubs: dict[str, object], table_id: str) -> int:
+    view = view_of(stubs["alice"], table_id)
+    act(stubs[view.seats[view.to_act].player_id], table_id, view.hand_number, A.ACTION_FOLD)
+    return view.hand_number
+
+
+def test_a_players_entropy_reaches_the_next_hands_shuffle_and_the_hand_still_verifies(
+    platform: Platform, redis_url, tmp_path
+):
+    table_id = create_table(platform, seats=2)
+    stubs = {p: seat(platform, table_id, p, i, 200) for i, p in enumerate(("alice", "bob"))}
+    # Hand 1 is dealt; hand 2's shuffle was announced with it, commitment first.
+    announced = [
+        e for e in stored_events(redis_url, table_id) if type(e).__name__ == "ShuffleAnnounced"
+    ]
+    assert [(e.hand, e.shuffle_id) for e in announced] == [(2, f"{table_id}.hand-2")]
+    entropy = b"alice's lucky bytes"
+    accepted = stubs["alice"].ContributeEntropy(
+        table_pb2.ContributeEntropyRequest(table_id=table_id, entropy=entropy)
+    )
+    assert (accepted.hand_number, accepted.index) == (2, 0)
+    assert accepted.commitment == announced[0].commitment
+    # Hand 1's first cards are out: its shuffle is sealed.
+    with pytest.raises(grpc.RpcError) as late:
+        stubs["bob"].ContributeEntropy(
+            table_pb2.ContributeEntropyRequest(table_id=table_id, hand_number=1, entropy=b"x")
+        )
+    assert late.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+    assert fold_current_hand(stubs, table_id) == 1
+    assert fold_current_hand(stubs, table_id) == 2  # hand 2 dealt from the contributed key
+    record = revealed(redis_url, table_id, 2)
+    assert [c["contributor"] for c in record["contributions"]] == ["alice"]
+    seed = bytes.fromhex(record["revealed_seed_hex"])
+    shuffle_id = f"{table_id}.hand-2"
+    dealt = [card for s in record["steps"] for card in s["deal"]["cards"]]
+    contributed = [Contribution("alice", entropy)]
+    with_entropy = [str(c) for c in derive_order(seed, shuffle_id, contributed, 0, standard_deck())]
+    without = [str(c) for c in derive_order(seed, shuffle_id, [], 0, standard_deck())]
+    assert with_entropy[: len(dealt)] == dealt
+    assert with_entropy != without
+    # The recorded hand still passes the offline verifier.
+    path = tmp_path / "hand2.json"
+    path.write_text(json.dumps(record))
+    verified = CliRunner().invoke(cli.app, ["verify", str(path)])
+    assert verified.exit_code == 0, verified.output
