@@ -18,10 +18,11 @@ import dataclasses
 import enum
 import types
 import typing
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2
@@ -148,17 +149,79 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def _build(cls: type, message: Message) -> object:
+    return cls(**{name: read(message) for name, read in _plan(cls, message.DESCRIPTOR)})
+
+
+Reader = Callable[[Message], object]
+
+
+@cache
+def _plan(cls: type, descriptor: Descriptor) -> tuple[tuple[str, Reader], ...]:
+    """How to read each dataclass field of `cls` from a `descriptor` message: worked out once
+    per type (type hints and descriptors are walked here, not per event)."""
     hints = _hints(cls)
-    fields_by_name = message.DESCRIPTOR.fields_by_name
-    values: dict[str, object] = {}
+    fields_by_name = descriptor.fields_by_name
+    plan = []
     for field in dataclasses.fields(cls):
-        descriptor = fields_by_name.get(field.name)
-        if descriptor is None:
+        field_descriptor = fields_by_name.get(field.name)
+        if field_descriptor is None:
             continue  # the dataclass default applies
-        values[field.name] = _get(
-            message, typing.cast(FieldDescriptor, descriptor), hints[field.name]
-        )
-    return cls(**values)
+        plan.append((field.name, _reader(field_descriptor, hints[field.name])))
+    return tuple(plan)
+
+
+def _reader(descriptor: FieldDescriptor, hint: Any) -> Reader:
+    """A function reading `descriptor`'s field from a message as `hint` (see `_get`)."""
+    name = descriptor.name
+    inner = _optional_inner(hint)
+    absent_is_none = inner is not None and descriptor.has_presence
+    if inner is not None:
+        hint = inner
+    if descriptor.is_repeated:
+        (item_hint, *_rest) = typing.get_args(hint)
+        convert_item = _converter(item_hint)
+
+        def read_repeated(message: Message) -> object:
+            return tuple(convert_item(item) for item in getattr(message, name))
+
+        return read_repeated
+    convert = _converter(hint)
+    if absent_is_none:
+
+        def read_optional(message: Message) -> object:
+            if not message.HasField(name):
+                return None
+            return convert(getattr(message, name))
+
+        return read_optional
+
+    def read(message: Message) -> object:
+        return convert(getattr(message, name))
+
+    return read
+
+
+def _converter(hint: Any) -> Callable[[Any], object]:
+    """A function turning one raw protobuf value into `hint` (the same rules as `_value`)."""
+    inner = _optional_inner(hint)
+    if inner is not None:
+        hint = inner
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return typing.cast(Callable[[Any], object], hint)
+    if hint is GameDefinition:
+        return lambda raw: _value(raw, hint)
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        cls = hint
+        return lambda raw: _build(cls, raw)
+    if typing.get_origin(hint) is tuple:
+        return lambda raw: _value(raw, hint)
+    if hint is int:
+        return int
+    return _identity
+
+
+def _identity(raw: Any) -> object:
+    return raw
 
 
 def _optional_inner(hint: Any) -> Any | None:
