@@ -32,6 +32,12 @@ from services.games.legal import legal_actions
 from services.games.ranking import HandRanker
 from services.games.reducer import apply
 from services.games.state import TableState, new_table
+from services.games.timebank import (
+    TimeBankExtended,
+    TimeBankRefilled,
+    on_deadline,
+    on_hand_started,
+)
 from services.shared import errors
 from services.shared.eventstore import EventStore, RecordedEvent, stream_key
 from services.table import codec, process
@@ -79,6 +85,10 @@ class TableSpec:
     currency: str = "CHIP"
     action_time_ms: int = 0
     time_bank_ms: int = 0
+    time_bank_chunk_ms: int = 0
+    time_bank_refill_ms: int = 0
+    time_bank_refill_every_hands: int = 0
+    time_bank_cap_ms: int = 0
     bots: tuple[tuple[str, float], ...] = ()
     table_id: str = ""
     min_players_to_start: int = 2
@@ -231,6 +241,8 @@ class TableApplication:
 
     def _follow_ups(self, table: Table, events: Sequence[object]) -> list[object]:
         """An ActionRequested when the events leave the table waiting for a player."""
+        if all(isinstance(e, events_pb2.TimeBankExtended) for e in events):
+            return []  # the same decision goes on, with a later deadline
         engine = table.engine
         for event in events:
             if not isinstance(event, Message):
@@ -269,6 +281,12 @@ class TableApplication:
             self.scheduler.schedule_timeout(
                 after.table_id, decision.hand, decision.action_number, decision.deadline_unix_ms
             )
+        previous = before.shell.decision
+        if previous and (previous.hand, previous.action_number) == (
+            decision.hand,
+            decision.action_number,
+        ):
+            return  # a time-bank extension: only the timeout moved, the turn is the same
         seat = after.engine.seats[decision.seat]
         if seat is not None and seat.player in after.shell.bots:
             self.scheduler.schedule_bot_turn(
@@ -402,7 +420,15 @@ class TableApplication:
                         shuffle_id=upcoming.shuffle_id,
                         commitment=upcoming.commitment,
                     )
-                    return [committed, *started, announced]
+                    seated = [i for i, s in enumerate(table.engine.seats) if s is not None]
+                    refills = [
+                        events_pb2.TimeBankRefilled(
+                            hand=hand, seat=r.seat, added_ms=r.added_ms, remaining_ms=r.remaining_ms
+                        )
+                        for r in on_hand_started(shell.banks, shell.bank_rules, hand, seated)
+                        if isinstance(r, TimeBankRefilled)
+                    ]
+                    return [committed, *started, announced, *refills]
                 case process.Deal(hand, request):
                     key = process.step_key(table, step)
                     # Burns are their own Deal so the dealer's record labels each card by
@@ -443,6 +469,10 @@ class TableApplication:
             created_by=by,
             action_time_ms=spec.action_time_ms,
             time_bank_ms=spec.time_bank_ms,
+            time_bank_chunk_ms=spec.time_bank_chunk_ms,
+            time_bank_refill_ms=spec.time_bank_refill_ms,
+            time_bank_refill_every_hands=spec.time_bank_refill_every_hands,
+            time_bank_cap_ms=spec.time_bank_cap_ms,
             min_players_to_start=spec.min_players_to_start,
             bots=[events_pb2.BotSeatSpec(policy=p, difficulty=d) for p, d in spec.bots],
         )
@@ -633,15 +663,40 @@ class TableApplication:
         if decision is None or (decision.hand, decision.action_number) != (hand, action_number):
             return False, table.version
         self._require_due(table_id, decision.deadline_unix_ms)
+        due = decision.deadline_unix_ms
 
         def decide(t: Table) -> list[object]:
             current = t.shell.decision
-            if current is None or (current.hand, current.action_number) != (hand, action_number):
-                return []
+            if current is None or (
+                current.hand,
+                current.action_number,
+                current.deadline_unix_ms,
+            ) != (
+                hand,
+                action_number,
+                due,
+            ):
+                return []  # made, moved on, or already extended (the new deadline's job)
             self._require_due(table_id, current.deadline_unix_ms)
+            extension = on_deadline(
+                t.shell.banks, t.shell.bank_rules, current.seat, hand, action_number, due
+            )
+            if extension and isinstance(extension[0], TimeBankExtended):
+                granted = extension[0]
+                return [
+                    events_pb2.TimeBankExtended(
+                        hand=hand,
+                        seat=granted.seat,
+                        action_number=action_number,
+                        used_ms=granted.used_ms,
+                        remaining_ms=granted.remaining_ms,
+                        deadline_unix_ms=granted.deadline_unix_ms,
+                    )
+                ]
             return list(_decide(t.engine, cmd.TimeOut(current.seat, hand)))
 
-        key = f"{table_id}/{hand}/timeout/{action_number}"
+        # One key per deadline: an extension and the final timeout are separate commands.
+        key = f"{table_id}/{hand}/timeout/{action_number}/{due}"
         before = table.version
         table, version = self.execute(table_id, key, "timeout", decide)
         self.keep_going(table_id, table)

@@ -43,6 +43,8 @@ SHELL_EVENT_TYPES: tuple[type[Message], ...] = (
     events_pb2.HandSettled,
     events_pb2.ActionRequested,
     events_pb2.CommandAccepted,
+    events_pb2.TimeBankExtended,
+    events_pb2.TimeBankRefilled,
 )
 
 

@@ -16,6 +16,12 @@ from google.protobuf.message import Message
 from croupier.table.v1 import events_pb2
 from services.games import events as ev
 from services.games.state import TableState
+from services.games.timebank import (
+    TimeBankOpened,
+    TimeBankRules,
+    TimeBanks,
+)
+from services.games.timebank import apply as apply_bank
 
 # How many command keys a table remembers for answering retries (per table, newest kept).
 REMEMBERED_KEYS = 512
@@ -55,6 +61,11 @@ class ShellState:
     created_by: str = ""
     action_time_ms: int = 0
     time_bank_ms: int = 0
+    time_bank_chunk_ms: int = 0
+    time_bank_refill_ms: int = 0
+    time_bank_refill_every_hands: int = 0
+    time_bank_cap_ms: int = 0
+    banks: TimeBanks = field(default_factory=TimeBanks)  # remaining time bank per seat (ms)
     min_players_to_start: int = 2
     accounts: tuple[tuple[str, str], ...] = ()  # (player, ledger account)
     bots: tuple[str, ...] = ()  # players that are bots
@@ -74,6 +85,17 @@ class ShellState:
     decision: Decision | None = None
     # key -> version the command's events ended at (answers retries without acting again)
     keys: tuple[tuple[str, int], ...] = field(default=())
+
+    @property
+    def bank_rules(self) -> TimeBankRules:
+        return TimeBankRules(
+            action_time_ms=self.action_time_ms,
+            bank_ms=self.time_bank_ms,
+            chunk_ms=self.time_bank_chunk_ms,
+            refill_ms=self.time_bank_refill_ms,
+            refill_every_hands=self.time_bank_refill_every_hands,
+            cap_ms=self.time_bank_cap_ms,
+        )
 
     def account_of(self, player: str) -> str | None:
         return next((a for p, a in self.accounts if p == player), None)
@@ -100,6 +122,10 @@ def fold_shell(state: ShellState, version: int, event: object) -> ShellState:
         key = f"{state.table_id}/cashout/{version}"
         cash_out = PendingCashOut(event.player, event.stack, key)
         return replace(state, pending_cash_outs=(*state.pending_cash_outs, cash_out))
+    if isinstance(event, ev.PlayerSeated):
+        # A player who sits down starts with a full bank (whoever held the seat before).
+        opened = TimeBankOpened(event.seat, state.time_bank_ms)
+        return replace(state, banks=apply_bank(state.banks, opened))
     if isinstance(event, ev.HandStarted):
         return replace(state, hand_rake=0, decision=None)
     if isinstance(event, ev.PotAwarded):
@@ -119,6 +145,10 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
             created_by=event.created_by,
             action_time_ms=event.action_time_ms,
             time_bank_ms=event.time_bank_ms,
+            time_bank_chunk_ms=event.time_bank_chunk_ms,
+            time_bank_refill_ms=event.time_bank_refill_ms,
+            time_bank_refill_every_hands=event.time_bank_refill_every_hands,
+            time_bank_cap_ms=event.time_bank_cap_ms,
             min_players_to_start=max(2, event.min_players_to_start),
         )
     if isinstance(event, events_pb2.CommandAccepted):
@@ -165,6 +195,20 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
         return replace(state, revealed_hand=event.hand)
     if isinstance(event, events_pb2.HandSettled):
         return replace(state, settled_hand=event.hand, hand_rake=0)
+    if isinstance(event, events_pb2.TimeBankExtended):
+        banks = apply_bank(state.banks, TimeBankOpened(event.seat, event.remaining_ms))
+        current = state.decision
+        if current is None or (current.hand, current.action_number) != (
+            event.hand,
+            event.action_number,
+        ):
+            return replace(state, banks=banks)
+        return replace(
+            state, banks=banks, decision=replace(current, deadline_unix_ms=event.deadline_unix_ms)
+        )
+    if isinstance(event, events_pb2.TimeBankRefilled):
+        refilled = TimeBankOpened(event.seat, event.remaining_ms)
+        return replace(state, banks=apply_bank(state.banks, refilled))
     if isinstance(event, events_pb2.ActionRequested):
         decision = Decision(event.hand, event.seat, event.action_number, event.deadline_unix_ms)
         return replace(state, decision=decision)

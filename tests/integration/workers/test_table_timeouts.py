@@ -247,3 +247,50 @@ def test_a_lost_deadline_index_is_rebuilt_from_the_tables_and_the_timeout_still_
     late_ms = timed_out[0].recorded_at_ms - view.deadline_unix_ms
     bound_ms = (REBUILD_INTERVAL + SWEEP_INTERVAL + SWEEP_GRACE + 1.0) * 1000
     assert 0 <= late_ms <= bound_ms
+
+
+def test_the_time_bank_extends_a_deadline_until_exhausted_then_refills_every_hand(
+    platform, worker
+):
+    table_id = create_table(
+        platform,
+        seats=2,
+        action_time_ms=300,
+        time_bank_ms=400,
+        time_bank_chunk_ms=200,
+        time_bank_refill_ms=150,
+        time_bank_refill_every_hands=1,
+    )
+    for seat_no in (0, 1):
+        seat(platform, table_id, f"p{seat_no}-{uuid.uuid4().hex[:8]}", seat_no, 200)
+    house = platform.table("house", auth.Role.ADMIN)
+    view = view_of(house, table_id)
+    idle = view.to_act
+    events = events_until(
+        house,
+        table_id,
+        view.version,
+        lambda evs: any(kind(e) == "time_bank_refilled" for e in evs),
+        10,
+    )
+    in_hand_one = events[: next(i for i, e in enumerate(events) if kind(e) == "hand_ended")]
+    extended = [e for e in in_hand_one if kind(e) == "time_bank_extended"]
+    # Two chunks of 200 ms, each when the previous deadline had passed, same decision.
+    assert [e.time_bank_extended.remaining_ms for e in extended] == [200, 0]
+    assert [e.time_bank_extended.used_ms for e in extended] == [200, 200]
+    deadlines = [view.deadline_unix_ms] + [e.time_bank_extended.deadline_unix_ms for e in extended]
+    assert deadlines[1:] == [view.deadline_unix_ms + 200, view.deadline_unix_ms + 400]
+    for event, due in zip(extended, deadlines, strict=False):
+        assert event.recorded_at_ms >= due  # never early
+        assert event.time_bank_extended.action_number == view.action_number
+        assert event.time_bank_extended.seat == idle
+    assert not [e for e in in_hand_one if kind(e) == "action_requested"]  # no new decision
+    # Bank exhausted: the default action (fold, facing the big blind) at the last deadline.
+    timed_out = next(e for e in in_hand_one if kind(e) == "timed_out")
+    assert timed_out.timed_out.seat == idle
+    assert timed_out.recorded_at_ms >= deadlines[-1]
+    # Next hand: only the seat that drew on its bank is refilled (the other is at the cap).
+    refills = [e.time_bank_refilled for e in events if kind(e) == "time_bank_refilled"]
+    assert [(r.seat, r.added_ms, r.remaining_ms, r.hand) for r in refills] == [
+        (idle, 150, 150, 2)
+    ]
