@@ -249,9 +249,7 @@ def test_a_lost_deadline_index_is_rebuilt_from_the_tables_and_the_timeout_still_
     assert 0 <= late_ms <= bound_ms
 
 
-def test_the_time_bank_extends_a_deadline_until_exhausted_then_refills_every_hand(
-    platform, worker
-):
+def test_the_time_bank_extends_a_deadline_until_exhausted_then_refills_every_hand(platform, worker):
     table_id = create_table(
         platform,
         seats=2,
@@ -291,6 +289,4 @@ def test_the_time_bank_extends_a_deadline_until_exhausted_then_refills_every_han
     assert timed_out.recorded_at_ms >= deadlines[-1]
     # Next hand: only the seat that drew on its bank is refilled (the other is at the cap).
     refills = [e.time_bank_refilled for e in events if kind(e) == "time_bank_refilled"]
-    assert [(r.seat, r.added_ms, r.remaining_ms, r.hand) for r in refills] == [
-        (idle, 150, 150, 2)
-    ]
+    assert [(r.seat, r.added_ms, r.remaining_ms, r.hand) for r in refills] == [(idle, 150, 150, 2)]
