@@ -524,6 +524,7 @@ class TableApplication:
         try:
             _decide(table.engine, cmd.SitDown(seat, player, amount))  # fail before reserving
         except RuleViolation as violation:
+            self._release_orphan(command_key, "seat not taken")
             raise domain_error(violation) from violation
         currency = table.shell.currency
         account = account or self.ledger.player_account(player, currency)
@@ -559,6 +560,7 @@ class TableApplication:
         try:
             _decide(table.engine, cmd.TopUp(seat, amount, player))
         except RuleViolation as violation:
+            self._release_orphan(command_key, "top-up refused")
             raise domain_error(violation) from violation
         currency = table.shell.currency
         account = table.shell.account_of(player) or self.ledger.player_account(player, currency)
@@ -582,6 +584,16 @@ class TableApplication:
             raise
         self.keep_going(table_id)
         return version
+
+    def _release_orphan(self, command_key: str, reason: str) -> None:
+        """Void a reservation an earlier attempt of this command may have left behind (it
+        crashed between the ledger Reserve and the BuyInReserved append). The Reserve's key
+        is the command key, which the ledger makes the reservation id, so a retry finds it
+        without any record of its own; NotFound means no earlier attempt got that far, and a
+        reservation already posted or voided stays as it is (FailedPrecondition). Never hides
+        the refusal itself: a ledger that is down leaves the hold for the next retry."""
+        with contextlib.suppress(errors.DomainError):
+            self.ledger.void(f"{command_key}/void", command_key, reason)
 
     def _own_seat(self, table: Table, player: str) -> int:
         seat = self.seat_of(table, player)
