@@ -12,7 +12,8 @@ RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 FULL_DECK: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
 DECK_SIZE = len(FULL_DECK)
-_VALID = frozenset(FULL_DECK)
+VALID_CARDS = frozenset(FULL_DECK)
+_VALID = VALID_CARDS
 
 Card = str
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from services.games.cardtext import Card, is_card
+from services.games.cardtext import VALID_CARDS, Card, is_card
 from services.games.chance import NeedCards, NeedRanks, NeedReshuffle
 from services.games.chance import pending_chance as _pending
 from services.games.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
@@ -29,13 +29,17 @@ def deal(state: TableState, c: DealCards) -> list[Event]:
     if len(c.burned) != request.burn:
         raise InvalidAction(f"burn {request.burn} card(s) first, got {len(c.burned)}")
     hand = current_hand(state)
-    seen: set[Card] = set()
-    for card in (*c.burned, *(x for _, cards in c.deals for x in cards)):
-        if not is_card(card):
-            raise InvalidAction(f"{card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
-        if card in hand.out or card in seen:
-            raise InvalidAction(f"card {card} was already dealt in hand {hand.number}")
-        seen.add(card)
+    dealt = [*c.burned, *(x for _, cards in c.deals for x in cards)]
+    unique = set(dealt)
+    if len(unique) != len(dealt) or not unique.isdisjoint(hand.out) or not unique <= VALID_CARDS:
+        # Something is wrong: find the first offending card, in dealing order, to name it.
+        seen: set[Card] = set()
+        for card in dealt:
+            if not is_card(card):
+                raise InvalidAction(f"{card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
+            if card in hand.out or card in seen:
+                raise InvalidAction(f"card {card} was already dealt in hand {hand.number}")
+            seen.add(card)
     order = [t for t, _ in request.targets]
     events: list[Event] = []
     for target in order:

@@ -322,19 +322,20 @@ def _discarded(state: TableState, e: CardsDiscarded) -> TableState:
     hand = _hand(state)
     phase = state.phase()
     assert isinstance(phase, Draw)
-    p = hand.player(e.seat)
+    players = list(hand.players)
+    i = hand.index(e.seat)
+    p = players[i]
     kept = tuple(c for c in p.cards if c not in e.cards)
     owed = len(e.cards) if phase.replace else 0
-    hand = _player(
-        hand,
-        e.seat,
+    players[i] = evolve(
+        p,
         cards=kept,
         discards=e.cards,
         open_discards=p.open_discards + (e.cards if e.face_up else ()),
         awaiting=owed,
         drew=owed == 0,
     )
-    hand = evolve(hand, discard_pile=hand.discard_pile + e.cards)
+    hand = evolve(hand, players=tuple(players), discard_pile=hand.discard_pile + e.cards)
     if owed == 0:
         hand = evolve(hand, to_act=_next_drawer(hand, e.seat))
     return evolve(state, hand=hand)
@@ -372,8 +373,12 @@ def next_shower(hand: HandState) -> int | None:
 
 
 def _shown(state: TableState, e: CardsShown) -> TableState:
-    hand = _player(_hand(state), e.seat, shown=True)
-    return evolve(state, hand=evolve(hand, to_act=next_shower(hand)))
+    hand = _hand(state)
+    players = list(hand.players)
+    i = hand.index(e.seat)
+    players[i] = evolve(players[i], shown=True)
+    shown = evolve(hand, players=tuple(players))
+    return evolve(state, hand=evolve(shown, to_act=next_shower(shown)))
 
 
 def _mucked(state: TableState, e: HandMucked) -> TableState:
@@ -387,9 +392,10 @@ def _declared(state: TableState, e: BoardDeclared) -> TableState:
 
 
 def _awarded(state: TableState, e: PotAwarded) -> TableState:
+    seats = state.seats
     for share in e.shares:
-        state = _chips(state, share.seat, share.amount)
-    return state
+        seats = _stack_delta(seats, share.seat, share.amount)
+    return evolve(state, seats=seats)
 
 
 def _ended(state: TableState, e: HandEnded) -> TableState:

@@ -103,10 +103,10 @@ def score_natural(cards: Sequence[Card]) -> tuple[Score, tuple[Card, ...]]:
     """Best five of any number of cards without wilds, read off directly (no subsets):
     the fast path for hold'em and for simulations; tests check it against the subsets."""
     by_suit: dict[str, list[int]] = {}
-    counts: Counter[int] = Counter()
+    counts: dict[int, int] = {}
     for card in cards:
         value = _VALUE[card[0]]
-        counts[value] += 1
+        counts[value] = counts.get(value, 0) + 1
         by_suit.setdefault(card[1], []).append(value)
     flush_suit = next((suit for suit, vs in by_suit.items() if len(vs) >= 5), None)
     best: Score
