@@ -55,6 +55,7 @@ class BotClient:
         self._name = name
         self.decisions = 0
         self.reconnects = 0
+        self.view_reads = 0  # GetTableView calls: one per own decision, not per table action
 
     def close(self) -> None:
         self._channel.close()
@@ -74,6 +75,7 @@ class BotClient:
         from_version = 0
         backoff = 0.05
         first = True
+        my_seat = -1  # learnt from the first view; -1 until this bot is seated
         while not stop.is_set():
             if not first:
                 self.reconnects += 1  # the stream ended or broke: resume where we were
@@ -86,19 +88,23 @@ class BotClient:
             try:
                 if from_version:
                     # Resuming: the request that woke us may have come while we were away.
-                    self._act(table_id, decide, rng)
+                    my_seat = self._act(table_id, decide, rng)
                 for message in stream:
                     backoff = 0.05
                     if message.HasField("view"):
                         from_version = max(from_version, message.view.version)
+                        my_seat = message.view.viewer_seat
                         if is_my_decision(message.view):
-                            self._act(table_id, decide, rng)
+                            my_seat = self._act(table_id, decide, rng)
                         continue
                     event = message.event
                     from_version = max(from_version, event.version)
-                    # The table asks someone to act: look whether it is us (cheap for others).
-                    if event.WhichOneof("event") == "action_requested":
-                        self._act(table_id, decide, rng)
+                    # The table asks a seat to act. Another seat's turn costs nothing once we
+                    # know our seat; until then (not yet seated) the view tells us.
+                    if event.WhichOneof("event") == "action_requested" and (
+                        my_seat < 0 or event.action_requested.seat == my_seat
+                    ):
+                        my_seat = self._act(table_id, decide, rng)
             except (grpc.RpcError, Unavailable) as exc:
                 code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNAVAILABLE
                 if stop.is_set():
@@ -109,7 +115,8 @@ class BotClient:
                 stop.wait(backoff)
                 backoff = min(max_backoff, backoff * 2)
 
-    def _act(self, table_id: str, decide: Decide, rng: random.Random) -> None:
+    def _act(self, table_id: str, decide: Decide, rng: random.Random) -> int:
+        """Act if the table waits for us now; return our seat as the view names it."""
         # `play_turn` re-reads the view: the decision is ours only if the table says so now.
         holder: dict[str, table_pb2.TableView] = {}
 
@@ -117,8 +124,9 @@ class BotClient:
             return decide(view, holder["table"])
 
         view = self._stub.GetTableView(table_pb2.GetTableViewRequest(table_id=table_id)).view
+        self.view_reads += 1
         if not is_my_decision(view):
-            return
+            return view.viewer_seat
         holder["table"] = view
         key = f"{self._name}/{table_id}/{view.hand_number}/{view.action_number}"
         started = time.time()
@@ -139,11 +147,12 @@ class BotClient:
                 raise
             # Refused even the safe action: leave the decision to the table's timeout.
             log.error("%s: the table refused our action at %s: %s", self._name, table_id, exc)
-            return
+            return view.viewer_seat
         if result is TurnResult.ACTED:
             self.decisions += 1
             if view.deadline_unix_ms and time.time() * 1000 > view.deadline_unix_ms:
                 log.warning("%s answered %.0f ms late", self._name, (time.time() - started) * 1000)
+        return view.viewer_seat
 
 
 def _cancel_on(stop: threading.Event, stream: Any) -> None:

@@ -55,6 +55,13 @@ def test_sdk_bots_play_and_resume_after_the_table_server_restarts(redis_url):
             assert errors == []
             assert all(c.reconnects >= 1 for c in clients)
             assert all(c.decisions > b for c, b in zip(clients, before, strict=True))
+            # Another seat's ActionRequested costs a bot no RPC: it reads the view for its own
+            # decisions (plus once per resume), not for every action at the table.
+            for c in clients:
+                assert c.view_reads <= c.decisions + 2 * c.reconnects + 4, (
+                    c.view_reads,
+                    c.decisions,
+                )
         finally:
             stop.set()
             for thread in threads:
