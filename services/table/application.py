@@ -482,6 +482,10 @@ class TableApplication:
         except errors.Conflict as exc:
             raise errors.AlreadyExists(f"table {table_id} exists already") from exc
         self._register(table_id)
+        # Bots take their seats like anyone, through JoinTable with their own credentials:
+        # the workers do it (a trigger; a duplicate finds the bot seated already).
+        for index, (policy, difficulty) in enumerate(spec.bots):
+            self.scheduler.schedule_seat_bot(table_id, index, policy, difficulty)
         return self.load(table_id)
 
     def _register(self, table_id: str) -> None:

@@ -98,6 +98,10 @@ class SchedulerPort(Protocol):
         self, table_id: str, hand: int, action_number: int, seat: int, player: str
     ) -> None: ...
 
+    def schedule_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
+        """Seat bot number `index` of the table's `TableCreated.bots` (policy, difficulty)."""
+        ...
+
 
 class NoScheduler:
     """No timeouts and no bot turns: decisions wait for the player (tests, `--no-workers`)."""
@@ -110,4 +114,7 @@ class NoScheduler:
     def schedule_bot_turn(
         self, table_id: str, hand: int, action_number: int, seat: int, player: str
     ) -> None:
+        return None
+
+    def schedule_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
         return None

@@ -14,6 +14,7 @@ from services.workers.settings import WorkerSettings
 FIRE_TIMEOUT = "croupier.workers.fire_timeout"
 BOT_MOVE = "croupier.workers.bot_move"
 SWEEP = "croupier.workers.sweep"
+SEAT_BOT = "croupier.workers.seat_bot"
 
 app = Celery("croupier", set_as_current=False)
 

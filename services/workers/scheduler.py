@@ -20,7 +20,7 @@ import redis
 from celery import Celery
 
 from services.workers.bot_turns import BotTurn, bot_identity
-from services.workers.celery_app import BOT_MOVE, FIRE_TIMEOUT, configure
+from services.workers.celery_app import BOT_MOVE, FIRE_TIMEOUT, SEAT_BOT, configure
 from services.workers.deadline_index import RedisDeadlineIndex
 from services.workers.deadlines import Deadline, countdown_for
 from services.workers.ports import DeadlineIndex
@@ -95,3 +95,7 @@ class CeleryScheduler:
             # The same id for every send of one turn: Celery logs make duplicates obvious.
             task_id=f"bot:{turn.key}",
         )
+
+    def schedule_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
+        """Seat the table's bot number `index` (a `seat_bot` task joins it via JoinTable)."""
+        self._celery.send_task(SEAT_BOT, args=[table_id, index, policy, difficulty])

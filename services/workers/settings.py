@@ -26,6 +26,8 @@ from dataclasses import dataclass
 class WorkerSettings:
     redis_url: str
     table_target: str = ""
+    # Where bots seated by the table (CreateTable bots) get their buy-in deposited.
+    ledger_target: str = ""
     auth_key: str = ""
     visibility_timeout: float = 3600.0
     max_countdown: float = 300.0
@@ -66,6 +68,7 @@ class WorkerSettings:
         return cls(
             redis_url=source.get("REDIS_URL", ""),
             table_target=source.get("CROUPIER_TABLE_TARGET", ""),
+            ledger_target=source.get("CROUPIER_LEDGER_TARGET", ""),
             auth_key=source.get("CROUPIER_AUTH_KEY", ""),
             visibility_timeout=number("CROUPIER_WORKERS_VISIBILITY_TIMEOUT", 3600.0),
             max_countdown=number("CROUPIER_WORKERS_MAX_COUNTDOWN", 300.0),

@@ -11,11 +11,27 @@ import threading
 import time
 from typing import Any
 
-from services.shared.errors import Unavailable
+from services.shared.errors import DomainError, Unavailable
 from services.workers.bot_turns import BotMoveOutcome, BotTurn, play_once
-from services.workers.celery_app import BOT_MOVE, FIRE_TIMEOUT, SWEEP, app, settings_of
+from services.workers.celery_app import (
+    BOT_MOVE,
+    FIRE_TIMEOUT,
+    SEAT_BOT,
+    SWEEP,
+    app,
+    settings_of,
+)
 
-__all__ = ["BOT_MOVE", "FIRE_TIMEOUT", "SWEEP", "bot_move", "fire_timeout", "sweep"]
+__all__ = [
+    "BOT_MOVE",
+    "FIRE_TIMEOUT",
+    "SEAT_BOT",
+    "SWEEP",
+    "bot_move",
+    "fire_timeout",
+    "seat_bot",
+    "sweep",
+]
 from services.workers.deadlines import Deadline
 from services.workers.scheduler import send_timeout
 from services.workers.sweeper import sweep as sweep_index
@@ -62,6 +78,21 @@ def bot_move(self: Any, encoded: str) -> str:
         raise self.retry(exc=exc, countdown=0.2) from exc
     if outcome is not BotMoveOutcome.ACTED:
         log.info("bot turn %s: %s", turn.key, outcome.value)
+    return outcome.value
+
+
+@app.task(name=SEAT_BOT, bind=True, max_retries=20)
+def seat_bot(self: Any, table_id: str, index: int, policy: str, difficulty: float) -> str:
+    rt = runtime()
+    if rt.bot_seater is None:
+        log.warning("bot %s of table %s not seated: no CROUPIER_LEDGER_TARGET", index, table_id)
+        return "no-ledger"
+    try:
+        outcome = rt.bot_seater.seat(table_id, index, policy, float(difficulty))
+    except DomainError as exc:
+        # Down, or lost a race for a seat: look again shortly (a seated bot is not re-seated).
+        raise self.retry(exc=exc, countdown=0.5) from exc
+    log.info("bot %s of table %s: %s", index, table_id, outcome.value)
     return outcome.value
 
 

@@ -14,6 +14,7 @@ from services.bots.policies import Policy, make_policy
 from services.bots.remote import TurnResult, play_turn
 from services.shared import auth
 from services.shared.channels import RenewingServiceToken, connect
+from services.workers.bot_seats import GrpcBotSeater
 from services.workers.bot_turns import BotMoveOutcome, BotTurn, TurnClaims
 from services.workers.deadline_index import RedisDeadlineIndex
 from services.workers.grpc_table import GrpcPendingDecisions, GrpcTableGateway
@@ -70,6 +71,8 @@ class WorkerRuntime:
     gateway: GrpcTableGateway
     bot_player: GrpcBotPlayer
     pending: PendingDecisions | None = None
+    # None without CROUPIER_LEDGER_TARGET: tables' requested bots are then not seated.
+    bot_seater: GrpcBotSeater | None = None
 
 
 def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
@@ -89,4 +92,16 @@ def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
         gateway=GrpcTableGateway(service_channel),
         bot_player=GrpcBotPlayer(bot_channel, settings.auth_key),
         pending=GrpcPendingDecisions(service_channel),
+        bot_seater=(
+            GrpcBotSeater(
+                bot_channel,
+                connect(
+                    settings.ledger_target,
+                    RenewingServiceToken(settings.auth_key, SERVICE_SUBJECT),
+                ),
+                settings.auth_key,
+            )
+            if settings.ledger_target
+            else None
+        ),
     )

@@ -68,6 +68,7 @@ def worker(settings, platform, tmp_path_factory):
     env.update(
         REDIS_URL=settings.redis_url,
         CROUPIER_TABLE_TARGET=f"127.0.0.1:{platform.port}",
+        CROUPIER_LEDGER_TARGET=f"127.0.0.1:{platform.ledger_port}",
         CROUPIER_AUTH_KEY=KEY,
         CROUPIER_WORKERS_SWEEP_INTERVAL=str(SWEEP_INTERVAL),
         CROUPIER_WORKERS_SWEEP_GRACE=str(SWEEP_GRACE),
@@ -290,3 +291,40 @@ def test_the_time_bank_extends_a_deadline_until_exhausted_then_refills_every_han
     # Next hand: only the seat that drew on its bank is refilled (the other is at the cap).
     refills = [e.time_bank_refilled for e in events if kind(e) == "time_bank_refilled"]
     assert [(r.seat, r.added_ms, r.remaining_ms, r.hand) for r in refills] == [(idle, 150, 150, 2)]
+
+
+def test_bots_requested_at_create_table_are_seated_by_the_workers_and_play(platform, worker):
+    table_id = f"t{uuid.uuid4().hex[:12]}"
+    house = platform.table("house", auth.Role.ADMIN)
+    house.CreateTable(
+        table_pb2.CreateTableRequest(
+            table_id=table_id,
+            idempotency_key=f"create-{table_id}",
+            options=table_pb2.TableOptions(
+                game=table_pb2.GAME_TEXAS_HOLDEM,
+                structure=table_pb2.STRUCTURE_NO_LIMIT,
+                seats=3,
+                small_blind=1,
+                big_blind=2,
+                min_buy_in=20,
+                max_buy_in=1000,
+                action_time_ms=30_000,
+            ),
+            bots=[
+                table_pb2.BotSeat(policy="random", difficulty=0.0),
+                table_pb2.BotSeat(policy="tight", difficulty=0.5),
+            ],
+        )
+    )
+    end = time.time() + 30
+    while time.time() < end and view_of(house, table_id).hand_number < 3:
+        time.sleep(0.2)
+    view = view_of(house, table_id)
+    assert view.hand_number >= 3, "the requested bots were not seated or stopped playing"
+    players = sorted(s.player_id for s in view.seats if s.player_id)
+    assert players == sorted(
+        [bot_id("random", f"{table_id}-s0", 0.0), bot_id("tight", f"{table_id}-s1", 0.5)]
+    )
+    assert all(s.is_bot for s in view.seats if s.player_id)
+    in_play = sum(s.stack + s.committed for s in view.seats)
+    assert in_play == 2 * 200  # each bot bought in for 100 big blinds
