@@ -55,6 +55,9 @@ from services.shared.auth import Principal
 from services.shared.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
 
 R = TypeVar("R", bound=Message)
+ExternalResponse = TypeVar(
+    "ExternalResponse", ledger_pb2.DepositResponse, ledger_pb2.WithdrawResponse
+)
 
 _RESPONSES: dict[type[Message], type[Message]] = {
     ledger_pb2.OpenAccountRequest: ledger_pb2.OpenAccountResponse,
@@ -126,32 +129,24 @@ class LedgerApplication:
         self, request: ledger_pb2.DepositRequest, principal: Principal
     ) -> ledger_pb2.DepositResponse:
         authorization.may_move_chips(principal, f"deposit into {request.account_id}")
-        account = parse_account_id(request.account_id)
-        command = Deposit(
-            request.idempotency_key,
-            request.account_id,
-            request.amount.currency,
-            request.amount.amount,
-            codec.metadata_from_pb(request.metadata),
-        )
-        ids = [account.id, f"{AccountKind.EXTERNAL.value}:world:{account.currency}"]
-        return self._mutate(
-            "Deposit",
-            request,
-            command,
-            ids,
-            [],
-            lambda _, events: ledger_pb2.DepositResponse(
-                entry_id=_entry(events).entry_id, legs=codec.legs_to_pb(_entry(events).legs)
-            ),
-        )
+        return self._move_external("Deposit", request, Deposit, ledger_pb2.DepositResponse)
 
     def withdraw(
         self, request: ledger_pb2.WithdrawRequest, principal: Principal
     ) -> ledger_pb2.WithdrawResponse:
         authorization.may_withdraw(principal, request.account_id)
+        return self._move_external("Withdraw", request, Withdraw, ledger_pb2.WithdrawResponse)
+
+    def _move_external(
+        self,
+        name: str,
+        request: ledger_pb2.DepositRequest | ledger_pb2.WithdrawRequest,
+        command_type: type[Deposit] | type[Withdraw],
+        response_type: type[ExternalResponse],
+    ) -> ExternalResponse:
+        """Deposit and Withdraw: one account against the currency's external account."""
         account = parse_account_id(request.account_id)
-        command = Withdraw(
+        command = command_type(
             request.idempotency_key,
             request.account_id,
             request.amount.currency,
@@ -160,12 +155,12 @@ class LedgerApplication:
         )
         ids = [account.id, f"{AccountKind.EXTERNAL.value}:world:{account.currency}"]
         return self._mutate(
-            "Withdraw",
+            name,
             request,
             command,
             ids,
             [],
-            lambda _, events: ledger_pb2.WithdrawResponse(
+            lambda _, events: response_type(
                 entry_id=_entry(events).entry_id, legs=codec.legs_to_pb(_entry(events).legs)
             ),
         )
