@@ -35,13 +35,22 @@ def invalid_argument() -> Iterator[None]:
         raise InvalidArgument(str(error)) from error
 
 
+# Every card text ever parsed, valid ones only: at most 52 cards x 4 spellings ("As", "as",
+# "AS", "aS"), so it stays tiny, and a showdown's 23 parses become dict lookups.
+_PARSED: dict[str, Card] = {}
+
+
 def cards(texts: Iterable[str], field: str) -> tuple[Card, ...]:
     out = []
     for text in texts:
-        try:
-            out.append(parse_card(text))
-        except InvalidCardError as error:
-            raise InvalidArgument(f"{field}: {error}") from error
+        card = _PARSED.get(text)
+        if card is None:
+            try:
+                card = parse_card(text)
+            except InvalidCardError as error:
+                raise InvalidArgument(f"{field}: {error}") from error
+            _PARSED[text] = card
+        out.append(card)
     return tuple(out)
 
 

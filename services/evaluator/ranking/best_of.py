@@ -19,7 +19,7 @@ from services.evaluator.ranking.hands import (
     LowResult,
     check_distinct,
 )
-from services.evaluator.ranking.high import evaluate_high, value_of
+from services.evaluator.ranking.high import evaluate_high_unchecked, value_of
 from services.evaluator.ranking.low import build_low, low_value_of
 from services.evaluator.ranking.tables import LOW_BIT_OF_RANK
 from services.games.cards import Card
@@ -85,18 +85,27 @@ def best_high_unchecked(
     rule: UseRule,
     wild_cards: Collection[Card],
     five_kind_below: bool,
+    board_value: int | None = None,
 ) -> HandResult:
-    """`best_high` for callers that have checked the cards already (showdown)."""
+    """`best_high` for callers that have checked the cards already (showdown).
+
+    `board_value`, when given, must be `value_of(board, wild_cards, five_kind_below)`: a
+    showdown computes it once for all seats instead of once per seat.
+    """
     if rule.unrestricted:
-        result = evaluate_high([*hole, *board], wild_cards, five_kind_below)
+        result = evaluate_high_unchecked([*hole, *board], wild_cards, five_kind_below)
     else:
         best_five = max(
             _fives(hole, board, rule), key=lambda five: value_of(five, wild_cards, five_kind_below)
         )
-        result = evaluate_high(best_five, wild_cards, five_kind_below)
-    plays_board = len(board) == 5 and rule.min_hole == 0 and hole
-    if plays_board and value_of(board, wild_cards, five_kind_below) == result.value:
-        return replace(evaluate_high(board, wild_cards, five_kind_below), plays_board=True)
+        result = evaluate_high_unchecked(best_five, wild_cards, five_kind_below)
+    if not (len(board) == 5 and rule.min_hole == 0 and hole):
+        return result
+    if board_value is None:
+        board_value = value_of(board, wild_cards, five_kind_below)
+    if board_value == result.value:
+        board_hand = evaluate_high_unchecked(board, wild_cards, five_kind_below)
+        return replace(board_hand, plays_board=True)
     return result
 
 

@@ -29,6 +29,11 @@ from services.games.cards import Card
 _SUBSTITUTE_SUITS = (3, 2, 1, 0)
 
 
+_FLUSHES = (Category.FLUSH, Category.STRAIGHT_FLUSH)
+# _rank_index as a table, indexed by the value digit (0 and 15 never occur in a hand).
+_RANK_INDEX = (-1, 12, *range(13), -1)
+
+
 def _rank_index(number: int) -> int:
     """Rank number of a value digit (2..14, 1 = wheel ace) to a card rank index 0..12."""
     return 12 if number in (1, 14) else number - 2
@@ -38,7 +43,8 @@ def value_of(cards: Sequence[Card], wild_cards: Collection[Card] = (),
              five_kind_below: bool = False) -> int:  # fmt: skip
     """The comparable value of the best five of `cards` (5 to 9, already checked)."""
     if not wild_cards or not any(c in wild_cards for c in cards):
-        ints = [FAST_INTS[c.index] for c in cards]
+        # c.suit * 13 + c.rank is Card.index, inlined: this is the showdown's hot loop.
+        ints = [FAST_INTS[c.suit * 13 + c.rank] for c in cards]
         if len(ints) == 7:
             a, b, c, d, e, f, g = ints
             return eval7_ints(a, b, c, d, e, f, g)
@@ -65,6 +71,12 @@ def evaluate_high(cards: Sequence[Card], wild_cards: Collection[Card] = (),
     """Best five-card high hand of 5 to 9 cards; cards in `wild_cards` are wild."""
     check_count(cards)
     check_distinct(cards)
+    return evaluate_high_unchecked(cards, wild_cards, five_kind_below)
+
+
+def evaluate_high_unchecked(cards: Sequence[Card], wild_cards: Collection[Card] = (),
+                            five_kind_below: bool = False) -> HandResult:  # fmt: skip
+    """`evaluate_high` for callers that have checked count and duplicates (showdown)."""
     if wild_cards and any(c in wild_cards for c in cards):
         value, five = _best_wild_five(cards, wild_cards, five_kind_below)
         used, substitutions = _assign_wilds(value, five, wild_cards, cards)
@@ -75,15 +87,21 @@ def evaluate_high(cards: Sequence[Card], wild_cards: Collection[Card] = (),
 
 def pick_cards(value: int, cards: Sequence[Card]) -> tuple[Card, ...]:
     """The five natural cards among `cards` that make the hand `value`, best first."""
-    category = category_of(value)
-    pool = list(cards)
-    if category in (Category.FLUSH, Category.STRAIGHT_FLUSH):
-        suit = max(range(4), key=lambda s: sum(1 for c in cards if c.suit == s))
+    pool: Sequence[Card] = cards
+    if category_of(value) in _FLUSHES:
+        # The suit with the most cards (the first such suit on a tie, as max() would pick).
+        counts = [0, 0, 0, 0]
+        for card in cards:
+            counts[card.suit] += 1
+        suit = counts.index(max(counts))
         pool = [c for c in cards if c.suit == suit]
     by_rank: dict[int, list[Card]] = {}
     for card in pool:
-        by_rank.setdefault(card.rank, []).append(card)
-    return tuple(by_rank[_rank_index(number)].pop(0) for number in ranks_of(value))
+        if card.rank in by_rank:
+            by_rank[card.rank].append(card)
+        else:
+            by_rank[card.rank] = [card]
+    return tuple(by_rank[_RANK_INDEX[value >> shift & 15]].pop(0) for shift in (16, 12, 8, 4, 0))
 
 
 def _assign_wilds(

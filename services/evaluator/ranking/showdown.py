@@ -19,6 +19,7 @@ from services.evaluator.ranking.best_of import (
     check_counts,
 )
 from services.evaluator.ranking.hands import HandError, HandResult, LowResult, check_distinct
+from services.evaluator.ranking.high import value_of
 from services.games.cards import Card
 
 
@@ -82,10 +83,13 @@ def showdown(rules: GameRules, board: Sequence[Card], seats: Sequence[SeatCards]
     check_distinct(board, *(s.hole for s in seats))
     for seat in seats:
         check_counts(seat.hole, board, rules.use)
+    below = rules.five_kind_below_straight_flush
+    # Every seat compares its hand with the board's own (does it play the board?): once.
+    board_value = value_of(board, rules.wild_cards, below) if len(board) == 5 else None
     results = []
     for seat in seats:
         high = best_high_unchecked(
-            seat.hole, board, rules.use, rules.wild_cards, rules.five_kind_below_straight_flush
+            seat.hole, board, rules.use, rules.wild_cards, below, board_value
         )
         low = None
         if rules.split is Split.HIGH_LOW_EIGHT_OR_BETTER:

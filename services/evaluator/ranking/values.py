@@ -18,6 +18,7 @@ Strengths are spaced by two so that five of a kind can sit either above a straig
 from __future__ import annotations
 
 import enum
+import functools
 
 RANK_NAMES = (
     "ace",  # 1: the ace of a wheel
@@ -71,7 +72,13 @@ def category_of(value: int) -> Category:
     strength = value >> CATEGORY_SHIFT
     if strength == FIVE_OF_A_KIND_BELOW_STRENGTH:
         return Category.FIVE_OF_A_KIND
-    return Category(strength // 2)
+    category = _CATEGORY_BY_NUMBER.get(strength // 2)
+    if category is None:
+        return Category(strength // 2)  # raises ValueError as before for a bad value
+    return category
+
+
+_CATEGORY_BY_NUMBER = {int(c): c for c in Category}  # a dict lookup beats Category(n)
 
 
 def ranks_of(value: int) -> tuple[int, int, int, int, int]:
@@ -97,6 +104,9 @@ def _plural(rank: int) -> str:
     return name + "es" if name.endswith("x") else name + "s"
 
 
+# Values are few (7,462 natural hands plus the wild-only ones) and showdowns describe the
+# same ones over and over: the cache turns the f-string work into one dict lookup.
+@functools.lru_cache(maxsize=65536)
 def describe(value: int) -> str:
     """A human description: "Full house, queens full of fours", "Five of a kind, aces"."""
     category = category_of(value)
@@ -137,6 +147,7 @@ def low_ranks_of(value: int) -> tuple[int, ...]:
     return tuple(15 - (value >> shift & 15) for shift in (16, 12, 8, 4, 0))
 
 
+@functools.lru_cache(maxsize=4096)
 def describe_low(value: int) -> str:
     """ "8-6-4-2-A low"."""
     return "-".join(RANK_CHARS[rank - 1] for rank in low_ranks_of(value)) + " low"
