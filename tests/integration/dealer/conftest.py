@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -20,15 +19,10 @@ from services.shared import auth
 from services.shared.channels import connect
 from services.shared.grpc_server import create_server
 from services.shared.healthcheck import wait_until_serving
+from tests.fixtures.launcher_process import free_port
 
 AUTH_KEY = "dealer-test-signing-key-0123456789abcdef"
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture

@@ -17,17 +17,12 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.shared import auth
+from tests.fixtures.launcher_process import free_port as _free_port
 
 from .conftest import KEY, SERVICE
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _start(env_extra: dict[str, str]) -> subprocess.Popen[str]:
