@@ -144,12 +144,15 @@ def view_to_proto(
     bots: tuple[str, ...],
     deadline_unix_ms: int,
     action_number: int,
+    last_hand: int,
 ) -> table_pb2.TableView:
     message = table_pb2.TableView(
         table_id=table_id,
         version=version,
         options=options,
-        hand_number=view.hand or 0,
+        # Between hands this stays the last hand's number (0 only before the first hand),
+        # as the proto documents; `hand_in_progress` tells the two apart.
+        hand_number=view.hand if view.hand is not None else last_hand,
         hand_in_progress=view.hand is not None,
         button=-1 if view.button is None else view.button,
         phase=view.phase or "",

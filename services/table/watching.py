@@ -88,6 +88,7 @@ class TableWatcher:
             table.shell.bots,
             current.deadline_unix_ms if current else 0,
             current.action_number if current else 0,
+            table.engine.last_hand,
         )
 
     def summary(self, table: Table) -> table_pb2.TableSummary:
