@@ -525,14 +525,52 @@ class TableApplication:
             seat = next(
                 (i for i, s in enumerate(table.engine.seats) if s is None), len(table.engine.seats)
             )
+        account = account or self.ledger.player_account(player, table.shell.currency)
+        sit = cmd.SitDown(seat, player, amount)
+        table, version = self._buy_in(
+            table, command_key, sit, seat, player, amount, account, is_bot
+        )
+        self.keep_going(table_id, table)
+        return seat, version
+
+    def top_up(self, table_id: str, player: str, amount: int, key: str) -> int:
+        table = self.load(table_id)
+        seat = self._own_seat(table, player)
+        command_key = f"{table_id}/topup/{player}/{key}"
+        done = table.shell.version_of_key(command_key)
+        if done is not None:
+            return done
+        currency = table.shell.currency
+        account = table.shell.account_of(player) or self.ledger.player_account(player, currency)
+        top_up = cmd.TopUp(seat, amount, player)
+        _, version = self._buy_in(table, command_key, top_up, seat, player, amount, account, False)
+        self.keep_going(table_id)
+        return version
+
+    def _buy_in(
+        self,
+        table: Table,
+        command_key: str,
+        command: cmd.SitDown | cmd.TopUp,
+        seat: int,
+        player: str,
+        amount: int,
+        account: str,
+        is_bot: bool,
+    ) -> tuple[Table, int]:
+        """Chips onto the table: check the rules, Reserve in the ledger, then one append of
+        BuyInReserved + the engine's events (the Post is a process step). A refusal at either
+        check voids the hold, so a refused join or top-up never leaves chips reserved."""
+        refusal = "seat not taken" if isinstance(command, cmd.SitDown) else "top-up refused"
         try:
-            _decide(table.engine, cmd.SitDown(seat, player, amount))  # fail before reserving
+            _decide(table.engine, command)  # fail before reserving
         except RuleViolation as violation:
-            self._release_orphan(command_key, "seat not taken")
+            self._release_orphan(command_key, refusal)
             raise domain_error(violation) from violation
         currency = table.shell.currency
-        account = account or self.ledger.player_account(player, currency)
-        reservation = self.ledger.reserve_buy_in(command_key, table_id, account, amount, currency)
+        reservation = self.ledger.reserve_buy_in(
+            command_key, table.table_id, account, amount, currency
+        )
         reserved = events_pb2.BuyInReserved(
             seat=seat,
             player=player,
@@ -544,50 +582,13 @@ class TableApplication:
         )
 
         def decide(t: Table) -> list[object]:
-            return [reserved, *_decide(t.engine, cmd.SitDown(seat, player, amount))]
+            return [reserved, *_decide(t.engine, command)]
 
         try:
-            table, version = self.execute(table_id, command_key, player, decide)
+            return self.execute(table.table_id, command_key, player, decide)
         except errors.DomainError:
-            self.ledger.void(f"{command_key}/void", reservation, "seat not taken")
+            self.ledger.void(f"{command_key}/void", reservation, refusal)
             raise
-        self.keep_going(table_id, table)
-        return seat, version
-
-    def top_up(self, table_id: str, player: str, amount: int, key: str) -> int:
-        table = self.load(table_id)
-        seat = self._own_seat(table, player)
-        command_key = f"{table_id}/topup/{player}/{key}"
-        done = table.shell.version_of_key(command_key)
-        if done is not None:
-            return done
-        try:
-            _decide(table.engine, cmd.TopUp(seat, amount, player))
-        except RuleViolation as violation:
-            self._release_orphan(command_key, "top-up refused")
-            raise domain_error(violation) from violation
-        currency = table.shell.currency
-        account = table.shell.account_of(player) or self.ledger.player_account(player, currency)
-        reservation = self.ledger.reserve_buy_in(command_key, table_id, account, amount, currency)
-        reserved = events_pb2.BuyInReserved(
-            seat=seat,
-            player=player,
-            amount=amount,
-            account=account,
-            reservation_id=reservation,
-            transfer_key=f"{command_key}/post",
-        )
-
-        def decide(t: Table) -> list[object]:
-            return [reserved, *_decide(t.engine, cmd.TopUp(seat, amount, player))]
-
-        try:
-            table, version = self.execute(table_id, command_key, player, decide)
-        except errors.DomainError:
-            self.ledger.void(f"{command_key}/void", reservation, "top-up refused")
-            raise
-        self.keep_going(table_id)
-        return version
 
     def _release_orphan(self, command_key: str, reason: str) -> None:
         """Void a reservation an earlier attempt of this command may have left behind (it
