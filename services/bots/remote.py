@@ -24,6 +24,8 @@ from services.shared.errors import Unavailable
 log = logging.getLogger(__name__)
 Metadata = tuple[tuple[str, str | bytes], ...]
 Chooser = Callable[[BotView, random.Random], BotAction]
+# Told about every action the table refused (status name, what was sent, the table's words).
+OnRefused = Callable[[str], None]
 RPC_TIMEOUT = 5.0
 ATTEMPTS = 3
 
@@ -43,8 +45,14 @@ def play_turn(
     *,
     hand_number: int | None = None,
     action_number: int | None = None,
+    on_refused: OnRefused | None = None,
 ) -> TurnResult:
-    """Act once if the table waits for this bot (at `hand_number`/`action_number` when given)."""
+    """Act once if the table waits for this bot (at `hand_number`/`action_number` when given).
+
+    `on_refused` hears of every refusal the table answers that a correct bot never causes
+    here: INVALID_ARGUMENT (an illegal action) and FAILED_PRECONDITION (not our decision any
+    more: timed out, or the hand moved on). Both are still handled as before; the callback
+    lets a caller that must see every action accepted (the soak tests) fail on them."""
     for _ in range(ATTEMPTS):
         try:
             view = stub.GetTableView(
@@ -75,16 +83,32 @@ def play_turn(
             if code is grpc.StatusCode.ABORTED:
                 continue  # another event landed first: look again
             if code is grpc.StatusCode.FAILED_PRECONDITION:
+                _tell(on_refused, code, action, view, exc)
                 return TurnResult.STALE
             if code is grpc.StatusCode.INVALID_ARGUMENT:
                 # A policy bug must not stall the table: log it and take the safe action.
                 log.error("bot action %s refused at %s: %s", action, table_id, _details(exc))
+                _tell(on_refused, code, action, view, exc)
                 safe = to_act_request(view, check_or_fold(bot_view), idempotency_key + "/safe")
                 stub.Act(safe, metadata=metadata, timeout=RPC_TIMEOUT)
                 return TurnResult.ACTED
             _raise_if_retryable(exc)
             raise
     return TurnResult.STALE
+
+
+def _tell(
+    on_refused: OnRefused | None,
+    code: grpc.StatusCode,
+    action: BotAction,
+    view: table_pb2.TableView,
+    exc: grpc.RpcError,
+) -> None:
+    if on_refused is not None:
+        on_refused(
+            f"{code.name}: {action} at table {view.table_id} hand {view.hand_number} "
+            f"action {view.action_number} (version {view.version}): {_details(exc)}"
+        )
 
 
 def _details(exc: grpc.RpcError) -> str:

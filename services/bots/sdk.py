@@ -56,6 +56,9 @@ class BotClient:
         self.decisions = 0
         self.reconnects = 0
         self.view_reads = 0  # GetTableView calls: one per own decision, not per table action
+        # Every action the table refused, in words (see `remote.play_turn`'s `on_refused`):
+        # empty for a bot that never sends an illegal or out-of-turn action.
+        self.refusals: list[str] = []
 
     def close(self) -> None:
         self._channel.close()
@@ -140,6 +143,7 @@ class BotClient:
                 key,
                 hand_number=view.hand_number,
                 action_number=view.action_number,
+                on_refused=self.refusals.append,
             )
         except grpc.RpcError as exc:
             code = exc.code() if isinstance(exc, grpc.Call) else None
@@ -147,6 +151,7 @@ class BotClient:
                 raise
             # Refused even the safe action: leave the decision to the table's timeout.
             log.error("%s: the table refused our action at %s: %s", self._name, table_id, exc)
+            self.refusals.append(f"{code.name} (safe action): {exc}")
             return view.viewer_seat
         if result is TurnResult.ACTED:
             self.decisions += 1
