@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(shell find protos -name '*.proto' | sort)
 GEN_STAMP := croupier/.generated
 
-.PHONY: bench-seven all venv protos test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
+.PHONY: soak bench-seven all venv protos test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
 
 all: test
 
@@ -67,6 +67,14 @@ bench: protos
 # All 133,784,560 seven-card hands through the evaluator's batch path (about 30 s).
 bench-seven: protos
 	$(BIN)/python -m bench.seven_card_census
+
+# Bots play SOAK_HANDS hands of every poker variant through the real services, one table per
+# variant in parallel, and every check of tests/integration/bots/soak.py must hold
+# (`make test` plays 20 hands per variant). `make soak SOAK_HANDS=200` for a shorter run.
+SOAK_HANDS ?= 2000
+soak: protos
+	CROUPIER_SOAK_HANDS=$(SOAK_HANDS) $(BIN)/python -m pytest tests/integration/bots/test_soak.py \
+		-q -s --timeout=0 -k every_variant
 
 clean:
 	rm -rf $(VENV) croupier .tools .mypy_cache .ruff_cache .pytest_cache

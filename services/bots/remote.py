@@ -46,23 +46,30 @@ def play_turn(
     hand_number: int | None = None,
     action_number: int | None = None,
     on_refused: OnRefused | None = None,
+    view: table_pb2.TableView | None = None,
 ) -> TurnResult:
     """Act once if the table waits for this bot (at `hand_number`/`action_number` when given).
 
     `on_refused` hears of every refusal the table answers that a correct bot never causes
     here: INVALID_ARGUMENT (an illegal action) and FAILED_PRECONDITION (not our decision any
     more: timed out, or the hand moved on). Both are still handled as before; the callback
-    lets a caller that must see every action accepted (the soak tests) fail on them."""
+    lets a caller that must see every action accepted (the soak tests) fail on them.
+    `view`, when given, is a view the caller has just read: the first attempt decides on it
+    instead of reading it again (the SDK reads one to know the decision is its own)."""
+    fresh = view
     for _ in range(ATTEMPTS):
-        try:
-            view = stub.GetTableView(
-                table_pb2.GetTableViewRequest(table_id=table_id),
-                metadata=metadata,
-                timeout=RPC_TIMEOUT,
-            ).view
-        except grpc.RpcError as exc:
-            _raise_if_retryable(exc)
-            raise
+        if fresh is not None:
+            view, fresh = fresh, None
+        else:
+            try:
+                view = stub.GetTableView(
+                    table_pb2.GetTableViewRequest(table_id=table_id),
+                    metadata=metadata,
+                    timeout=RPC_TIMEOUT,
+                ).view
+            except grpc.RpcError as exc:
+                _raise_if_retryable(exc)
+                raise
         if not is_my_decision(view):
             return TurnResult.STALE
         if hand_number is not None and view.hand_number != hand_number:

@@ -144,6 +144,7 @@ class BotClient:
                 hand_number=view.hand_number,
                 action_number=view.action_number,
                 on_refused=self.refusals.append,
+                view=view,  # just read: decide on it rather than read it a second time
             )
         except grpc.RpcError as exc:
             code = exc.code() if isinstance(exc, grpc.Call) else None

@@ -39,7 +39,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -50,7 +50,7 @@ from croupier.common.v1 import chips_pb2
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
-from services.bots.policies import make_policy
+from services.bots.policies import Policy, make_policy
 from services.bots.ranker import EvaluatorRanker
 from services.bots.sdk import BotClient
 from services.bots.simulation.deals import seating
@@ -215,7 +215,13 @@ class SoakTable:
     """One table of `variant`: create, seat bots, play `hands` hands, then check everything."""
 
     def __init__(
-        self, stack: SoakStack, variant: str, hands: int, seats: int = 4, stall_s: float = 60.0
+        self,
+        stack: SoakStack,
+        variant: str,
+        hands: int,
+        seats: int = 4,
+        stall_s: float = 60.0,
+        policies: Mapping[int, Policy] | None = None,
     ) -> None:
         self.stack = stack
         self.variant = variant
@@ -233,6 +239,7 @@ class SoakTable:
         ]
         self.policies = dict(zip(self.bots, seating(BOTS, seats), strict=True))
         self.report = SoakReport(variant, self.table_id, hands)
+        self._override = dict(policies or {})  # seat -> policy instead of the built-in one
         self._ranker = EvaluatorRanker()
         self._clients: dict[str, BotClient] = {}
         self._stubs: dict[str, table_pb2_grpc.TableServiceStub] = {}
@@ -336,7 +343,8 @@ class SoakTable:
             token = auth.issue_token(KEY, bot, auth.Role.BOT, 24 * 3600)
             client = BotClient(f"127.0.0.1:{self.stack.table_port}", token, name=bot)
             self._clients[bot] = client
-        policy = make_policy(self.policies[bot], self._ranker, 0.0)
+        seat = self.bots.index(bot)
+        policy = self._override.get(seat) or make_policy(self.policies[bot], self._ranker, 0.0)
         rng = random.Random(f"{self.table_id}/{bot}/{time.monotonic_ns()}")
 
         def decide(view: BotView, table: table_pb2.TableView) -> BotAction:
@@ -496,35 +504,11 @@ class SoakTable:
                 for e in events
             )
             self.report.showdowns_ranked += any(isinstance(e, ev.HandsRanked) for e in events)
-            dealt = self._dealt_once(number, events)
+            dealt = dealt_once(number, events, self.report.problems)
             if number not in shuffles:
                 self.report.problems.append(f"hand {number}: no shuffle reveal in the stream")
                 continue
             self._check_dealer(dealer, number, shuffles[number], dealt)
-
-    def _dealt_once(self, number: int, events: list[object]) -> list[str]:
-        """Every card dealt in the hand, checking none is dealt while it is still out."""
-        out: set[str] = set()
-        discarded: set[str] = set()
-        dealt: list[str] = []
-        for event in events:
-            if isinstance(event, ev.CardsDealt):
-                for card in itertools.chain(event.burned, event.cards):
-                    if card in out:
-                        self.report.problems.append(f"hand {number}: {card} dealt twice")
-                    out.add(card)
-                    dealt.append(card)
-            elif isinstance(event, ev.CardsDiscarded):
-                discarded.update(event.cards)
-            elif isinstance(event, ev.DiscardsReshuffled):
-                for card in event.cards:
-                    if card not in discarded:
-                        self.report.problems.append(
-                            f"hand {number}: {card} reshuffled but never discarded"
-                        )
-                    discarded.discard(card)
-                    out.discard(card)
-        return dealt
 
     def _check_dealer(
         self,
@@ -546,3 +530,27 @@ class SoakTable:
                 f"hand {number}: the table recorded {sorted(dealt)}, "
                 f"the dealer dealt {sorted(by_dealer)}"
             )
+
+
+def dealt_once(number: int, events: list[object], problems: list[str]) -> list[str]:
+    """Every card dealt (or burned) in hand `number`, in order; a card dealt while it is still
+    out (not discarded and reshuffled into the stub since) is a problem, in words."""
+    out: set[str] = set()
+    discarded: set[str] = set()
+    dealt: list[str] = []
+    for event in events:
+        if isinstance(event, ev.CardsDealt):
+            for card in itertools.chain(event.burned, event.cards):
+                if card in out:
+                    problems.append(f"hand {number}: {card} dealt twice")
+                out.add(card)
+                dealt.append(card)
+        elif isinstance(event, ev.CardsDiscarded):
+            discarded.update(event.cards)
+        elif isinstance(event, ev.DiscardsReshuffled):
+            for card in event.cards:
+                if card not in discarded:
+                    problems.append(f"hand {number}: {card} reshuffled but never discarded")
+                discarded.discard(card)
+                out.discard(card)
+    return dealt

@@ -8,17 +8,22 @@ plays a few dozen hands per variant; `make soak` sets CROUPIER_SOAK_HANDS to tho
 from __future__ import annotations
 
 import os
+import random
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 
-from .soak import VARIANTS, SoakReport, SoakTable, soak_stack
+from services.bots.betting import call_or_check
+from services.bots.view import BotAction, BotView, Kind
+
+from .soak import VARIANTS, SoakReport, SoakStack, SoakTable, soak_stack
 
 pytestmark = pytest.mark.integration
 
 HANDS_ENV = "CROUPIER_SOAK_HANDS"
-DEFAULT_HANDS = 25  # per variant in `make test`; `make soak` plays thousands
+DEFAULT_HANDS = 20  # per variant in `make test`; `make soak` plays thousands
 
 
 def hands_per_variant() -> int:
@@ -26,22 +31,26 @@ def hands_per_variant() -> int:
     return int(raw) if raw else DEFAULT_HANDS
 
 
-def test_bots_play_every_variant_through_the_real_services_with_every_action_accepted():
+@pytest.fixture(scope="module")
+def stack() -> Iterator[SoakStack]:
+    with soak_stack() as services:
+        yield services
+
+
+def test_bots_play_every_variant_through_the_real_services_with_every_action_accepted(stack):
     hands = hands_per_variant()
-    with soak_stack() as stack:
-        tables = [SoakTable(stack, variant, hands) for variant in VARIANTS]
-        reports: list[SoakReport] = []
-        started = time.perf_counter()
-        threads = [
-            threading.Thread(target=lambda t=t: reports.append(t.run()), daemon=True)
-            for t in tables
-        ]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        seconds = time.perf_counter() - started
-        ledger_problems = stack.audit()
+    tables = [SoakTable(stack, variant, hands) for variant in VARIANTS]
+    reports: list[SoakReport] = []
+    started = time.perf_counter()
+    threads = [
+        threading.Thread(target=lambda t=t: reports.append(t.run()), daemon=True) for t in tables
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    seconds = time.perf_counter() - started
+    ledger_problems = stack.audit()
     reports.sort(key=lambda r: VARIANTS.index(r.variant))
     _print_summary(reports, seconds)
     for report in reports:
@@ -72,3 +81,23 @@ def _print_summary(reports: list[SoakReport], seconds: float) -> None:
         f"{'all':<10} {total:>6} {'':>8} {'':>9} {'':>7} {illegal:>7} {seconds:>8.1f} "
         f"{'':>8} {total / seconds:>7.1f}"
     )
+
+
+class UnderMinRaiser:
+    """A broken bot: raises to one chip more than the current bet (below the minimum raise)."""
+
+    def choose(self, view: BotView, rng: random.Random) -> BotAction:
+        raise_range = view.find(Kind.RAISE) or view.find(Kind.BET)
+        if raise_range is not None and raise_range.min_amount > view.bet + view.to_call + 1:
+            return BotAction(raise_range.kind, amount=view.bet + view.to_call + 1)
+        if view.can(Kind.SHOW):
+            return BotAction(Kind.SHOW)
+        return call_or_check(view)
+
+
+def test_the_soak_fails_on_a_bot_that_sends_an_illegal_action(stack):
+    report = SoakTable(stack, "nlhe", hands=3, seats=2, policies={0: UnderMinRaiser()}).run()
+    assert report.refusals, "an under-minimum raise was not reported"
+    assert all(r.startswith("INVALID_ARGUMENT") for r in report.refusals)
+    assert "raise" in report.refusals[0].lower()
+    assert report.problems == []  # the SDK took the safe action instead: the hands went on

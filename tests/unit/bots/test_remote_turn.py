@@ -1,4 +1,6 @@
-"""`play_turn` tells its caller about every action the table refused (the soak fails on them)."""
+"""`play_turn`: one bot decision over the API. It tells its caller about every action the table
+refused (the soak fails on them) and decides on a view the caller just read without reading
+it again."""
 
 from __future__ import annotations
 
@@ -29,8 +31,10 @@ class FakeTable:
     def __init__(self, refuse: list[Refusal]) -> None:
         self.refuse = refuse
         self.acts: list[table_pb2.ActRequest] = []
+        self.view_reads = 0
 
     def GetTableView(self, request, metadata=(), timeout=None):  # noqa: N802 (the gRPC name)
+        self.view_reads += 1
         view = table_pb2.TableView(
             table_id=request.table_id,
             version=7,
@@ -83,3 +87,16 @@ def test_an_accepted_action_reports_nothing():
         FakeTable([]), (), "t1", _always_bet, random.Random(1), "k", on_refused=heard.append
     )
     assert outcome is TurnResult.ACTED and heard == []
+
+
+def test_a_view_the_caller_just_read_is_not_read_again_unless_the_table_moved():
+    table = FakeTable([])
+    view = table.GetTableView(table_pb2.GetTableViewRequest(table_id="t1")).view
+    play_turn(table, (), "t1", _always_bet, random.Random(1), "k", view=view)
+    assert table.view_reads == 1 and len(table.acts) == 1
+    moved = FakeTable([Refusal(grpc.StatusCode.ABORTED, "version moved")])
+    view = moved.GetTableView(table_pb2.GetTableViewRequest(table_id="t1")).view
+    assert play_turn(moved, (), "t1", _always_bet, random.Random(1), "k", view=view) is (
+        TurnResult.ACTED
+    )
+    assert moved.view_reads == 2 and len(moved.acts) == 2  # ABORTED: look again, then act
