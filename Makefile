@@ -68,13 +68,18 @@ bench: protos
 bench-seven: protos
 	$(BIN)/python -m bench.seven_card_census
 
-# Bots play SOAK_HANDS hands of every poker variant through the real services, one table per
-# variant in parallel, and every check of tests/integration/bots/soak.py must hold
-# (`make test` plays 20 hands per variant). `make soak SOAK_HANDS=200` for a shorter run.
+# Bots play SOAK_HANDS hands of every poker variant through the real services and every check
+# of tests/integration/bots/soak.py must hold (`make test` plays 20 hands per variant). One
+# pytest process (its own Redis and services) per group of SOAK_SPLIT, all at once: one
+# process is bound to one core by the GIL. `make soak SOAK_HANDS=200` for a shorter run.
 SOAK_HANDS ?= 2000
+SOAK_SPLIT ?= nlhe,six-card plhe,spit flhe,hilo
 soak: protos
-	CROUPIER_SOAK_HANDS=$(SOAK_HANDS) $(BIN)/python -m pytest tests/integration/bots/test_soak.py \
-		-q -s --timeout=0 -k every_variant
+	@pids=""; for group in $(SOAK_SPLIT); do \
+		CROUPIER_SOAK_HANDS=$(SOAK_HANDS) CROUPIER_SOAK_VARIANTS=$$group \
+			$(BIN)/python -m pytest tests/integration/bots/test_soak.py -q -s -p no:cacheprovider \
+			--timeout=0 -k every_variant & pids="$$pids $$!"; \
+	done; status=0; for pid in $$pids; do wait $$pid || status=1; done; exit $$status
 
 clean:
 	rm -rf $(VENV) croupier .tools .mypy_cache .ruff_cache .pytest_cache
