@@ -122,6 +122,10 @@ class TableApplication:
         self.retry_interval_s = retry_interval_s
         self._stalled: dict[str, float] = {}  # table id -> monotonic time of the first failure
         self._retrier: threading.Thread | None = None
+        # Told (table id, first version, events, their messages, now ms) after each append
+        # this instance makes: watching.py hands them to local watchers without Redis.
+        self.on_appended: Callable[[str, int, Sequence[object], list[Message], int], None] | None
+        self.on_appended = None
 
     # ------------------------------------------------------------------ loading
 
@@ -233,6 +237,8 @@ class TableApplication:
             self.forget(table.table_id)
             return self.load(table.table_id)
         now = self.clock()
+        if self.on_appended is not None:
+            self.on_appended(table.table_id, result.first_version, batch, messages, now)
         folded = table
         for offset, event in enumerate(batch):
             folded = fold_one(folded, result.first_version + offset, event, now)

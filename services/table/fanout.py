@@ -3,14 +3,27 @@
 A hub follows a table's stream (one blocking read, one Redis connection) while at least one
 WatchTable stream of this process watches that table, and keeps the recent events in memory.
 Each watcher reads from the hub by version; events older than the hub's window (a resumed
-watch from far back, or a watcher that fell behind) come from the store directly. Redaction
-happens per watcher, after the fan-out (watching.py).
+watch from far back, or a watcher that fell behind) come from the store directly.
+
+Events this process appended itself are also handed to the hub straight away (`publish`, from
+the appending thread, right after the append committed), so its own watchers do not wait for
+the Redis round trip and the follower's wake-up; the follower still reads every event, which
+is how other instances' writes arrive, and skips the versions the hub already has. A published
+batch that does not continue the hub's last version (another instance wrote in between and the
+follower has not read it yet) is dropped: the follower delivers it in order a moment later.
+
+Each event is decoded once per hub (`HubEvent.event`), and what watchers make of it (the
+redacted, translated message per viewer seat, watching.py) is cached on it, so N watchers of
+one table do that work once per distinct view instead of N times.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from google.protobuf.message import Message
 
 from services.shared.eventstore import EventStore, RecordedEvent
 
@@ -19,14 +32,36 @@ WINDOW = 2048
 # Page size when a watcher catches up from the store.
 PAGE = 500
 
+Decode = Callable[[Message], object]
+
+
+class HubEvent:
+    """One event of a table as the watchers of this process share it."""
+
+    __slots__ = ("event", "message", "recorded_at_ms", "version", "views")
+
+    def __init__(self, version: int, recorded_at_ms: int, event: object, message: Message) -> None:
+        self.version = version
+        self.recorded_at_ms = recorded_at_ms
+        self.event = event  # decoded (an engine dataclass or the shell's protobuf message)
+        self.message = message  # the stored protobuf form of `event`
+        # What watchers derived from it, by their own key (watching.py: the viewer's seat).
+        # Filled without a lock: two threads computing the same entry store equal values.
+        self.views: dict[Any, Any] = {}
+
+    @classmethod
+    def of(cls, record: RecordedEvent, decode: Decode) -> HubEvent:
+        return cls(record.version, record.recorded_at_ms, decode(record.message), record.message)
+
 
 class _Hub:
-    def __init__(self, store: EventStore, stream: str, block_ms: int) -> None:
+    def __init__(self, store: EventStore, stream: str, block_ms: int, decode: Decode) -> None:
         self.store = store
         self.stream = stream
         self.block_ms = block_ms
+        self.decode = decode
         self.cond = threading.Condition()
-        self.events: list[RecordedEvent] = []
+        self.events: list[HubEvent] = []
         self.watchers = 0
         self.stop = threading.Event()
         self.failure: BaseException | None = None
@@ -40,18 +75,34 @@ class _Hub:
             for record in self.store.subscribe(
                 self.stream, self.start_version, block_ms=self.block_ms, stop=self.stop
             ):
-                with self.cond:
-                    self.events.append(record)
-                    if len(self.events) > WINDOW:
-                        del self.events[: len(self.events) - WINDOW]
-                    self.last_version = record.version
-                    self.cond.notify_all()
+                if record.version <= self.last_version:
+                    continue  # published by this process already
+                self.add([HubEvent.of(record, self.decode)])
         except BaseException as exc:
             with self.cond:
                 self.failure = exc
                 self.cond.notify_all()
 
-    def window_from(self, version: int) -> list[RecordedEvent] | None:
+    def add(self, batch: Sequence[HubEvent]) -> None:
+        """Append the events that continue the hub's last version; ignore ones it has."""
+        with self.cond:
+            added = False
+            for entry in batch:
+                if entry.version <= self.last_version:
+                    continue
+                if entry.version != self.last_version + 1:
+                    break  # a gap: the follower reads the missing versions, then these
+                self.events.append(entry)
+                self.last_version = entry.version
+                added = True
+            if not added:
+                return
+            # Trim in chunks: deleting one entry per event would shift the whole window.
+            if len(self.events) > 2 * WINDOW:
+                del self.events[: len(self.events) - WINDOW]
+            self.cond.notify_all()
+
+    def window_from(self, version: int) -> list[HubEvent] | None:
         """Events >= version held in memory; None when they start before the window."""
         if not self.events or version < self.events[0].version:
             return None if version <= self.last_version else []
@@ -60,9 +111,12 @@ class _Hub:
 
 
 class TableFanout:
-    def __init__(self, store: EventStore, block_ms: int = 500) -> None:
+    def __init__(
+        self, store: EventStore, block_ms: int = 500, decode: Decode = lambda m: m
+    ) -> None:
         self.store = store
         self.block_ms = block_ms
+        self.decode = decode
         self._hubs: dict[str, _Hub] = {}
         self._lock = threading.Lock()
 
@@ -70,7 +124,7 @@ class TableFanout:
         with self._lock:
             hub = self._hubs.get(stream)
             if hub is None or hub.stop.is_set() or hub.failure is not None:
-                hub = _Hub(self.store, stream, self.block_ms)
+                hub = _Hub(self.store, stream, self.block_ms, self.decode)
                 self._hubs[stream] = hub
             hub.watchers += 1
             return hub
@@ -83,9 +137,27 @@ class TableFanout:
                 if self._hubs.get(hub.stream) is hub:
                     del self._hubs[hub.stream]
 
-    def listen(
-        self, stream: str, from_version: int, stop: threading.Event
-    ) -> Iterator[RecordedEvent]:
+    def publish(
+        self,
+        stream: str,
+        first_version: int,
+        events: Sequence[object],
+        messages: Sequence[Message],
+        recorded_at_ms: int,
+    ) -> None:
+        """Hand events this process just appended (versions first_version...) to the hub of
+        `stream`, if anyone here watches it. `events` are the decoded forms of `messages`."""
+        hub = self._hubs.get(stream)
+        if hub is None:
+            return
+        hub.add(
+            [
+                HubEvent(first_version + i, recorded_at_ms, event, message)
+                for i, (event, message) in enumerate(zip(events, messages, strict=True))
+            ]
+        )
+
+    def listen(self, stream: str, from_version: int, stop: threading.Event) -> Iterator[HubEvent]:
         """Every event of `stream` with version >= from_version, then new ones, until stop."""
         hub = self._join(stream)
         try:
@@ -99,12 +171,15 @@ class TableFanout:
                         continue
                     batch = hub.window_from(next_version)
                 if batch is None:  # older than the hub's window: read the store
-                    batch = self.store.read(stream, next_version, limit=PAGE)
-                for record in batch:
-                    if record.version < next_version:
+                    batch = [
+                        HubEvent.of(record, self.decode)
+                        for record in self.store.read(stream, next_version, limit=PAGE)
+                    ]
+                for entry in batch:
+                    if entry.version < next_version:
                         continue
-                    yield record
-                    next_version = record.version + 1
+                    yield entry
+                    next_version = entry.version + 1
                     if stop.is_set():
                         return
         finally:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+import structlog
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2, table_pb2
@@ -23,8 +24,10 @@ from services.shared.auth import Principal
 from services.shared.eventstore import EventStore
 from services.table import codec, translate
 from services.table.application import TableApplication, fold_recorded, table_stream
-from services.table.fanout import TableFanout
+from services.table.fanout import HubEvent, TableFanout
 from services.table.shell import Table
+
+log = structlog.get_logger(__name__)
 
 
 def viewer_seat(table: Table, principal: Principal) -> int | None:
@@ -63,7 +66,26 @@ class TableWatcher:
     def __init__(self, app: TableApplication, store: EventStore, block_ms: int = 500) -> None:
         self.app = app
         self.store = store
-        self.fanout = TableFanout(store, block_ms)
+        self.fanout = TableFanout(store, block_ms, codec.from_message)
+        # Events this instance appends reach its watchers without the Redis round trip.
+        app.on_appended = self._appended
+
+    def _appended(
+        self,
+        table_id: str,
+        first_version: int,
+        events: Sequence[object],
+        messages: Sequence[Message],
+        recorded_at_ms: int,
+    ) -> None:
+        try:
+            self.fanout.publish(
+                table_stream(table_id), first_version, events, messages, recorded_at_ms
+            )
+        except Exception:
+            # The append committed: the command must not fail for this. The hub's follower
+            # still reads these events from the stream, only a little later.
+            log.exception("publishing appended events to local watchers failed", table=table_id)
 
     def options(self, table: Table) -> table_pb2.TableOptions:
         shell = table.shell
@@ -127,17 +149,46 @@ class TableWatcher:
         # Only the viewer's seat matters for redaction, and only seating events change it, so
         # a watcher follows those instead of folding the whole table for every event.
         seat = viewer_seat(table, principal)
-        for record in self.fanout.listen(stream, table.version + 1, stop):
-            event = codec.from_message(record.message)
+        for entry in self.fanout.listen(stream, table.version + 1, stop):
+            event = entry.event
             if isinstance(event, ev.PlayerSeated) and event.player == principal.subject:
                 seat = event.seat
-            visible = redact_any(event, seat)
+            response = _response_for(table_id, entry, seat)
             if isinstance(event, ev.PlayerLeft) and event.seat == seat:
                 seat = None
-            if visible is None:
-                continue
-            yield table_pb2.WatchTableResponse(
-                event=translate.event_to_proto(
-                    table_id, record.version, record.recorded_at_ms, visible
-                )
-            )
+            if response is not None:
+                yield response
+
+
+# The key of the response every viewer gets when redaction leaves an event as it is.
+_UNREDACTED = "unredacted"
+
+
+def _response_for(
+    table_id: str, entry: HubEvent, seat: int | None
+) -> table_pb2.WatchTableResponse | None:
+    """The stream message of `entry` for a viewer at `seat` (None: not streamed), made once
+    per distinct view and shared by every watcher of the table in this process."""
+    views = entry.views
+    if seat in views:
+        cached: table_pb2.WatchTableResponse | None = views[seat]
+        return cached
+    visible = redact_any(entry.event, seat)
+    if visible is None:
+        response = None
+    elif visible is entry.event:
+        response = views.get(_UNREDACTED)
+        if response is None:
+            # Unchanged by redaction: wrap the stored message instead of encoding it again.
+            response = _wrap(table_id, entry, entry.message)
+            views[_UNREDACTED] = response
+    else:
+        response = _wrap(table_id, entry, visible)
+    views[seat] = response
+    return response
+
+
+def _wrap(table_id: str, entry: HubEvent, visible: object) -> table_pb2.WatchTableResponse:
+    return table_pb2.WatchTableResponse(
+        event=translate.event_to_proto(table_id, entry.version, entry.recorded_at_ms, visible)
+    )

@@ -52,3 +52,75 @@ def test_a_hub_stops_when_its_last_watcher_leaves():
     listener.close()
     assert hub.stop.is_set()
     assert STREAM not in fanout._hubs
+
+
+def test_events_published_by_this_process_reach_watchers_once_and_undecoded():
+    """A published batch is delivered as given (no decode); the follower's copy is skipped."""
+    store = InMemoryEventStore(codec.registry())
+    append(store, 1, 0)
+    decoded: list[int] = []
+
+    def decode(message):
+        decoded.append(1)
+        return message
+
+    fanout = TableFanout(store, block_ms=20, decode=decode)
+    stop = threading.Event()
+    listener = fanout.listen(STREAM, 2, stop)
+    got: list[object] = []
+    reader = threading.Thread(target=lambda: got.extend(next(listener) for _ in range(2)))
+    reader.start()
+    while STREAM not in fanout._hubs:
+        threading.Event().wait(0.005)
+    messages = [events_pb2.TimedOut(seat=1), events_pb2.TimedOut(seat=2)]
+    own = [object(), object()]  # stand-ins for the decoded events: delivered as they are
+    # Published before the follower can read them back (in the service the append commits
+    # first; either order ends the same, this one makes the test deterministic).
+    fanout.publish(STREAM, 2, own, messages, 1234)
+    store.append(STREAM, messages, 1, "k-own")
+    reader.join(timeout=10)
+    assert [e.event for e in got] == own  # type: ignore[attr-defined]
+    assert [e.recorded_at_ms for e in got] == [1234, 1234]  # type: ignore[attr-defined]
+    store.append(STREAM, [events_pb2.TimedOut(seat=3)], 3, "k-next")
+    after = next(listener)
+    assert after.version == 4  # versions 2 and 3 were not delivered a second time
+    assert len(decoded) == 1  # only the event this process did not publish was decoded
+    listener.close()
+    stop.set()
+
+
+def test_a_published_batch_after_a_gap_waits_for_the_follower_and_keeps_the_order():
+    """Another instance wrote versions 2-3, this one 4: watchers see 2, 3, 4 in order."""
+    store = InMemoryEventStore(codec.registry())
+    append(store, 1, 0)
+    fanout = TableFanout(store, block_ms=20)
+    stop = threading.Event()
+    listener = fanout.listen(STREAM, 2, stop)
+    hub_ready = threading.Event()
+    versions: list[int] = []
+
+    def read() -> None:
+        hub_ready.set()
+        versions.extend(next(listener).version for _ in range(3))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    hub_ready.wait()
+    while STREAM not in fanout._hubs:
+        threading.Event().wait(0.005)
+    hub = fanout._hubs[STREAM]
+    # The follower has not seen versions 2-3 yet when this process publishes version 4.
+    fanout.publish(STREAM, 4, ["mine"], [events_pb2.TimedOut(seat=4)], 1)
+    assert hub.last_version == 1  # not taken out of order
+    append(store, 3, 1)
+    reader.join(timeout=10)
+    assert versions == [2, 3, 4]
+    listener.close()
+    stop.set()
+
+
+def test_publishing_to_a_table_nobody_watches_here_does_nothing():
+    store = InMemoryEventStore(codec.registry())
+    fanout = TableFanout(store, block_ms=20)
+    fanout.publish(STREAM, 1, ["x"], [events_pb2.TimedOut(seat=0)], 1)
+    assert fanout._hubs == {}

@@ -1,0 +1,45 @@
+"""The stream message of an event is made once per distinct view and is what redaction says."""
+
+from __future__ import annotations
+
+from croupier.table.v1 import events_pb2
+from services.games import events as ev
+from services.table import codec, translate
+from services.table.fanout import HubEvent
+from services.table.watching import _response_for, redact_any
+
+
+def entry_of(version: int, event: object) -> HubEvent:
+    return HubEvent(version, 1000 + version, event, codec.to_message(event))
+
+
+def expected(entry: HubEvent, seat: int | None) -> events_pb2.TableEvent | None:
+    visible = redact_any(entry.event, seat)
+    if visible is None:
+        return None
+    return translate.event_to_proto("t1", entry.version, entry.recorded_at_ms, visible)
+
+
+def test_an_event_nobody_redacts_is_one_message_shared_by_every_viewer():
+    entry = entry_of(7, ev.ActionTaken(seat=1, action="call", to=4, added=2))
+    responses = [_response_for("t1", entry, seat) for seat in (None, 0, 1, 5)]
+    assert all(r is responses[0] for r in responses)
+    assert responses[0] is not None and responses[0].event == expected(entry, None)
+
+
+def test_hole_cards_are_shown_to_their_seat_only_and_each_view_is_cached():
+    entry = entry_of(9, ev.CardsDealt(seat=0, cards=("As", "Kd")))
+    own = _response_for("t1", entry, 0)
+    other = _response_for("t1", entry, 1)
+    spectator = _response_for("t1", entry, None)
+    assert own is not None and other is not None and spectator is not None
+    assert list(own.event.cards_dealt.cards) == ["As", "Kd"]
+    assert "As" not in other.event.cards_dealt.cards
+    assert other.event == expected(entry, 1) and spectator.event == expected(entry, None)
+    assert _response_for("t1", entry, 1) is other  # the second watcher of seat 1 reuses it
+
+
+def test_command_bookkeeping_is_not_streamed_to_anyone():
+    entry = entry_of(3, events_pb2.CommandAccepted(key="k", by="alice", events=2))
+    assert _response_for("t1", entry, 0) is None
+    assert _response_for("t1", entry, None) is None
