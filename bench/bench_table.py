@@ -9,9 +9,14 @@ announces a seat's turn (ActionRequested). A turn is one Act, decided from the l
 the request carries (no GetTableView per turn, as a bot would play); the same stream
 timestamps every event it receives.
 
-Rows: tables (1, 10, 100 concurrent tables), hands, hands_per_s (hands finished by all tables
-/ wall time), acts, acts_per_s, acts_per_hand, act_to_event p50/p99 in ms (Act sent -> the
-event at the version the Act returned arrives on the spectator's stream). Client threads and
+Rows: table_instances (table-service processes; tables are sharded over them, table n on
+instance n % instances), tables (1, 10, 100 concurrent tables), hands, hands_per_s (hands
+finished by all tables / wall time), acts, acts_per_s, acts_per_hand, act_to_event p50/p99 in
+ms (Act sent -> the event at the version the Act returned arrives on the spectator's
+stream), cpu_ms_per_hand_table / _all (utime+stime from /proc during the row: the table
+instances, and every process of the stack including this client, per finished hand), load_1m
+(the machine's load average as the row started). The first rows use one table instance; the
+last rows the same players and tables against two sharded instances. Client threads and
 streams share this process's GIL, so the latency includes client-side scheduling; see
 docs/table.md for the discussion.
 """
@@ -72,15 +77,26 @@ def _healthy(port: int, process: subprocess.Popen[bytes], name: str) -> None:
                 time.sleep(0.1)
 
 
-class Stack:
-    """Redis + dealer + ledger + table as processes."""
+def _cpu_seconds(pid: int) -> float:
+    """utime + stime of a process so far (Linux /proc), in seconds."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def __init__(self) -> None:
+
+class Stack:
+    """Redis + dealer + ledger + `instances` table services as processes. With several table
+    instances, tables are sharded: table n is created on, played and watched through instance
+    n % instances (all share one Redis, dealer and ledger)."""
+
+    def __init__(self, instances: int = 1) -> None:
         binary = find_server_binary()
         if binary is None:
             raise RuntimeError("no redis-server/valkey-server found for the table benchmark")
         self.redis = EmbeddedRedis(binary).start()
-        self.ports = {name: free_port() for name in ("dealer", "ledger", "table")}
+        self.instances = instances
+        self.ports = {name: free_port() for name in ("dealer", "ledger")}
+        self.table_ports = [free_port() for _ in range(instances)]
         env = {
             **os.environ,
             "CROUPIER_AUTH_KEY": KEY,
@@ -94,17 +110,42 @@ class Stack:
             env[f"CROUPIER_{name.upper()}_ADDR"] = f"127.0.0.1:{port}"
             env[f"CROUPIER_{name.upper()}_TARGET"] = f"127.0.0.1:{port}"
             env[f"CROUPIER_{name.upper()}_METRICS_PORT"] = "0"
+        env["CROUPIER_TABLE_METRICS_PORT"] = "0"
         env["CROUPIER_EVALUATOR_TARGET"] = "127.0.0.1:1"  # the table ranks in process
         self.processes: list[subprocess.Popen[bytes]] = []
-        for name in ("dealer", "ledger", "table"):
-            process = subprocess.Popen([sys.executable, "-m", f"services.{name}"], env=env)
-            self.processes.append(process)
-            _healthy(self.ports[name], process, name)
+        # CPU is accounted per role: every table instance counts as "table".
+        self.roles: list[tuple[str, int]] = []
+        for name in ("dealer", "ledger"):
+            self._start(name, self.ports[name], env)
+        for port in self.table_ports:
+            self._start("table", port, {**env, "CROUPIER_TABLE_ADDR": f"127.0.0.1:{port}"})
+        redis_pid = self.redis.pid
+        if redis_pid is not None:
+            self.roles.append(("redis", redis_pid))
+        self.roles.append(("client", os.getpid()))
         self.channels: list[grpc.Channel] = []
 
-    def channel(self, name: str, subject: str, role: auth.Role) -> grpc.Channel:
+    def _start(self, name: str, port: int, env: dict[str, str]) -> None:
+        process = subprocess.Popen([sys.executable, "-m", f"services.{name}"], env=env)
+        self.processes.append(process)
+        self.roles.append((name, process.pid))
+        _healthy(port, process, name)
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds used so far by each role (all table instances summed)."""
+        used: dict[str, float] = {}
+        for role, pid in self.roles:
+            used[role] = used.get(role, 0.0) + _cpu_seconds(pid)
+        return used
+
+    def table_port(self, n: int) -> int:
+        return self.table_ports[n % self.instances]
+
+    def channel(
+        self, name: str, subject: str, role: auth.Role, port: int | None = None
+    ) -> grpc.Channel:
         token = auth.issue_token(KEY, subject, role, 7200)
-        channel = connect(f"127.0.0.1:{self.ports[name]}", token)
+        channel = connect(f"127.0.0.1:{port or self.ports[name]}", token)
         self.channels.append(channel)
         return channel
 
@@ -126,7 +167,10 @@ class TableDriver:
 
     def __init__(self, stack: Stack, ledger: ledger_pb2_grpc.LedgerServiceStub, n: int) -> None:
         self.table_id = f"b{uuid.uuid4().hex[:12]}"
-        admin = table_pb2_grpc.TableServiceStub(stack.channel("table", "house", auth.Role.ADMIN))
+        port = stack.table_port(n)
+        admin = table_pb2_grpc.TableServiceStub(
+            stack.channel("table", "house", auth.Role.ADMIN, port)
+        )
         admin.CreateTable(
             A.CreateTableRequest(
                 table_id=self.table_id,
@@ -159,7 +203,9 @@ class TableDriver:
                     amount=chips_pb2.ChipAmount(currency="CHIP", amount=1_000_000),
                 )
             )
-            stub = table_pb2_grpc.TableServiceStub(stack.channel("table", player, auth.Role.PLAYER))
+            stub = table_pb2_grpc.TableServiceStub(
+                stack.channel("table", player, auth.Role.PLAYER, port)
+            )
             stub.JoinTable(
                 A.JoinTableRequest(
                     table_id=self.table_id, seat=seat, buy_in=1_000_000, idempotency_key="join"
@@ -167,7 +213,7 @@ class TableDriver:
             )
             self.stubs.append(stub)
         self.spectator = table_pb2_grpc.TableServiceStub(
-            stack.channel("table", f"{self.table_id}-watcher", auth.Role.PLAYER)
+            stack.channel("table", f"{self.table_id}-watcher", auth.Role.PLAYER, port)
         )
         self.turns: queue.Queue[events_pb2.ActionRequested] = queue.Queue()
         self.arrivals: dict[int, float] = {}
@@ -281,12 +327,15 @@ def _measure(stack: Stack, tables: int, seconds: float) -> dict[str, object]:
     time.sleep(0.5)
     start_hands = sum(d.hands_done for d in drivers)
     players = [threading.Thread(target=d.play, args=(stop,), daemon=True) for d in drivers]
+    cpu_before = stack.cpu()
+    load = os.getloadavg()[0]
     started = time.perf_counter()
     for t in players:
         t.start()
     time.sleep(seconds)
     hands = sum(d.hands_done for d in drivers) - start_hands
     elapsed = time.perf_counter() - started
+    cpu_after = stack.cpu()
     stop.set()
     for t in players:
         t.join(timeout=10)
@@ -298,7 +347,12 @@ def _measure(stack: Stack, tables: int, seconds: float) -> dict[str, object]:
         if version in d.arrivals
     ]
     acts = sum(len(d.sent) for d in drivers)
+    cpu_ms = {
+        role: (cpu_after[role] - cpu_before[role]) * 1000 / hands if hands else float("nan")
+        for role in cpu_after
+    }
     return {
+        "table_instances": stack.instances,
         "tables": tables,
         "seconds": round(elapsed, 1),
         "hands": hands,
@@ -309,18 +363,31 @@ def _measure(stack: Stack, tables: int, seconds: float) -> dict[str, object]:
         "act_to_event_p50_ms": _percentile(latencies, 0.50),
         "act_to_event_p99_ms": _percentile(latencies, 0.99),
         "mean_ms": statistics.fmean(latencies) if latencies else float("nan"),
+        # CPU per finished hand, from /proc (less sensitive to the machine's load than
+        # hands/s; the client is this process: the players' and spectators' gRPC calls).
+        "cpu_ms_per_hand_table": cpu_ms["table"],
+        "cpu_ms_per_hand_all": sum(cpu_ms.values()),
+        "load_1m": round(load, 1),
         "errors": sum(d.errors for d in drivers),
     }
 
 
-def run(quick: bool) -> list[dict[str, object]]:
-    stack = Stack()
-    try:
-        counts = (1, 10) if quick else (1, 10, 100)
-        seconds = 5.0 if quick else 20.0
-        return [_measure(stack, tables, seconds) for tables in counts]
-    finally:
-        stack.close()
+def run(quick: bool, instances: int = 2) -> list[dict[str, object]]:
+    """One table instance at 1, 10 (and 100) tables; then the same players against
+    `instances` sharded table instances at the larger table counts (separate rows)."""
+    counts: tuple[int, ...] = (1, 10) if quick else (1, 10, 100)
+    seconds = 5.0 if quick else 20.0
+    plan: list[tuple[int, tuple[int, ...]]] = [(1, counts)]
+    if instances > 1:
+        plan.append((instances, counts[1:]))
+    rows = []
+    for n, tables in plan:
+        stack = Stack(n)
+        try:
+            rows += [_measure(stack, t, seconds) for t in tables]
+        finally:
+            stack.close()
+    return rows
 
 
 if __name__ == "__main__":
