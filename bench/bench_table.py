@@ -113,17 +113,21 @@ class Stack:
         env["CROUPIER_TABLE_METRICS_PORT"] = "0"
         env["CROUPIER_EVALUATOR_TARGET"] = "127.0.0.1:1"  # the table ranks in process
         self.processes: list[subprocess.Popen[bytes]] = []
+        self.channels: list[grpc.Channel] = []
         # CPU is accounted per role: every table instance counts as "table".
         self.roles: list[tuple[str, int]] = []
-        for name in ("dealer", "ledger"):
-            self._start(name, self.ports[name], env)
-        for port in self.table_ports:
-            self._start("table", port, {**env, "CROUPIER_TABLE_ADDR": f"127.0.0.1:{port}"})
+        try:
+            for name in ("dealer", "ledger"):
+                self._start(name, self.ports[name], env)
+            for port in self.table_ports:
+                self._start("table", port, {**env, "CROUPIER_TABLE_ADDR": f"127.0.0.1:{port}"})
+        except BaseException:
+            self.close()  # do not leave the services that did start running
+            raise
         redis_pid = self.redis.pid
         if redis_pid is not None:
             self.roles.append(("redis", redis_pid))
         self.roles.append(("client", os.getpid()))
-        self.channels: list[grpc.Channel] = []
 
     def _start(self, name: str, port: int, env: dict[str, str]) -> None:
         process = subprocess.Popen([sys.executable, "-m", f"services.{name}"], env=env)
