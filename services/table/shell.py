@@ -52,6 +52,8 @@ class Decision:
     seat: int
     action_number: int
     deadline_unix_ms: int
+    # The deadline includes time-bank extensions (TimeBankExtended moved it).
+    extended: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,7 @@ class ShellState:
     min_players_to_start: int = 2
     accounts: tuple[tuple[str, str], ...] = ()  # (player, ledger account)
     bots: tuple[str, ...] = ()  # players that are bots
+    requested_bots: tuple[tuple[str, float], ...] = ()  # CreateTable's (policy, difficulty)
     pending_buy_ins: tuple[PendingBuyIn, ...] = ()
     pending_cash_outs: tuple[PendingCashOut, ...] = ()
     shuffle_id: str = ""  # shuffle of the current (or last) hand
@@ -96,6 +99,10 @@ class ShellState:
             refill_every_hands=self.time_bank_refill_every_hands,
             cap_ms=self.time_bank_cap_ms,
         )
+
+    def bots_seated(self) -> tuple[str, ...]:
+        """Every bot that bought in here since the table was created, once, in order."""
+        return tuple(dict.fromkeys(self.bots))
 
     def account_of(self, player: str) -> str | None:
         return next((a for p, a in self.accounts if p == player), None)
@@ -150,6 +157,7 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
             time_bank_refill_every_hands=event.time_bank_refill_every_hands,
             time_bank_cap_ms=event.time_bank_cap_ms,
             min_players_to_start=max(2, event.min_players_to_start),
+            requested_bots=tuple((b.policy, b.difficulty) for b in event.bots),
         )
     if isinstance(event, events_pb2.CommandAccepted):
         keys = ((event.key, version + event.events), *state.keys)[:REMEMBERED_KEYS]
@@ -203,9 +211,8 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
             event.action_number,
         ):
             return replace(state, banks=banks)
-        return replace(
-            state, banks=banks, decision=replace(current, deadline_unix_ms=event.deadline_unix_ms)
-        )
+        moved = replace(current, deadline_unix_ms=event.deadline_unix_ms, extended=True)
+        return replace(state, banks=banks, decision=moved)
     if isinstance(event, events_pb2.TimeBankRefilled):
         refilled = TimeBankOpened(event.seat, event.remaining_ms)
         return replace(state, banks=apply_bank(state.banks, refilled))

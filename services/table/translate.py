@@ -6,6 +6,8 @@ TableView message, and a (redacted) stored event -> the TableEvent a watcher rec
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2, table_pb2
@@ -145,7 +147,16 @@ def view_to_proto(
     deadline_unix_ms: int,
     action_number: int,
     last_hand: int,
+    *,
+    time_banks: Mapping[int, int] | None = None,
+    deadline_from_time_bank: bool = False,
+    requested_bots: Sequence[tuple[str, float]] = (),
+    bots_seated: Sequence[str] = (),
 ) -> table_pb2.TableView:
+    """The TableView proto. `time_banks` maps a seat to its remaining bank (ms): public, like
+    stacks, so every viewer gets every occupied seat's; `deadline_from_time_bank` says the
+    current deadline was moved by the bank (only meaningful while someone is to act)."""
+    banks = time_banks or {}
     message = table_pb2.TableView(
         table_id=table_id,
         version=version,
@@ -163,6 +174,9 @@ def view_to_proto(
         legal_actions=legal_to_proto(view.legal),
         action_number=action_number,
         current_bet=view.current_bet,
+        deadline_from_time_bank=deadline_from_time_bank and view.to_act is not None,
+        requested_bots=[table_pb2.BotSeat(policy=p, difficulty=d) for p, d in requested_bots],
+        bots_seated=list(bots_seated),
     )
     for s in view.seats:
         message.seats.append(
@@ -182,6 +196,7 @@ def view_to_proto(
                 shown=s.shown,
                 mucked=s.mucked,
                 hand_label=s.rank.high.label if s.rank is not None else "",
+                time_bank_ms=banks.get(s.seat, 0) if s.player else 0,
             )
         )
     for amount in view.pots:

@@ -111,6 +111,10 @@ class TableWatcher:
             current.deadline_unix_ms if current else 0,
             current.action_number if current else 0,
             table.engine.last_hand,
+            time_banks=dict(table.shell.banks.remaining),
+            deadline_from_time_bank=current.extended if current else False,
+            requested_bots=table.shell.requested_bots,
+            bots_seated=table.shell.bots_seated(),
         )
 
     def summary(self, table: Table) -> table_pb2.TableSummary:

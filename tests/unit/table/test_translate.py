@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from croupier.table.v1 import table_pb2
-from services.games.views import View
+from services.games.views import SeatView, View
 from services.table import translate
 
 
@@ -22,3 +22,67 @@ def test_during_a_hand_the_view_names_that_hand():
     message = _view(5)
     assert message.hand_number == 5
     assert message.hand_in_progress
+
+
+def _seated_view(to_act: int | None) -> View:
+    seats = (SeatView(0, "ann", 100, False), SeatView(2, "bob", 80, False))
+    return View(
+        viewer=None,
+        game="texas-holdem",
+        structure="no-limit",
+        seats=seats,
+        hand=3,
+        to_act=to_act,
+    )
+
+
+def test_every_occupied_seat_shows_its_remaining_time_bank_to_every_viewer():
+    message = translate.view_to_proto(
+        _seated_view(0),
+        "t1",
+        9,
+        table_pb2.TableOptions(),
+        (),
+        1_000,
+        4,
+        last_hand=2,
+        time_banks={0: 700, 2: 1000, 5: 300},  # seat 5 is free: not shown
+        deadline_from_time_bank=True,
+    )
+    assert [(s.seat, s.time_bank_ms) for s in message.seats] == [(0, 700), (2, 1000)]
+    assert message.deadline_from_time_bank
+
+
+def test_a_time_bank_extension_is_only_reported_while_someone_is_to_act():
+    message = translate.view_to_proto(
+        _seated_view(None),
+        "t1",
+        9,
+        table_pb2.TableOptions(),
+        (),
+        0,
+        0,
+        last_hand=2,
+        deadline_from_time_bank=True,
+    )
+    assert not message.deadline_from_time_bank
+
+
+def test_the_view_carries_the_requested_bots_and_the_bots_that_bought_in():
+    message = translate.view_to_proto(
+        _seated_view(None),
+        "t1",
+        9,
+        table_pb2.TableOptions(),
+        (),
+        0,
+        0,
+        last_hand=2,
+        requested_bots=(("random", 0.0), ("equity", 0.75)),
+        bots_seated=("bot-random-0-t1-s0",),
+    )
+    assert [(b.policy, b.difficulty) for b in message.requested_bots] == [
+        ("random", 0.0),
+        ("equity", 0.75),
+    ]
+    assert list(message.bots_seated) == ["bot-random-0-t1-s0"]

@@ -1,0 +1,60 @@
+"""The table service's shell fold: what the views read about time banks and requested bots."""
+
+from __future__ import annotations
+
+from croupier.table.v1 import events_pb2
+from services.games import events as ev
+from services.table.shell import ShellState, fold_shell
+
+
+def _fold(*events: object) -> ShellState:
+    state = ShellState()
+    for version, event in enumerate(events, start=1):
+        state = fold_shell(state, version, event)
+    return state
+
+
+CREATED = events_pb2.TableCreated(
+    table_id="t1",
+    action_time_ms=500,
+    time_bank_ms=1000,
+    bots=[events_pb2.BotSeatSpec(policy="tight", difficulty=0.5)],
+)
+REQUESTED = events_pb2.ActionRequested(hand=1, seat=0, action_number=3, deadline_unix_ms=5_000)
+
+
+def test_a_decision_is_marked_extended_once_the_time_bank_moves_its_deadline():
+    state = _fold(CREATED, ev.PlayerSeated(0, "ann", 100), REQUESTED)
+    assert state.decision is not None and not state.decision.extended
+    state = _fold(
+        CREATED,
+        ev.PlayerSeated(0, "ann", 100),
+        REQUESTED,
+        events_pb2.TimeBankExtended(
+            hand=1, seat=0, action_number=3, used_ms=300, remaining_ms=700, deadline_unix_ms=5_300
+        ),
+    )
+    assert state.decision is not None
+    assert (state.decision.deadline_unix_ms, state.decision.extended) == (5_300, True)
+    assert state.banks.of(0) == 700
+
+
+def test_the_next_decision_starts_with_a_normal_deadline_again():
+    state = _fold(
+        CREATED,
+        REQUESTED,
+        events_pb2.TimeBankExtended(
+            hand=1, seat=0, action_number=3, used_ms=300, remaining_ms=700, deadline_unix_ms=5_300
+        ),
+        events_pb2.ActionRequested(hand=1, seat=1, action_number=4, deadline_unix_ms=6_000),
+    )
+    assert state.decision is not None and not state.decision.extended
+
+
+def test_requested_bots_come_from_table_created_and_seated_bots_are_listed_once():
+    bot = "bot-tight-50-t1-s0"
+    reserved = events_pb2.BuyInReserved(seat=0, player=bot, amount=200, is_bot=True)
+    human = events_pb2.BuyInReserved(seat=1, player="ann", amount=200)
+    state = _fold(CREATED, reserved, human, reserved)
+    assert state.requested_bots == (("tight", 0.5),)
+    assert state.bots_seated() == (bot,)
