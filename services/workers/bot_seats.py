@@ -11,6 +11,7 @@ nothing. From then on the table schedules the bot's turns as for any bot seat.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Sequence
 
 import grpc
 
@@ -20,6 +21,7 @@ from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.shared import auth, errors
 from services.workers.bot_turns import bot_id
 from services.workers.grpc_table import RPC_TIMEOUT, translate
+from services.workers.ports import BotSeatRequest
 
 BOT_TOKEN_TTL = 600
 # A seated bot brings 100 big blinds (or 200 antes), within the table's buy-in range.
@@ -33,6 +35,28 @@ class SeatOutcome(enum.Enum):
 
 def seated_bot_id(table_id: str, index: int, policy: str, difficulty: float) -> str:
     return bot_id(policy, f"{table_id}-s{index}", difficulty)
+
+
+def unseated_bots(
+    table_id: str,
+    requested: Sequence[tuple[str, float]],
+    bots_seated: Iterable[str],
+    free_seats: int,
+) -> list[BotSeatRequest]:
+    """The requested bots to seat again: those that never bought in at the table.
+
+    A bot that sat down once and left (or went broke) is not brought back: the trigger is
+    only re-sent when it was lost. With no free seat there is nothing to try now.
+    """
+    if free_seats <= 0:
+        return []
+    ever = set(bots_seated)
+    missing = [
+        BotSeatRequest(table_id, index, policy, difficulty)
+        for index, (policy, difficulty) in enumerate(requested)
+        if seated_bot_id(table_id, index, policy, difficulty) not in ever
+    ]
+    return missing[:free_seats]
 
 
 def buy_in_for(options: table_pb2.TableOptions) -> int:
@@ -61,7 +85,9 @@ class GrpcBotSeater:
                 metadata=metadata,
                 timeout=RPC_TIMEOUT,
             ).view
-            if any(s.player_id == player for s in view.seats):
+            # Seated now, or seated once and gone since (left, went broke): a late duplicate
+            # must not bring a bot back that left, so "ever bought in here" counts.
+            if player in view.bots_seated or any(s.player_id == player for s in view.seats):
                 return SeatOutcome.ALREADY
             taken = {s.seat for s in view.seats if s.player_id}
             free = [i for i in range(view.options.seats) if i not in taken]
@@ -105,3 +131,31 @@ class GrpcBotSeater:
             ),
             timeout=RPC_TIMEOUT,
         )
+
+
+class GrpcPendingBotSeats:
+    """`PendingBotSeats` from the table service: ListTables, then each table's view, which
+    names its requested bots and every bot that ever bought in. `channel` carries a service
+    token."""
+
+    def __init__(self, channel: grpc.Channel) -> None:
+        self._stub = table_pb2_grpc.TableServiceStub(channel)
+
+    def unseated_bots(self) -> list[BotSeatRequest]:
+        missing: list[BotSeatRequest] = []
+        try:
+            tables = self._stub.ListTables(table_pb2.ListTablesRequest(), timeout=RPC_TIMEOUT)
+            for summary in tables.tables:
+                if not summary.options.seats or summary.players >= summary.options.seats:
+                    continue  # full: no requested bot can sit down now (and no view needed)
+                view = self._stub.GetTableView(
+                    table_pb2.GetTableViewRequest(table_id=summary.table_id), timeout=RPC_TIMEOUT
+                ).view
+                if not view.requested_bots:
+                    continue
+                requested = [(b.policy, b.difficulty) for b in view.requested_bots]
+                free = view.options.seats - sum(1 for s in view.seats if s.player_id)
+                missing += unseated_bots(view.table_id, requested, view.bots_seated, free)
+        except grpc.RpcError as exc:
+            raise translate(exc, "looking for unseated bots") from exc
+        return missing

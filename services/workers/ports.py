@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from services.workers.deadlines import Deadline
@@ -60,3 +61,19 @@ class PendingDecisions(Protocol):
     """The source of truth for open decisions: deadlines rebuilt from the tables' event streams."""
 
     def open_deadlines(self) -> Iterable[Deadline]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class BotSeatRequest:
+    """Bot number `index` of a table's `CreateTable.bots`, which the workers seat."""
+
+    table_id: str
+    index: int
+    policy: str
+    difficulty: float
+
+
+class PendingBotSeats(Protocol):
+    """Requested bots that never sat down (their seating trigger was lost), from the tables."""
+
+    def unseated_bots(self) -> Iterable[BotSeatRequest]: ...

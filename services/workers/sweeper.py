@@ -10,10 +10,18 @@ timeout only while its decision is open.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from services.shared.errors import DomainError
-from services.workers.ports import DeadlineIndex, PendingDecisions, TableGateway, TimeoutOutcome
+from services.workers.ports import (
+    BotSeatRequest,
+    DeadlineIndex,
+    PendingBotSeats,
+    PendingDecisions,
+    TableGateway,
+    TimeoutOutcome,
+)
 
 
 @dataclass(slots=True)
@@ -25,6 +33,7 @@ class SweepReport:
     not_due: int = 0
     failed: int = 0
     rebuilt: int = 0
+    bots_reseated: int = 0  # seating triggers sent again for requested bots never seated
     errors: list[str] = field(default_factory=list)
 
 
@@ -38,6 +47,20 @@ def rebuild(index: DeadlineIndex, pending: PendingDecisions) -> int:
     return added
 
 
+def reseat(bots: PendingBotSeats, seat_bot: Callable[[BotSeatRequest], None]) -> int:
+    """Send the seating trigger again for every requested bot that never sat down.
+
+    The trigger sent at CreateTable can be lost like any Celery task. Sending it again is
+    safe: a duplicate `seat_bot` finds the bot seated (or its JoinTable key used) and its
+    buy-in deposit keyed per table and bot, so nothing happens twice.
+    """
+    sent = 0
+    for request in bots.unseated_bots():
+        seat_bot(request)
+        sent += 1
+    return sent
+
+
 def sweep(
     index: DeadlineIndex,
     gateway: TableGateway,
@@ -46,14 +69,25 @@ def sweep(
     grace: float,
     limit: int = 500,
     pending: PendingDecisions | None = None,
+    bots: PendingBotSeats | None = None,
+    seat_bot: Callable[[BotSeatRequest], None] | None = None,
 ) -> SweepReport:
-    """Fire the overdue head of the index; resolved deadlines leave it, failed ones stay."""
+    """Fire the overdue head of the index; resolved deadlines leave it, failed ones stay.
+
+    With `pending` it first rebuilds lost deadlines; with `bots` and `seat_bot` it re-sends
+    lost seating triggers (both are the occasional, table-wide part of a sweep).
+    """
     report = SweepReport()
     if pending is not None:
         try:
             report.rebuilt = rebuild(index, pending)
         except DomainError as exc:
             report.errors.append(f"rebuild: {exc.message}")
+    if bots is not None and seat_bot is not None:
+        try:
+            report.bots_reseated = reseat(bots, seat_bot)
+        except DomainError as exc:
+            report.errors.append(f"bot seats: {exc.message}")
     for deadline in index.due(now - grace, limit):
         try:
             outcome = gateway.apply_timeout(deadline)

@@ -33,6 +33,7 @@ __all__ = [
     "sweep",
 ]
 from services.workers.deadlines import Deadline
+from services.workers.ports import BotSeatRequest
 from services.workers.scheduler import send_timeout
 from services.workers.sweeper import sweep as sweep_index
 from services.workers.timeouts import FireStep, fire
@@ -110,14 +111,17 @@ def sweep() -> dict[str, int]:
         now=now,
         grace=rt.settings.sweep_grace,
         pending=rt.pending if rebuild_now else None,
+        bots=rt.bot_seats if rebuild_now else None,
+        seat_bot=send_seat_bot,
     )
-    if report.applied or report.failed or report.rebuilt:
+    if report.applied or report.failed or report.rebuilt or report.bots_reseated:
         log.warning(
-            "sweeper: applied %d, stale %d, failed %d, rebuilt %d %s",
+            "sweeper: applied %d, stale %d, failed %d, rebuilt %d, bots reseated %d %s",
             report.applied,
             report.stale,
             report.failed,
             report.rebuilt,
+            report.bots_reseated,
             report.errors[:3],
         )
     return {
@@ -126,4 +130,12 @@ def sweep() -> dict[str, int]:
         "not_due": report.not_due,
         "failed": report.failed,
         "rebuilt": report.rebuilt,
+        "bots_reseated": report.bots_reseated,
     }
+
+
+def send_seat_bot(request: BotSeatRequest) -> None:
+    """Queue `seat_bot` again for a requested bot whose first trigger was lost."""
+    app.send_task(
+        SEAT_BOT, args=[request.table_id, request.index, request.policy, request.difficulty]
+    )

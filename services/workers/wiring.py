@@ -14,11 +14,11 @@ from services.bots.policies import Policy, make_policy
 from services.bots.remote import TurnResult, play_turn
 from services.shared import auth
 from services.shared.channels import RenewingServiceToken, connect
-from services.workers.bot_seats import GrpcBotSeater
+from services.workers.bot_seats import GrpcBotSeater, GrpcPendingBotSeats
 from services.workers.bot_turns import BotMoveOutcome, BotTurn, TurnClaims
 from services.workers.deadline_index import RedisDeadlineIndex
 from services.workers.grpc_table import GrpcPendingDecisions, GrpcTableGateway
-from services.workers.ports import PendingDecisions
+from services.workers.ports import PendingBotSeats, PendingDecisions
 from services.workers.settings import WorkerSettings
 
 SERVICE_SUBJECT = "workers"
@@ -73,6 +73,8 @@ class WorkerRuntime:
     pending: PendingDecisions | None = None
     # None without CROUPIER_LEDGER_TARGET: tables' requested bots are then not seated.
     bot_seater: GrpcBotSeater | None = None
+    # Where the sweeper finds requested bots that never sat down (None without a seater).
+    bot_seats: PendingBotSeats | None = None
 
 
 def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
@@ -92,6 +94,7 @@ def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
         gateway=GrpcTableGateway(service_channel),
         bot_player=GrpcBotPlayer(bot_channel, settings.auth_key),
         pending=GrpcPendingDecisions(service_channel),
+        bot_seats=GrpcPendingBotSeats(service_channel) if settings.ledger_target else None,
         bot_seater=(
             GrpcBotSeater(
                 bot_channel,

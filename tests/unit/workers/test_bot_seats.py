@@ -1,5 +1,10 @@
 from croupier.table.v1 import table_pb2
-from services.workers.bot_seats import buy_in_for, seated_bot_id
+from services.shared.errors import Unavailable
+from services.workers.bot_seats import buy_in_for, seated_bot_id, unseated_bots
+from services.workers.deadline_index import InMemoryDeadlineIndex
+from services.workers.deadlines import Deadline
+from services.workers.ports import BotSeatRequest, TimeoutOutcome
+from services.workers.sweeper import sweep
 from services.workers.bot_turns import bot_identity
 
 
@@ -17,3 +22,53 @@ def test_a_seated_bot_id_names_its_policy_and_difficulty() -> None:
     player = seated_bot_id("t1", 2, "tight", 0.5)
     assert player == "bot-tight-50-t1-s2"
     assert bot_identity(player) == ("tight", 0.5)
+
+
+def test_only_requested_bots_that_never_bought_in_are_seated_again() -> None:
+    requested = [("random", 0.0), ("tight", 0.5), ("equity", 0.75)]
+    ever = [seated_bot_id("t1", 1, "tight", 0.5), "bot-random-0-someone-else"]
+    missing = unseated_bots("t1", requested, ever, free_seats=4)
+    assert missing == [
+        BotSeatRequest("t1", 0, "random", 0.0),
+        BotSeatRequest("t1", 2, "equity", 0.75),
+    ]
+
+
+def test_no_bot_is_seated_again_at_a_full_table_and_at_most_one_per_free_seat() -> None:
+    requested = [("random", 0.0), ("tight", 0.5)]
+    assert unseated_bots("t1", requested, [], free_seats=0) == []
+    assert unseated_bots("t1", requested, [], free_seats=1) == [
+        BotSeatRequest("t1", 0, "random", 0.0)
+    ]
+
+
+def test_the_sweeper_resends_the_seating_trigger_of_every_unseated_bot() -> None:
+    lost = [BotSeatRequest("t1", 0, "random", 0.0), BotSeatRequest("t2", 1, "tight", 0.5)]
+
+    class Tables:
+        def unseated_bots(self) -> list[BotSeatRequest]:
+            return lost
+
+    sent: list[BotSeatRequest] = []
+    report = sweep(
+        InMemoryDeadlineIndex(), NoTable(), now=1.0, grace=0.0, bots=Tables(), seat_bot=sent.append
+    )
+    assert report.bots_reseated == 2
+    assert sent == lost
+
+
+def test_a_table_service_that_is_down_does_not_stop_the_sweep() -> None:
+    class Down:
+        def unseated_bots(self) -> list[BotSeatRequest]:
+            raise Unavailable("table service UNAVAILABLE")
+
+    report = sweep(
+        InMemoryDeadlineIndex(), NoTable(), now=1.0, grace=0.0, bots=Down(), seat_bot=print
+    )
+    assert report.bots_reseated == 0
+    assert report.errors == ["bot seats: table service UNAVAILABLE"]
+
+
+class NoTable:
+    def apply_timeout(self, deadline: Deadline) -> TimeoutOutcome:
+        raise AssertionError("no deadline is due in these tests")

@@ -1,0 +1,188 @@
+"""Bots requested at CreateTable whose seating trigger was lost, and where their chips go.
+
+The table service here schedules through a `CeleryScheduler` that loses every seat-bot trigger
+(as the Redis broker does when a worker is killed holding the task, celery#3541): only the
+REAL worker process's sweeper, which looks for requested bots that never sat down, can seat
+them. Timeouts and bot turns go through Celery as usual.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+import pytest
+
+from croupier.table.v1 import table_pb2
+from services.shared import auth
+from services.workers.bot_seats import seated_bot_id
+from services.workers.scheduler import CeleryScheduler
+from services.workers.settings import WorkerSettings
+from tests.fixtures.redis_server import RedisServer
+from tests.integration.table.conftest import KEY, view_of
+
+from .table_stack import table_stack
+from .worker_process import WorkerProcess
+
+pytestmark = pytest.mark.integration
+SWEEP_INTERVAL = 0.5
+REBUILD_INTERVAL = 1.0
+BUY_IN = 200  # 100 big blinds at 1/2
+
+
+class LosingScheduler(CeleryScheduler):
+    """Sends timeouts and bot turns, but every seat-bot trigger is lost on the way."""
+
+    lost: list[tuple[str, int]]
+
+    def schedule_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
+        self.lost.append((table_id, index))
+
+    def resend_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
+        """A late duplicate of the original trigger, delivered after all."""
+        super().schedule_seat_bot(table_id, index, policy, difficulty)
+
+
+@pytest.fixture(scope="module")
+def redis_for_bots():
+    with RedisServer.private_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def scheduler(redis_for_bots) -> LosingScheduler:
+    settings = WorkerSettings(redis_url=redis_for_bots.url, auth_key=KEY, bot_delay=0.0)
+    plain = CeleryScheduler.from_settings(settings)
+    losing = LosingScheduler(plain._celery, plain._index, max_countdown=settings.max_countdown)
+    losing.lost = []
+    return losing
+
+
+@pytest.fixture(scope="module")
+def platform(redis_for_bots, scheduler):
+    with table_stack(redis_for_bots.url, "ledger-bot-seats", scheduler) as handle:
+        yield handle
+
+
+@pytest.fixture(scope="module")
+def worker(redis_for_bots, platform, tmp_path_factory):
+    env = dict(os.environ)
+    env.update(
+        REDIS_URL=redis_for_bots.url,
+        CROUPIER_TABLE_TARGET=f"127.0.0.1:{platform.port}",
+        CROUPIER_LEDGER_TARGET=f"127.0.0.1:{platform.ledger_port}",
+        CROUPIER_AUTH_KEY=KEY,
+        CROUPIER_WORKERS_SWEEP_INTERVAL=str(SWEEP_INTERVAL),
+        CROUPIER_WORKERS_REBUILD_INTERVAL=str(REBUILD_INTERVAL),
+        CROUPIER_WORKERS_BOT_DELAY="0",
+        CROUPIER_WORKERS_CONCURRENCY="4",
+    )
+    log = tmp_path_factory.mktemp("worker") / "worker.log"
+    process = WorkerProcess(env, log).start()
+    process.log_path = log  # type: ignore[attr-defined]
+    yield process
+    process.stop()
+
+
+def wait_for(condition, timeout: float) -> bool:
+    end = time.time() + timeout
+    while time.time() < end:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
+def create_table_with_bots(platform, bots: list[tuple[str, float]]) -> str:
+    table_id = f"t{uuid.uuid4().hex[:12]}"
+    platform.table("house", auth.Role.ADMIN).CreateTable(
+        table_pb2.CreateTableRequest(
+            table_id=table_id,
+            idempotency_key=f"create-{table_id}",
+            options=table_pb2.TableOptions(
+                game=table_pb2.GAME_TEXAS_HOLDEM,
+                structure=table_pb2.STRUCTURE_NO_LIMIT,
+                seats=4,
+                small_blind=1,
+                big_blind=2,
+                min_buy_in=20,
+                max_buy_in=1000,
+                action_time_ms=30_000,
+            ),
+            bots=[table_pb2.BotSeat(policy=p, difficulty=d) for p, d in bots],
+        )
+    )
+    return table_id
+
+
+def seated(platform, table_id: str) -> list[str]:
+    view = view_of(platform.table("house", auth.Role.ADMIN), table_id)
+    return sorted(s.player_id for s in view.seats if s.player_id)
+
+
+def chips_outside_the_table(platform, players: list[str]) -> int:
+    return sum(platform.balance(f"player:{p}:CHIP") for p in players)
+
+
+def test_lost_seating_triggers_are_resent_by_the_sweeper_and_a_duplicate_seats_nobody_twice(
+    platform, worker, scheduler
+):
+    requested = [("random", 0.0), ("tight", 0.5)]
+    table_id = create_table_with_bots(platform, requested)
+    bots = sorted(seated_bot_id(table_id, i, p, d) for i, (p, d) in enumerate(requested))
+    assert (table_id, 0) in scheduler.lost and (table_id, 1) in scheduler.lost
+
+    # Only the sweeper's scan (every REBUILD_INTERVAL) can seat them now.
+    bound = REBUILD_INTERVAL + SWEEP_INTERVAL + 5.0  # plus two seatings over gRPC and the ledger
+    assert wait_for(lambda: seated(platform, table_id) == bots, timeout=bound + 10)
+    assert "bots reseated" in worker.log_path.read_text()  # the sweeper's doing
+    house = platform.table("house", auth.Role.ADMIN)
+    assert wait_for(lambda: view_of(house, table_id).hand_number >= 2, timeout=30), "no play"
+
+    # Late duplicates of the original triggers arrive after all: nothing changes.
+    for index, (policy, difficulty) in enumerate(requested):
+        for _ in range(2):
+            scheduler.resend_seat_bot(table_id, index, policy, difficulty)
+    log = worker.log_path
+    assert wait_for(lambda: log.read_text().count(f"of table {table_id}: already") >= 4, timeout=15)
+    assert seated(platform, table_id) == bots
+    # Each bot was funded once (100 big blinds) and every chip is on the table or theirs.
+    escrow = platform.balance(f"table:{table_id}:CHIP")
+    assert escrow + chips_outside_the_table(platform, bots) == 2 * BUY_IN
+
+
+def test_a_bot_that_leaves_cashes_out_every_chip_and_is_not_seated_again(
+    platform, worker, scheduler
+):
+    requested = [("random", 0.0), ("equity", 0.25), ("tight", 0.5)]
+    table_id = create_table_with_bots(platform, requested)
+    bots = sorted(seated_bot_id(table_id, i, p, d) for i, (p, d) in enumerate(requested))
+    house = platform.table("house", auth.Role.ADMIN)
+    assert wait_for(lambda: seated(platform, table_id) == bots, timeout=20)
+    assert wait_for(lambda: view_of(house, table_id).hand_number >= 3, timeout=30), "no play"
+
+    # Every bot leaves (at the end of the hand in progress) with its own bot credentials.
+    for bot in bots:
+        platform.table(bot, auth.Role.BOT).LeaveTable(
+            table_pb2.LeaveTableRequest(table_id=table_id, idempotency_key=f"leave-{bot}")
+        )
+    assert wait_for(lambda: seated(platform, table_id) == [], timeout=30)
+
+    # The cash-outs are process steps after PlayerLeft: wait for the escrow to empty.
+    def settled() -> bool:
+        return platform.balance(f"table:{table_id}:CHIP") == 0
+
+    assert wait_for(settled, timeout=15), "chips left in the table's escrow"
+    # No rake at this table: the bots' accounts hold exactly what they were given.
+    assert chips_outside_the_table(platform, bots) == len(bots) * BUY_IN
+    final = {b: platform.balance(f"player:{b}:CHIP") for b in bots}
+
+    # Two sweeps' scans later, and after a late duplicate trigger, nobody came back and no
+    # bot was funded again.
+    scheduler.resend_seat_bot(table_id, 0, *requested[0])
+    time.sleep(2 * REBUILD_INTERVAL + 2 * SWEEP_INTERVAL + 1.0)
+    assert seated(platform, table_id) == []
+    assert {b: platform.balance(f"player:{b}:CHIP") for b in bots} == final
+    view = view_of(house, table_id)
+    assert sorted(view.bots_seated) == bots
