@@ -1,11 +1,11 @@
 from croupier.table.v1 import table_pb2
 from services.shared.errors import Unavailable
 from services.workers.bot_seats import buy_in_for, seated_bot_id, unseated_bots
+from services.workers.bot_turns import bot_identity
 from services.workers.deadline_index import InMemoryDeadlineIndex
 from services.workers.deadlines import Deadline
 from services.workers.ports import BotSeatRequest, TimeoutOutcome
 from services.workers.sweeper import sweep
-from services.workers.bot_turns import bot_identity
 
 
 def test_a_seated_bot_brings_100_big_blinds_within_the_buy_in_range() -> None:
