@@ -33,6 +33,8 @@ class RecordingTable(table_pb2_grpc.TableServiceServicer):
     applied: list[Application] = field(default_factory=list)
     calls: list[tuple[Decision, float]] = field(default_factory=list)
     early: list[tuple[Decision, float]] = field(default_factory=list)
+    # Every player action: (decision, when it reached the table, whether it was still open).
+    acts: list[tuple[Decision, float, bool]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def request(self, decision: Decision, due_at: float) -> None:
@@ -42,7 +44,9 @@ class RecordingTable(table_pb2_grpc.TableServiceServicer):
     def resolve(self, decision: Decision) -> bool:
         """The player acted: True when the decision was still open."""
         with self.lock:
-            return self.open.pop(decision, None) is not None
+            still_open = self.open.pop(decision, None) is not None
+            self.acts.append((decision, time.time(), still_open))
+            return still_open
 
     def ApplyTimeout(self, request, context):  # noqa: N802 (gRPC method name)
         current_principal().require(Role.SERVICE)
