@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.games.definitions import Betting, Structure
+from services.games.definitions import Structure
 from services.games.events import Action
+from services.games.plan import plan_of
 from services.games.state import HandPlayer, HandState, SeatState, TableState
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BetOptions:
+    # Not frozen: a frozen dataclass's __init__ sets each field through object.__setattr__,
+    # which showed up in the profile; nothing mutates these after they are built.
     to_call: int  # chips needed to call (capped at the stack)
     can_check: bool
     raise_kind: str | None  # Action.BET or Action.RAISE when a full bet/raise is possible
@@ -26,6 +29,8 @@ class BetOptions:
     max_to: int  # largest bet/raise total (capped at the stack)
     all_in_to: int  # the seat's round bet if it goes all in
     all_in_legal: bool
+    bet: int  # the seat's round bet now
+    stack: int  # the seat's chips behind
 
 
 def able(state: TableState, p: HandPlayer) -> bool:
@@ -34,9 +39,11 @@ def able(state: TableState, p: HandPlayer) -> bool:
 
 
 def fixed_unit(state: TableState) -> int:
-    phase = state.phase()
-    big = isinstance(phase, Betting) and phase.big_bet
-    return state.config.big_bet if big else state.config.small_bet
+    """The fixed-limit bet size now: the big bet in a big-bet betting round, else the small."""
+    hand = state.hand
+    if hand is None or hand.phase < 0:
+        return state.config.small_bet
+    return plan_of(state.config).units[hand.phase]
 
 
 def next_to_act(state: TableState, hand: HandState, start: int, include: bool) -> int | None:
@@ -52,22 +59,31 @@ def next_bettor(
     include: bool,
 ) -> int | None:
     """`next_to_act` from the parts the reducer has at hand (it builds them before the
-    state objects, so it need not make a state just to ask)."""
-    can_act = [p for p in players if not p.folded and seats[p.seat].stack > 0]  # type: ignore[union-attr]
-    if not can_act:
-        return None
-    several = len(can_act) >= 2
-    # Clockwise from `start`: seats after it first (players are in seat order), then wrap.
-    for p in can_act:
-        if (p.seat >= start if include else p.seat > start) and (
-            p.bet < current or (not p.acted and several)
-        ):
-            return p.seat
-    for p in can_act:
-        if p.seat >= start if include else p.seat > start:
-            break
-        if p.bet < current or (not p.acted and several):
-            return p.seat
+    state objects, so it need not make a state just to ask).
+
+    Of the players still in with chips, the first clockwise from `start` who faces a bet or
+    has not acted this round; a lone such player only when facing a bet (nobody is left to
+    act against). One pass: players are in seat order, so the first match after `start` wins
+    and otherwise the first match before it (the wrap-around)."""
+    count = 0
+    only: HandPlayer | None = None
+    after: int | None = None
+    before: int | None = None
+    for p in players:
+        if p.folded or seats[p.seat].stack <= 0:  # type: ignore[union-attr]
+            continue
+        count += 1
+        only = p
+        if after is None and (p.bet < current or not p.acted):
+            s = p.seat
+            if s >= start if include else s > start:
+                after = s
+            elif before is None:
+                before = s
+    if count >= 2:
+        return after if after is not None else before
+    if only is not None and only.bet < current:
+        return only.seat
     return None
 
 
@@ -97,49 +113,61 @@ def options(state: TableState, hand: HandState, seat: int) -> BetOptions:
 
 
 def _options(state: TableState, hand: HandState, seat: int) -> BetOptions:
-    p = hand.player(seat)
-    stack = state.stack(seat)
-    owed = hand.current_bet - p.bet
-    all_in_to = p.bet + stack
-    config = state.config
-    # A raise nobody can call would only come back as an uncalled bet: like pokerkit, allow
-    # one only while some opponent still has chips beyond the current bet.
     seats = state.seats
     current = hand.current_bet
+    # A raise nobody can call would only come back as an uncalled bet: like pokerkit, allow
+    # one only while some opponent still has chips beyond the current bet.
+    me: HandPlayer | None = None
     others_can_respond = False
     for q in hand.players:
-        if q.seat != seat and not q.folded:
+        if q.seat == seat:
+            me = q
+        elif not others_can_respond and not q.folded:
             behind = seats[q.seat].stack  # type: ignore[union-attr]
             if behind > 0 and q.bet + behind > current:
                 others_can_respond = True
-                break
-    can_raise = stack > owed and others_can_respond and reopened_for(state, hand, p)
+    if me is None:
+        raise KeyError(seat)
+    p = me
+    occupant = seats[seat]
+    stack = occupant.stack if occupant is not None else 0
+    owed = current - p.bet
+    all_in_to = p.bet + stack
+    plan = plan_of(state.config)
+    can_raise = stack > owed and others_can_respond
+    if can_raise and p.acted:  # `reopened_for`, inlined
+        faced = current - p.acted_level
+        if plan.fixed_limit:
+            can_raise = 2 * faced >= plan.units[hand.phase]
+        else:
+            can_raise = faced >= hand.min_raise
     min_to = max_to = 0
-    if config.limit is Structure.FIXED_LIMIT:
-        unit = fixed_unit(state)
-        if hand.capped and hand.bets_made >= 1 + config.fixed_limit_raises:
+    if plan.fixed_limit:
+        if hand.capped and hand.bets_made >= 1 + state.config.fixed_limit_raises:
             can_raise = False
-        min_to = max_to = hand.current_bet + unit
+        min_to = max_to = current + plan.units[hand.phase]
     else:
-        min_to = hand.current_bet + hand.min_raise
+        min_to = current + hand.min_raise
         max_to = all_in_to
-        if config.limit is Structure.POT_LIMIT:
-            max_to = hand.current_bet + hand.pot_total() + owed
+        if plan.pot_limit:
+            max_to = current + hand.pot_total() + owed
     kind: str | None = None
     all_in_legal = stack > 0 and stack <= owed
     if can_raise:
         if all_in_to < min_to:
             all_in_legal = True
         else:
-            kind = Action.BET if hand.current_bet == 0 else Action.RAISE
+            kind = Action.BET if current == 0 else Action.RAISE
             all_in_legal = all_in_to <= max_to
             max_to = min(max_to, all_in_to)
     return BetOptions(
-        to_call=min(owed, stack),
-        can_check=owed <= 0,
-        raise_kind=kind,
-        min_to=min_to if kind else 0,
-        max_to=max_to if kind else 0,
-        all_in_to=all_in_to,
-        all_in_legal=all_in_legal,
+        min(owed, stack),
+        owed <= 0,
+        kind,
+        min_to if kind else 0,
+        max_to if kind else 0,
+        all_in_to,
+        all_in_legal,
+        p.bet,
+        stack,
     )

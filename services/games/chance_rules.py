@@ -18,18 +18,20 @@ def deal(state: TableState, c: DealCards) -> list[Event]:
     if not isinstance(request, NeedCards):
         raise NotAllowedNow(f"no cards are needed now (waiting for {_waiting_for(state)})")
     expected = dict(request.targets)
-    given = dict(c.deals)
-    if set(given) != set(expected) or len(given) != len(c.deals):
+    deals = c.deals
+    given = dict(deals)
+    if given.keys() != expected.keys() or len(given) != len(deals):
         raise InvalidAction(f"cards are needed for {_targets(request)}, got {_targets_of(c)}")
-    for target, cards in c.deals:
+    dealt = list(c.burned)
+    for target, cards in deals:
         if len(cards) != expected[target]:
             raise InvalidAction(
                 f"{_name(target)} needs {expected[target]} card(s), got {len(cards)}"
             )
+        dealt += cards
     if len(c.burned) != request.burn:
         raise InvalidAction(f"burn {request.burn} card(s) first, got {len(c.burned)}")
     hand = current_hand(state)
-    dealt = [*c.burned, *(x for _, cards in c.deals for x in cards)]
     unique = set(dealt)
     if len(unique) != len(dealt) or not unique.isdisjoint(hand.out) or not unique <= VALID_CARDS:
         # Something is wrong: find the first offending card, in dealing order, to name it.
@@ -40,12 +42,11 @@ def deal(state: TableState, c: DealCards) -> list[Event]:
             if card in hand.out or card in seen:
                 raise InvalidAction(f"card {card} was already dealt in hand {hand.number}")
             seen.add(card)
-    order = [t for t, _ in request.targets]
-    events: list[Event] = []
-    for target in order:
-        burned = c.burned if target is None else ()
-        events.append(CardsDealt(target, tuple(given[target]), request.face_up, burned))
-    return events
+    face_up = request.face_up
+    return [
+        CardsDealt(target, tuple(given[target]), face_up, c.burned if target is None else ())
+        for target, _ in request.targets
+    ]
 
 
 def reshuffle(state: TableState, c: ReshuffleDiscards) -> list[Event]:

@@ -19,18 +19,19 @@ from services.games.events import (
     UncalledBetReturned,
 )
 from services.games.pots import build_pots, rake_for, split
-from services.games.reducer import apply
+from services.games.reducer import HANDLERS, apply
 from services.games.state import HandPlayer, HandState, TableState
 
 
 def advance(state: TableState) -> tuple[TableState, list[Event]]:
     produced: list[Event] = []
+    fold = HANDLERS
     while True:
         events = next_automatic(state)
         if not events:
             return state, produced
         for event in events:
-            state = apply(state, event)
+            state = fold[type(event)](state, event)  # `apply`, without the extra call
             produced.append(event)
 
 
@@ -46,8 +47,8 @@ def next_automatic(state: TableState) -> list[Event]:
     for p in hand.players:
         if not p.folded:
             in_hand += 1
-    if in_hand > 1 and hand.to_act is not None and isinstance(phase, Betting):
-        return []  # the common case: a betting round goes on
+            if in_hand > 1 and hand.to_act is not None and isinstance(phase, Betting):
+                return []  # the common case: a betting round goes on
     if in_hand == 1:
         return _uncalled(hand) or _award(state)
     if isinstance(phase, (DealHole, DealBoard)):

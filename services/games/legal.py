@@ -57,7 +57,6 @@ def legal_actions(state: TableState, seat: int) -> LegalActions:
     if hand is None or hand.to_act != seat:
         return LegalActions(seat, to_act=hand.to_act if hand else None)
     phase = state.phase()
-    p = hand.player(seat)
     if isinstance(phase, Betting):
         o = options(state, hand, seat)
         return LegalActions(
@@ -69,6 +68,7 @@ def legal_actions(state: TableState, seat: int) -> LegalActions:
             max_to=o.max_to,
             all_in_to=o.all_in_to,
         )
+    p = hand.player(seat)
     if isinstance(phase, Draw):
         if p.awaiting:
             return LegalActions(seat, to_act=seat)

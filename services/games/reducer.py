@@ -7,10 +7,10 @@ deterministically, so events stay small and a replay reproduces the live state e
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from services.games.betting import able, fixed_unit, next_bettor
-from services.games.definitions import Betting, DealHole, Draw, ForcedBets, Showdown
+from services.games.definitions import Betting, DealHole, Draw, Structure
 from services.games.events import (
     Action,
     ActionTaken,
@@ -38,7 +38,10 @@ from services.games.events import (
     TimedOut,
     UncalledBetReturned,
 )
+from services.games.plan import BETTING, DEAL_HOLE, DRAW, SHOWDOWN, plan_of
 from services.games.state import HandPlayer, HandState, SeatState, TableState, evolve, new_table
+
+_T = TypeVar("_T")
 
 
 def _seat(state: TableState, seat: int, **changes: Any) -> TableState:
@@ -58,6 +61,26 @@ def _player(hand: HandState, seat: int, **changes: Any) -> HandState:
     i = hand.index(seat)
     players[i] = evolve(players[i], **changes)
     return evolve(hand, players=tuple(players))
+
+
+_new = object.__new__
+_set = object.__setattr__
+_FOLD = Action.FOLD
+
+
+def _mk(cls: type[_T], fields: dict[str, Any]) -> _T:
+    """A state object with exactly these fields (the caller built a fresh dict, usually
+    `{**old.__dict__, "changed": value}`): `evolve` without its call and kwargs overhead."""
+    new = _new(cls)
+    _set(new, "__dict__", fields)
+    return new
+
+
+def _index(players: list[HandPlayer] | tuple[HandPlayer, ...], seat: int) -> int:
+    for i, p in enumerate(players):
+        if p.seat == seat:
+            return i
+    raise KeyError(seat)
 
 
 def _hand(state: TableState) -> HandState:
@@ -153,32 +176,36 @@ def _stack_delta(
 
 def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
     hand = _hand(state)
-    config = state.config
-    previous = state.phase()
-    phase = config.game.phases[e.phase]
-    changes: dict[str, Any] = {}
-    if isinstance(previous, Betting):
-        changes["players"] = tuple(
-            evolve(p, bet=0, acted=False, acted_level=0) if p.bet or p.acted else p
-            for p in hand.players
+    plan = plan_of(state.config)
+    kind = plan.kinds[e.phase]
+    fields = hand.__dict__.copy()  # the new hand is built once, from these fields
+    players = hand.players
+    if hand.phase >= 0 and plan.kinds[hand.phase] == BETTING:
+        players = tuple(
+            _mk(HandPlayer, {**p.__dict__, "bet": 0, "acted": False, "acted_level": 0})
+            if p.bet or p.acted
+            else p
+            for p in players
         )
-        changes["current_bet"] = 0
-    first_betting = config.game.first_betting_phase
-    changes["phase"] = e.phase
-    changes["to_act"] = None
-    changes["reached_second_round"] = hand.reached_second_round or e.phase > first_betting
-    if isinstance(phase, Betting):
-        players = changes.get("players", hand.players)
-        changes.update(_start_betting(state, hand, players, phase, e.phase == first_betting))
-        return evolve(state, hand=evolve(hand, **changes))
-    hand = evolve(hand, **changes)
-    if isinstance(phase, Draw):
-        players = tuple(evolve(p, drew=False, awaiting=0, discards=()) for p in hand.players)
-        hand = evolve(hand, players=players)
-        return evolve(state, hand=evolve(hand, to_act=_next_drawer(hand, hand.button)))
-    if isinstance(phase, Showdown):
-        return evolve(state, hand=evolve(hand, showdown_order=_showdown_order(hand)))
-    return evolve(state, hand=hand)
+        fields["players"] = players
+        fields["current_bet"] = 0
+    fields["phase"] = e.phase
+    fields["to_act"] = None
+    fields["reached_second_round"] = hand.reached_second_round or e.phase > plan.first_betting
+    if kind == BETTING:
+        phase = plan.phases[e.phase]
+        assert isinstance(phase, Betting)
+        fields.update(_start_betting(state, hand, players, phase, e.phase == plan.first_betting))
+    elif kind == DRAW:
+        players = tuple(
+            _mk(HandPlayer, {**p.__dict__, "drew": False, "awaiting": 0, "discards": ()})
+            for p in players
+        )
+        fields["players"] = players
+        fields["to_act"] = _next_drawer_of(players, hand.button)
+    elif kind == SHOWDOWN:
+        fields["showdown_order"] = _showdown_order_of(players, hand.button, hand.last_aggressor)
+    return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
 
 
 def _start_betting(
@@ -190,14 +217,17 @@ def _start_betting(
 ) -> dict[str, Any]:
     """The hand's fields at the start of betting round `betting` with these `players`."""
     config = state.config
-    blinds = config.game.forced_bets is ForcedBets.BLINDS
+    blinds = plan_of(config).blinds
     current = max((p.bet for p in players), default=0)
     if first and blinds:
         current = max(current, config.big_blind)
     unit = config.big_bet if betting.big_bet else config.small_bet
     opening = config.big_blind if blinds else config.small_bet
-    min_raise = unit if config.limit.value == "fixed-limit" else opening
-    in_hand = sum(1 for p in players if not p.folded)
+    min_raise = unit if config.limit is Structure.FIXED_LIMIT else opening
+    in_hand = 0
+    for p in players:
+        if not p.folded:
+            in_hand += 1
     if first and blinds and hand.big_blind_seat is not None:
         start = hand.big_blind_seat
     else:
@@ -212,16 +242,33 @@ def _start_betting(
     }
 
 
+def _clockwise(players: tuple[HandPlayer, ...], after: int) -> list[HandPlayer]:
+    """The players clockwise starting left of seat `after` (players are in seat order)."""
+    for i, p in enumerate(players):
+        if p.seat > after:
+            return [*players[i:], *players[:i]]
+    return list(players)
+
+
 def _next_drawer(hand: HandState, after: int) -> int | None:
-    for p in hand.clockwise_from(after):
+    return _next_drawer_of(hand.players, after)
+
+
+def _next_drawer_of(players: tuple[HandPlayer, ...], after: int) -> int | None:
+    for p in _clockwise(players, after):
         if not p.folded and not p.drew:
             return p.seat
     return None
 
 
 def _showdown_order(hand: HandState) -> tuple[int, ...]:
-    first = hand.last_aggressor
-    ordered = [p.seat for p in hand.clockwise_from(hand.button) if not p.folded]
+    return _showdown_order_of(hand.players, hand.button, hand.last_aggressor)
+
+
+def _showdown_order_of(
+    players: tuple[HandPlayer, ...], button: int, first: int | None
+) -> tuple[int, ...]:
+    ordered = [p.seat for p in _clockwise(players, button) if not p.folded]
     if first is not None and first in ordered:
         i = ordered.index(first)
         ordered = ordered[i:] + ordered[:i]
@@ -231,77 +278,89 @@ def _showdown_order(hand: HandState) -> tuple[int, ...]:
 def _cards_dealt(state: TableState, e: CardsDealt) -> TableState:
     hand = _hand(state)
     out = hand.out.union(e.cards, e.burned)
-    phase = state.config.game.phases[hand.phase]
+    kind = plan_of(state.config).kinds[hand.phase]
+    fields = hand.__dict__.copy()
+    fields["out"] = out
     if e.seat is None:
-        hand = evolve(
-            hand,
-            board=hand.board + e.cards,
-            burned=hand.burned + e.burned,
-            out=out,
-            dealt_phase=hand.phase,
-        )
-        return evolve(state, hand=hand)
+        fields["board"] = hand.board + e.cards
+        fields["burned"] = hand.burned + e.burned
+        fields["dealt_phase"] = hand.phase
+        return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
     players = list(hand.players)
-    i = hand.index(e.seat)
+    i = _index(players, e.seat)
     p = players[i]
-    if isinstance(phase, Draw):
-        players[i] = evolve(p, cards=p.cards + e.cards, awaiting=0, drew=True)
-        hand = evolve(hand, out=out, players=tuple(players))
-        return evolve(state, hand=evolve(hand, to_act=_next_drawer(hand, e.seat)))
-    players[i] = evolve(p, cards=p.cards + e.cards)
-    dealt = hand.dealt_phase
-    if isinstance(phase, DealHole) and all(len(q.cards) >= phase.count for q in players):
-        dealt = hand.phase
-    hand = evolve(hand, out=out, players=tuple(players), dealt_phase=dealt)
-    return evolve(state, hand=hand)
+    if kind == DRAW:
+        players[i] = _mk(
+            HandPlayer, {**p.__dict__, "cards": p.cards + e.cards, "awaiting": 0, "drew": True}
+        )
+        new_players = tuple(players)
+        fields["players"] = new_players
+        fields["to_act"] = _next_drawer_of(new_players, e.seat)
+        return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
+    players[i] = _mk(HandPlayer, {**p.__dict__, "cards": p.cards + e.cards})
+    if kind == DEAL_HOLE:
+        phase = plan_of(state.config).phases[hand.phase]
+        assert isinstance(phase, DealHole)
+        count = phase.count
+        for q in players:
+            if len(q.cards) < count:
+                break
+        else:
+            fields["dealt_phase"] = hand.phase
+    fields["players"] = tuple(players)
+    return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
 
 
 def _action(state: TableState, e: ActionTaken) -> TableState:
     hand = _hand(state)
-    i = hand.index(e.seat)
-    p = hand.players[i]
+    players = list(hand.players)
+    i = _index(players, e.seat)
+    p = players[i]
     # A voluntary action ends a run of timeouts; `TimedOut` follows a default action's event.
     seats = state.seats
     seat = seats[e.seat]
     assert seat is not None
-    if seat.timeouts or e.added:
-        seats = _stack_delta(seats, e.seat, -e.added, timeouts=0)
-    if e.action == Action.FOLD:
-        players = list(hand.players)
-        players[i] = evolve(p, folded=True, acted=True)
-        to_act = next_bettor(seats, tuple(players), hand.current_bet, e.seat, False)
-        hand = evolve(hand, players=tuple(players), to_act=to_act)
-    else:
-        current, min_raise, bets_made, aggressor = (
-            hand.current_bet,
-            hand.min_raise,
-            hand.bets_made,
-            hand.last_aggressor,
+    added = e.added
+    if seat.timeouts or added:
+        changed = list(seats)
+        changed[e.seat] = _mk(
+            SeatState, {**seat.__dict__, "stack": seat.stack - added, "timeouts": 0}
         )
-        if e.to > current:
-            increase = e.to - current
-            if state.config.limit.value == "fixed-limit":
+        seats = tuple(changed)
+    fields = hand.__dict__.copy()
+    if e.action == _FOLD:
+        players[i] = _mk(HandPlayer, {**p.__dict__, "folded": True, "acted": True})
+        new_players = tuple(players)
+        fields["players"] = new_players
+        fields["to_act"] = next_bettor(seats, new_players, hand.current_bet, e.seat, False)
+    else:
+        current = hand.current_bet
+        to = e.to
+        if to > current:
+            increase = to - current
+            if state.config.limit is Structure.FIXED_LIMIT:
                 if 2 * increase >= fixed_unit(state):
-                    bets_made += 1
-            elif increase >= min_raise:
-                min_raise = increase
-                bets_made += 1
-            current, aggressor = e.to, e.seat
-        players = list(hand.players)
-        players[i] = evolve(
-            p, bet=e.to, committed=p.committed + e.added, acted=True, acted_level=current
+                    fields["bets_made"] = hand.bets_made + 1
+            elif increase >= hand.min_raise:
+                fields["min_raise"] = increase
+                fields["bets_made"] = hand.bets_made + 1
+            current = to
+            fields["current_bet"] = to
+            fields["last_aggressor"] = e.seat
+        players[i] = _mk(
+            HandPlayer,
+            {
+                **p.__dict__,
+                "bet": to,
+                "committed": p.committed + added,
+                "acted": True,
+                "acted_level": current,
+            },
         )
         new_players = tuple(players)
-        hand = evolve(
-            hand,
-            players=new_players,
-            current_bet=current,
-            min_raise=min_raise,
-            bets_made=bets_made,
-            last_aggressor=aggressor,
-            to_act=next_bettor(seats, new_players, current, e.seat, False),
-        )
-    return evolve(state, seats=seats, hand=hand)
+        fields["players"] = new_players
+        fields["to_act"] = next_bettor(seats, new_players, current, e.seat, False)
+    return _mk(TableState, {**state.__dict__, "seats": seats, "hand": _mk(HandState, fields)})
 
 
 def _timed_out(state: TableState, e: TimedOut) -> TableState:
@@ -408,7 +467,7 @@ def _voided(state: TableState, e: HandVoided) -> TableState:
     return evolve(state, hand=None)
 
 
-_HANDLERS: dict[type, Callable[[TableState, Any], TableState]] = {
+HANDLERS: dict[type, Callable[[TableState, Any], TableState]] = {
     TableOpened: _table_opened,
     PlayerSeated: _seated,
     LeaveRequested: _leave_requested,
@@ -436,12 +495,13 @@ _HANDLERS: dict[type, Callable[[TableState, Any], TableState]] = {
 
 
 def apply(state: TableState, event: Event) -> TableState:
-    return _HANDLERS[type(event)](state, event)
+    return HANDLERS[type(event)](state, event)
 
 
 def apply_all(state: TableState, events: Iterable[Event]) -> TableState:
+    handlers = HANDLERS
     for event in events:
-        state = apply(state, event)
+        state = handlers[type(event)](state, event)
     return state
 
 

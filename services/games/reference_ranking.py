@@ -10,7 +10,7 @@ which is optimal for the pair-based categories.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 
 from services.games.cardtext import Card, rank_value
@@ -41,9 +41,9 @@ Score = tuple[int, tuple[int, ...]]
 
 def _encode(category: int, ranks: Sequence[int]) -> int:
     value = category
-    for r in list(ranks)[:5] + [0] * (5 - len(ranks)):
+    for r in ranks[:5]:
         value = value * 16 + r
-    return value
+    return value << (4 * (5 - min(len(ranks), 5)))
 
 
 def _pattern(ranks: list[int]) -> Score:
@@ -102,44 +102,66 @@ _VALUE = {r: i + 2 for i, r in enumerate("23456789TJQKA")}
 def score_natural(cards: Sequence[Card]) -> tuple[Score, tuple[Card, ...]]:
     """Best five of any number of cards without wilds, read off directly (no subsets):
     the fast path for hold'em and for simulations; tests check it against the subsets."""
+    value_of = _VALUE
     by_suit: dict[str, list[int]] = {}
     counts: dict[int, int] = {}
     for card in cards:
-        value = _VALUE[card[0]]
+        value = value_of[card[0]]
         counts[value] = counts.get(value, 0) + 1
-        by_suit.setdefault(card[1], []).append(value)
-    flush_suit = next((suit for suit, vs in by_suit.items() if len(vs) >= 5), None)
+        suit = card[1]
+        if suit in by_suit:
+            by_suit[suit].append(value)
+        else:
+            by_suit[suit] = [value]
+    flush_suit = None
+    for suit, values in by_suit.items():
+        if len(values) >= 5:
+            flush_suit = suit
+            break
     best: Score
     if flush_suit is not None:
         suited = sorted(by_suit[flush_suit], reverse=True)
-        top = _best_straight(set(suited))
+        top = _best_straight(suited)
         best = (STRAIGHT_FLUSH, (top,)) if top else (FLUSH, tuple(suited[:5]))
     else:
-        top = _best_straight(set(counts))
+        top = _best_straight(counts)
         best = (STRAIGHT, (top,)) if top else (HIGH_CARD, ())
-    groups = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
-    (r1, n1), rest = groups[0], groups[1:]
+    # (count, rank), most cards first, then the higher rank: singletons come out in
+    # descending rank order, so kickers can be read off the front of the rest.
+    groups = sorted([(n, r) for r, n in counts.items()], reverse=True)
+    n1, r1 = groups[0]
+    rest = groups[1:]
     pattern: Score
     if n1 >= 4:
-        pattern = (QUADS, (r1, max(r for r, _ in rest)))
-    elif n1 == 3 and rest and rest[0][1] >= 2:
-        pattern = (FULL_HOUSE, (r1, rest[0][0]))
+        pattern = (QUADS, (r1, max(r for _, r in rest)))
+    elif n1 == 3 and rest and rest[0][0] >= 2:
+        pattern = (FULL_HOUSE, (r1, rest[0][1]))
     elif n1 == 3:
-        pattern = (TRIPS, (r1, *sorted((r for r, _ in rest), reverse=True)[:2]))
-    elif n1 == 2 and rest and rest[0][1] == 2:
-        kicker = max(r for r, _ in rest[1:])
-        pattern = (TWO_PAIR, (r1, rest[0][0], kicker))
+        pattern = (TRIPS, (r1, *[r for _, r in rest[:2]]))
+    elif n1 == 2 and rest and rest[0][0] == 2:
+        kicker = max(r for _, r in rest[1:])
+        pattern = (TWO_PAIR, (r1, rest[0][1], kicker))
     elif n1 == 2:
-        pattern = (PAIR, (r1, *sorted((r for r, _ in rest), reverse=True)[:3]))
+        pattern = (PAIR, (r1, *[r for _, r in rest[:3]]))
     else:
-        pattern = (HIGH_CARD, tuple(sorted(counts, reverse=True)[:5]))
+        pattern = (HIGH_CARD, tuple([r for _, r in groups[:5]]))
     score = max(best, pattern)
     return score, _cards_for(score, cards, flush_suit)
 
 
-def _best_straight(values: set[int]) -> int | None:
-    for top, window in _WINDOWS:
-        if window <= values:
+# Rank bit masks of the straights, best first (the wheel counts the ace low).
+_STRAIGHT_MASKS = [
+    (top, sum(1 << (14 if r == 1 else r) for r in range(top - 4, top + 1)))
+    for top in range(14, 4, -1)
+]
+
+
+def _best_straight(values: Iterable[int]) -> int | None:
+    mask = 0
+    for v in values:
+        mask |= 1 << v
+    for top, window in _STRAIGHT_MASKS:
+        if mask & window == window:
             return top
     return None
 
@@ -148,15 +170,20 @@ def _cards_for(score: Score, cards: Sequence[Card], suit: str | None) -> tuple[C
     """The five cards making `score`: for each rank it names, the cards of that rank in the
     order given (only the flush suit for flushes), cut to five."""
     category, ranks = score
-    flush = category in (FLUSH, STRAIGHT_FLUSH)
+    value_of = _VALUE
     by_value: dict[int, list[Card]] = {}
+    only = suit if category in (FLUSH, STRAIGHT_FLUSH) else None
     for c in cards:
-        if not flush or suit is None or c[1] == suit:
-            by_value.setdefault(_VALUE[c[0]], []).append(c)
+        if only is None or c[1] == only:
+            v = value_of[c[0]]
+            if v in by_value:
+                by_value[v].append(c)
+            else:
+                by_value[v] = [c]
     if category in (STRAIGHT, STRAIGHT_FLUSH):
         top = ranks[0]
         wanted = (14, 2, 3, 4, 5) if top == 5 else range(top, top - 5, -1)
-        return tuple(by_value[r][0] for r in wanted)
+        return tuple([by_value[r][0] for r in wanted])
     chosen: list[Card] = []
     for r in ranks:
         chosen += by_value[r]
@@ -173,7 +200,7 @@ class ReferenceRanker:
         five_of_a_kind_beats_straight_flush: bool = True,
     ) -> HandValue:
         best: tuple[Score, tuple[Card, ...]] | None = None
-        if not any(c[0] in wild_ranks for c in cards):
+        if not wild_ranks or not any(c[0] in wild_ranks for c in cards):
             best = score_natural(cards)
         for combo in combinations(cards, 5) if best is None else ():
             five = tuple(combo)
@@ -182,7 +209,7 @@ class ReferenceRanker:
                 best = (score, five)
         assert best is not None, "need at least five cards"
         (category, ranks), chosen = best
-        label = f"{_NAMES[category]}, " + " ".join(_RANK_CHARS[r] for r in ranks)
+        label = f"{_NAMES[category]}, " + " ".join([_RANK_CHARS[r] for r in ranks])
         return HandValue(_encode(category, ranks), label, chosen)
 
     def rank_low_eight(self, cards: Sequence[Card]) -> HandValue | None:

@@ -44,7 +44,7 @@ from services.games.events import (
 )
 from services.games.flow import advance
 from services.games.legal import legal_actions
-from services.games.reducer import apply
+from services.games.reducer import HANDLERS as _FOLDERS
 from services.games.seating import (
     current_hand,
     in_hand,
@@ -71,10 +71,13 @@ def execute(state: TableState, command: Command) -> tuple[TableState, list[Event
     if handler is None:
         raise InvalidAction(f"unknown command {type(command).__name__}")
     events: list[Event] = handler(state, command)
+    fold = _FOLDERS
     for event in events:
-        state = apply(state, event)
+        state = fold[type(event)](state, event)  # `apply`, without the extra call
     state, automatic = advance(state)
-    return state, events + automatic
+    if automatic:
+        return state, events + automatic
+    return state, events
 
 
 def _start(state: TableState, c: StartHand) -> list[Event]:
@@ -89,6 +92,20 @@ def _start(state: TableState, c: StartHand) -> list[Event]:
 
 
 def _check_turn(state: TableState, seat: int, hand_number: int | None, by: str | None) -> None:
+    hand = state.hand
+    if (
+        hand is not None
+        and hand.to_act == seat
+        and (hand_number is None or hand_number == hand.number)
+    ):
+        # The common case, the seat to act acting: it is seated and in the hand (`to_act` is
+        # always one of the hand's players), so only the owner and replacement cards remain
+        # to check, in the same order as below.
+        if by is not None:
+            occupied(state, seat, by)
+        if hand.player(seat).awaiting:
+            raise NotAllowedNow(f"seat {seat} is waiting for replacement cards")
+        return
     hand = current_hand(state)
     if hand_number is not None and hand_number != hand.number:
         if hand_number < hand.number:
@@ -109,7 +126,7 @@ def _check_turn(state: TableState, seat: int, hand_number: int | None, by: str |
 
 def _act(state: TableState, c: Act) -> list[Event]:
     _check_turn(state, c.seat, c.hand, c.by)
-    if c.action not in Action.ALL:
+    if c.action not in _ALL_ACTIONS:
         raise InvalidAction(f"unknown action {c.action!r}: one of {', '.join(sorted(Action.ALL))}")
     phase = state.phase()
     if isinstance(phase, Betting):
@@ -121,27 +138,29 @@ def _act(state: TableState, c: Act) -> list[Event]:
     raise NotAllowedNow("no player decision is pending")
 
 
+_ALL_ACTIONS = Action.ALL
+
+
 def _bet(state: TableState, c: Act) -> list[Event]:
     hand = current_hand(state)
     seat = c.seat
     o = options(state, hand, seat)
-    p = hand.player(seat)
-    stack = state.stack(seat)
+    stack = o.stack
     action = c.action
     if action == Action.FOLD:
         if o.can_check:
             raise InvalidAction(f"seat {seat} faces no bet: check instead of folding")
-        return [ActionTaken(seat, Action.FOLD, p.bet, 0)]
+        return [ActionTaken(seat, Action.FOLD, o.bet, 0)]
     if action == Action.CHECK:
         if not o.can_check:
             raise InvalidAction(
                 f"cannot check facing a bet of {hand.current_bet}: call {o.to_call}, raise or fold"
             )
-        return [ActionTaken(seat, Action.CHECK, p.bet, 0)]
+        return [ActionTaken(seat, Action.CHECK, o.bet, 0)]
     if action == Action.CALL:
         if o.can_check:
             raise InvalidAction("nothing to call: check or bet")
-        return [ActionTaken(seat, Action.CALL, p.bet + o.to_call, o.to_call, o.to_call == stack)]
+        return [ActionTaken(seat, Action.CALL, o.bet + o.to_call, o.to_call, o.to_call == stack)]
     if action == Action.ALL_IN:
         if not o.all_in_legal:
             raise InvalidAction(_no_raise_reason(state, hand, o.to_call, stack))
@@ -161,7 +180,7 @@ def _bet(state: TableState, c: Act) -> list[Event]:
             raise InvalidAction(
                 f"{action} must be to between {o.min_to} and {o.max_to}, not {c.amount}"
             )
-        added = c.amount - p.bet
+        added = c.amount - o.bet
         return [ActionTaken(seat, action, c.amount, added, added == stack)]
     raise InvalidAction(f"{action} is not a betting action: betting is in progress")
 
