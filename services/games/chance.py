@@ -87,9 +87,9 @@ def _pending(state: TableState) -> ChanceRequest | None:
     if isinstance(phase, Betting):
         return None  # only players act during a betting round
     if isinstance(phase, DealHole) and hand.dealt_phase != hand.phase:
-        order = [p.seat for p in hand.clockwise_from(hand.button)]
+        count = phase.count
         return NeedCards(
-            tuple((s, phase.count - len(hand.player(s).cards)) for s in order),
+            tuple([(p.seat, count - len(p.cards)) for p in hand.clockwise_from(hand.button)]),
             0,
             phase.face_up,
             phase.one_at_a_time,

@@ -76,17 +76,20 @@ def play_hand(
             return HandRun(state, log, decisions)
         request = pending_chance(state)
         command: Command
-        if isinstance(request, NeedCards):
+        if request is None:  # the common case first: a player decides
+            if hand.to_act is None:
+                raise RuntimeError(f"hand {hand.number} is stuck: nothing pending, nobody to act")
+            command = policy(state, legal_actions(state, hand.to_act))
+            decisions += 1
+        elif isinstance(request, NeedCards):
             command = deal_from(request, deck)
         elif isinstance(request, NeedReshuffle):
             command = reshuffle(request)
             deck.put_back(request.discards)
         elif isinstance(request, NeedRanks):
             command = rank_hands(state, ranker)
-        elif hand.to_act is not None:
-            command = policy(state, legal_actions(state, hand.to_act))
-            decisions += 1
         else:
-            raise RuntimeError(f"hand {hand.number} is stuck: nothing pending, nobody to act")
-        state = step(state, command, log)
+            raise RuntimeError(f"hand {hand.number} is stuck: {request} while a hand is on")
+        state, events = execute(state, command)
+        log += events
     raise RuntimeError(f"hand did not finish within {max_steps} steps")
