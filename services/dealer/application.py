@@ -80,6 +80,7 @@ class DealResult:
     cards: tuple[str, ...]
     first_position: int
     remaining: int
+    burned: tuple[str, ...] = ()  # the cards burned before `cards`, when a burn was asked
 
 
 class DealerApplication:
@@ -289,31 +290,50 @@ class DealerApplication:
         purpose: int,
         recipient: str = "",
         idempotency_key: str = "",
+        burn: int = 0,
     ) -> DealResult:
         principal.require(Role.SERVICE)
         _check_request_key(idempotency_key)
+        burned_key = core.burn_key(idempotency_key)
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
-            if idempotency_key and idempotency_key in loaded.state.by_idempotency_key():
+            recorded = loaded.state.by_idempotency_key() if idempotency_key else {}
+            if idempotency_key in recorded:
                 return [], ""
+            # A burn already recorded under its key (a caller that burned with a Deal of its
+            # own, then crashed) is not burned again.
+            burn_now = 0 if burned_key in recorded else burn
             events = core.decide_deal(
-                loaded.state, self._sequence(loaded), count, purpose, recipient, idempotency_key
+                loaded.state,
+                self._sequence(loaded),
+                count,
+                purpose,
+                recipient,
+                idempotency_key,
+                burn_now,
             )
-            key = _store_key("deal", idempotency_key)
-            return events, key
+            return events, _store_key("deal", idempotency_key)
 
         loaded = self._execute(shuffle_id, decide)
-        dealt = (
-            loaded.state.by_idempotency_key().get(idempotency_key)
-            if idempotency_key
-            else loaded.state.history[-1]
-        )
-        if not isinstance(dealt, events_pb2.CardsDealt):
+        history = loaded.state.history
+        if idempotency_key:
+            recorded = loaded.state.by_idempotency_key()
+            dealt = recorded.get(idempotency_key)
+            burned = recorded.get(burned_key) if burn else None
+        else:
+            dealt = history[-1]
+            burned = history[-2] if burn else None
+        if not isinstance(dealt, events_pb2.CardsDealt) or not (
+            burned is None or isinstance(burned, events_pb2.CardsDealt)
+        ):
             raise FailedPrecondition(
                 f"idempotency key {idempotency_key!r} was used for a reshuffle, not a deal"
             )
         return DealResult(
-            tuple(dealt.cards), dealt.first_position, self._sequence(loaded).remaining
+            tuple(dealt.cards),
+            burned.first_position if burned is not None else dealt.first_position,
+            self._sequence(loaded).remaining,
+            tuple(burned.cards) if burned is not None else (),
         )
 
     def reshuffle(

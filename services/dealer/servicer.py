@@ -57,9 +57,13 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
             request.purpose,
             request.recipient,
             request.idempotency_key,
+            request.burn,
         )
         return dealer_pb2.DealResponse(
-            cards=result.cards, first_position=result.first_position, remaining=result.remaining
+            cards=result.cards,
+            first_position=result.first_position,
+            remaining=result.remaining,
+            burned=result.burned,
         )
 
     def Reshuffle(

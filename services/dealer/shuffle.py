@@ -163,7 +163,10 @@ def decide_deal(
     purpose: int,
     recipient: str,
     idempotency_key: str,
+    burn: int = 0,
 ) -> list[Message]:
+    """Deal `count` cards for `purpose`, after `burn` burned cards (their own CardsDealt with
+    purpose BURN, keyed `<idempotency_key>/burn`, so the record labels them as burns)."""
     if state.closed:
         raise FailedPrecondition(
             f"shuffle {state.shuffle_id} is closed; no cards can be dealt "
@@ -176,19 +179,42 @@ def decide_deal(
         raise InvalidArgument("purpose is required: hole, board, burn, draw, spit, up or down")
     if not 1 <= count <= MAX_DEAL:
         raise InvalidArgument(f"count must be between 1 and {MAX_DEAL}, got {count}")
+    if not 0 <= burn <= MAX_DEAL - count:
+        raise InvalidArgument(
+            f"burn must be between 0 and {MAX_DEAL - count} with count {count}, got {burn}"
+        )
     try:
-        cards = sequence.next_cards(count)
+        cards = sequence.next_cards(burn + count)
     except DealingError as exc:
         raise FailedPrecondition(f"shuffle {state.shuffle_id}: {exc}") from exc
-    dealt = events_pb2.CardsDealt(
-        cards=wire.cards_to_wire(cards),
-        purpose=purpose,  # type: ignore[arg-type]
-        recipient=recipient,
-        first_position=state.dealt_count,
-        nonce=sequence.nonce,
-        idempotency_key=idempotency_key,
+    events: list[Message] = [*decide_seal(state)]
+    if burn:
+        events.append(
+            events_pb2.CardsDealt(
+                cards=wire.cards_to_wire(cards[:burn]),
+                purpose=dealer_pb2.DEAL_PURPOSE_BURN,
+                first_position=state.dealt_count,
+                nonce=sequence.nonce,
+                idempotency_key=burn_key(idempotency_key),
+            )
+        )
+    events.append(
+        events_pb2.CardsDealt(
+            cards=wire.cards_to_wire(cards[burn:]),
+            purpose=purpose,  # type: ignore[arg-type]
+            recipient=recipient,
+            first_position=state.dealt_count + burn,
+            nonce=sequence.nonce,
+            idempotency_key=idempotency_key,
+        )
     )
-    return [*decide_seal(state), dealt]
+    return events
+
+
+def burn_key(idempotency_key: str) -> str:
+    """The record key of a deal's burn ("" without a key): the key the table used when it
+    burned with a Deal of its own, so a retry finds a burn dealt either way."""
+    return f"{idempotency_key}/burn" if idempotency_key else ""
 
 
 def decide_reshuffle(

@@ -183,3 +183,31 @@ def test_redis_never_holds_an_unrevealed_seed(start_dealer, key_prefix, redis_ur
         v for _id, f in client.xrange(f"{{shuffle:{sid}}}:events") for v in f.values()
     )
     assert seed in revealed  # after Close the seed is public, in the stream
+
+
+def test_one_deal_burns_then_deals_and_croupier_verify_checks_both(
+    start_dealer, key_prefix, tmp_path
+):
+    address = start_dealer()
+    table = table_stub(address)
+    sid = f"{key_prefix}-burn"
+    table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=STANDARD))
+    hole = table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=4, purpose=HOLE))
+    board = dealer_pb2.DEAL_PURPOSE_BOARD
+    flop = dealer_pb2.DealRequest(
+        shuffle_id=sid, count=3, purpose=board, burn=1, idempotency_key="flop"
+    )
+    reply = table.Deal(flop)
+    assert len(reply.burned) == 1 and len(reply.cards) == 3
+    assert reply.first_position == 4 and reply.remaining == 44
+    assert table.Deal(flop) == reply  # a retry deals nothing new
+    closed = table.Close(dealer_pb2.CloseRequest(shuffle_id=sid)).shuffle
+    assert [(s.deal.purpose, list(s.deal.cards)) for s in closed.steps] == [
+        (HOLE, list(hole.cards)),
+        (dealer_pb2.DEAL_PURPOSE_BURN, list(reply.burned)),
+        (board, list(reply.cards)),
+    ]
+    path = tmp_path / "revealed.json"
+    path.write_text(json.dumps(MessageToDict(closed, preserving_proto_field_name=True)))
+    result = CliRunner().invoke(cli_app, ["verify", str(path)])
+    assert result.exit_code == 0 and "all 8 dealt cards" in result.output, result.output

@@ -260,3 +260,70 @@ def test_the_cache_keeps_only_the_most_recently_used_shuffles():
     assert cache.get("a") == 1
     cache.put("c", 3)
     assert cache.get("b") is None and cache.get("a") == 1 and len(cache) == 2
+
+
+BOARD = dealer_pb2.DEAL_PURPOSE_BOARD
+BURN = dealer_pb2.DEAL_PURPOSE_BURN
+
+
+class CountingStore:
+    """The in-memory store, counting appends."""
+
+    def __init__(self, store):
+        self._store, self.appends = store, 0
+
+    def append(self, *args, **kwargs):
+        self.appends += 1
+        return self._store.append(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+
+def test_a_deal_with_a_burn_records_the_burn_as_its_own_burn_deal_in_one_append(store):
+    counting = CountingStore(store)
+    app = make_app(counting)
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    app.deal(TABLE, "h1", 4, HOLE, idempotency_key="hole")
+    before, appends = store.version(shuffle_stream("h1")), counting.appends
+    flop = app.deal(TABLE, "h1", 3, BOARD, idempotency_key="flop", burn=1)
+    assert counting.appends == appends + 1
+    order = tuple(str(c) for c in expected_order("h1"))
+    assert flop.burned == order[4:5] and flop.cards == order[5:8]
+    assert flop.first_position == 4 and flop.remaining == 44
+    recorded = store.read(shuffle_stream("h1"), from_version=before + 1)
+    assert [
+        (r.message.purpose, tuple(r.message.cards), r.message.idempotency_key) for r in recorded
+    ] == [
+        (BURN, order[4:5], "flop/burn"),
+        (BOARD, order[5:8], "flop"),
+    ]
+    state = app.close(TABLE, "h1").state
+    assert [h.purpose for h in state.history] == [HOLE, BURN, BOARD]
+    assert app.verify_closed("h1").ok
+
+
+def test_a_repeated_deal_with_a_burn_returns_the_same_burn_and_cards(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    first = app.deal(TABLE, "h1", 1, BOARD, idempotency_key="turn", burn=1)
+    again = app.deal(TABLE, "h1", 1, BOARD, idempotency_key="turn", burn=1)
+    assert first == again and len(first.burned) == 1
+    assert app.deal(TABLE, "h1", 1, HOLE).first_position == 2
+
+
+def test_a_burn_already_dealt_under_its_key_by_a_deal_of_its_own_is_not_burned_again(app):
+    """A caller that burned with a separate Deal (key `<key>/burn`) and crashed before the
+    cards: the combined retry deals the cards only and returns the recorded burn."""
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    burned = app.deal(TABLE, "h1", 1, BURN, idempotency_key="river/burn")
+    river = app.deal(TABLE, "h1", 1, BOARD, idempotency_key="river", burn=1)
+    order = tuple(str(c) for c in expected_order("h1"))
+    assert river.burned == burned.cards == order[:1] and river.cards == order[1:2]
+
+
+def test_a_burn_that_would_overrun_the_deck_size_is_invalid(app):
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    with pytest.raises(InvalidArgument, match="burn"):
+        app.deal(TABLE, "h1", 3, BOARD, burn=414)
+    with pytest.raises(FailedPrecondition, match="remain"):
+        app.deal(TABLE, "h1", 3, BOARD, burn=50)
