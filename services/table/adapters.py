@@ -85,15 +85,24 @@ class GrpcDealer:
         response = call("dealer Contribute", lambda: self._stub.Contribute(request, CALL_TIMEOUT_S))
         return response.index
 
-    def deal(self, shuffle_id: str, count: int, step: str, purpose: str) -> tuple[Card, ...]:
+    def deal(
+        self, shuffle_id: str, count: int, step: str, purpose: str, burn: int = 0
+    ) -> tuple[Card, ...]:
         request = dealer_pb2.DealRequest(
             shuffle_id=shuffle_id,
             count=count,
             purpose=_PURPOSES[purpose],
             idempotency_key=step[-200:],
+            burn=burn,
         )
         response = call("dealer Deal", lambda: self._stub.Deal(request, CALL_TIMEOUT_S))
-        return tuple(response.cards)
+        if len(response.burned) != burn or len(response.cards) != count:
+            # A retry key recorded for a different request (never by this table's keys).
+            raise errors.FailedPrecondition(
+                f"dealer Deal {step!r} returned {len(response.burned)} burned + "
+                f"{len(response.cards)} cards for a request of {burn} + {count}"
+            )
+        return (*response.burned, *response.cards)
 
     def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str) -> None:
         request = dealer_pb2.ReshuffleRequest(

@@ -50,6 +50,8 @@ DIRECTORY_STREAM = stream_key("tables", "directory")
 GIVE_UP_AFTER_VOIDS = 10
 log = structlog.get_logger(__name__)
 MAX_ATTEMPTS = 20
+# At most this many side-effect-free steps (rank, settle without rake) join a command's append.
+MAX_LOCAL_STEPS = 4
 
 _RULE_ERRORS: dict[str, type[errors.DomainError]] = {
     "invalid_argument": errors.InvalidArgument,
@@ -212,12 +214,8 @@ class TableApplication:
                         fresh = True
                         continue
                     return table, table.version
-                events += self._follow_ups(table, events)
-                batch: list[object] = [
-                    events_pb2.CommandAccepted(key=key, by=by, events=len(events)),
-                    *events,
-                ]
-                appended = self._append(table, batch, key)
+                batch, folded = self._command_batch(table, key, by, events)
+                appended = self._append(table, batch, key, folded)
                 if appended is not None:
                     self._after_append(table, appended)
                     return appended, appended.version
@@ -225,8 +223,48 @@ class TableApplication:
             raise errors.Unavailable(f"table {table_id} is too busy: retry the command")
         raise AssertionError("unreachable")
 
-    def _append(self, table: Table, batch: Sequence[object], key: str) -> Table | None:
-        """Append `batch` after the table's version; None when someone else wrote first."""
+    def _command_batch(
+        self, table: Table, key: str, by: str, events: list[object]
+    ) -> tuple[list[object], Table]:
+        """A command's append: CommandAccepted, the command's events, then the process steps
+        that follow and touch nothing outside (ranking a showdown, settling a hand without
+        rake: `process.is_local`), then the ActionRequested when the table waits for a
+        player. Returns the batch and the table it makes (versions as if appended next).
+
+        Steps with outside effects (cards, chips, a shuffle's reveal) are never taken before
+        the command is recorded: a command that loses its append (a conflict, a crash) must
+        not leave cards dealt or chips moved for a decision that never happened. `drive`
+        takes them right after, in one append of their own."""
+        first = table.version + 2  # version + 1 is the CommandAccepted
+        folded = fold_events(table, events, first)
+        if not all(isinstance(e, events_pb2.TimeBankExtended) for e in events):
+            # (a time-bank extension only moves the deadline: the same decision goes on)
+            events = list(events)
+            for _ in range(MAX_LOCAL_STEPS):
+                step = process.next_step(folded)
+                if step is None or not process.is_local(step):
+                    break
+                try:
+                    local = self._step_events(folded, step)
+                except errors.DomainError:
+                    break  # a remote ranker that is down: `drive` retries the step
+                folded = fold_events(folded, local, folded.version + 1)
+                events += local
+            asked = self.decision_events(folded, folded.engine)
+            folded = fold_events(folded, asked, folded.version + 1)
+            events += asked
+        accepted = events_pb2.CommandAccepted(key=key, by=by, events=len(events))
+        # CommandAccepted only touches the shell's keys, so folding it last is the same as
+        # folding it first (at its own version).
+        folded = replace(folded, shell=fold_shell(folded.shell, table.version + 1, accepted))
+        return [accepted, *events], folded
+
+    def _append(
+        self, table: Table, batch: Sequence[object], key: str, folded: Table | None = None
+    ) -> Table | None:
+        """Append `batch` after the table's version; None when someone else wrote first.
+        `folded` is the table the batch makes when appended right after `table`'s version
+        (saves folding it again)."""
         messages = [codec.to_message(e) for e in batch]
         try:
             result = self.store.append(table_stream(table.table_id), messages, table.version, key)
@@ -236,24 +274,12 @@ class TableApplication:
         if result.deduplicated:
             self.forget(table.table_id)
             return self.load(table.table_id)
-        now = self.clock()
         if self.on_appended is not None:
-            self.on_appended(table.table_id, result.first_version, batch, messages, now)
-        folded = table
-        for offset, event in enumerate(batch):
-            folded = fold_one(folded, result.first_version + offset, event, now)
+            self.on_appended(table.table_id, result.first_version, batch, messages, self.clock())
+        if folded is None or result.first_version != table.version + 1:
+            folded = fold_events(table, batch, result.first_version)
         self._remember(folded)
         return folded
-
-    def _follow_ups(self, table: Table, events: Sequence[object]) -> list[object]:
-        """An ActionRequested when the events leave the table waiting for a player."""
-        if all(isinstance(e, events_pb2.TimeBankExtended) for e in events):
-            return []  # the same decision goes on, with a later deadline
-        engine = table.engine
-        for event in events:
-            if not isinstance(event, Message):
-                engine = apply(engine, event)  # type: ignore[arg-type]
-        return self.decision_events(table, engine)
 
     def decision_events(self, table: Table, engine: TableState) -> list[object]:
         hand = engine.hand
@@ -303,13 +329,15 @@ class TableApplication:
 
     def drive(self, table_id: str, table: Table | None = None, max_steps: int = 200) -> Table:
         """Perform the steps the table needs until it waits for players (from `table`, the
-        state this instance just wrote, when given; otherwise from a fresh read)."""
+        state this instance just wrote, when given; otherwise from a fresh read). Consecutive
+        steps run in memory and are appended together (`_perform`)."""
         table = table or self.load(table_id)
-        for _ in range(max_steps):
-            step = process.next_step(table)
-            if step is None:
+        steps = 0
+        while steps < max_steps:
+            if process.next_step(table) is None:
                 return table
-            table = self._perform(table, step)
+            table, taken = self._perform(table, max_steps - steps)
+            steps += max(taken, 1)
         return table
 
     def keep_going(self, table_id: str, table: Table | None = None) -> None:
@@ -361,20 +389,51 @@ class TableApplication:
             lambda t: _decide(t.engine, cmd.VoidHand(reason)) if t.engine.hand else [],
         )
 
-    def _perform(self, table: Table, step: process.Step) -> Table:
-        key = process.step_key(table, step)
+    def _perform(self, table: Table, max_steps: int) -> tuple[Table, int]:
+        """Take the table's next steps one after another in memory, each from the state the
+        previous one left (its I/O keyed as if the earlier steps were appended already, so
+        the keys do not depend on how steps are grouped), until the table waits for a
+        player; then ONE append of all their events (+ the ActionRequested) after the
+        version they started from, keyed by the first step. A crash before the append leaves
+        nothing recorded: whoever loads the table next redoes the same steps with the same
+        keys (the dealer returns the same cards, the ledger the same entries). When a step
+        fails, the steps before it are appended and the failure raised (the retrier goes on).
+        Returns the table and how many steps were taken."""
         with self._lock(table.table_id):
-            fresh = self.current(table.table_id)
-            if fresh.version != table.version:
-                return fresh  # someone moved the table on: look again
-            events = self._step_events(fresh, step)
-            if events:
-                events += self._follow_ups(fresh, events)
-            appended = self._append(fresh, events, key) if events else None
+            base = self.current(table.table_id)
+            if base.version != table.version:
+                return base, 0  # someone moved the table on: look again
+            folded, key, steps = base, "", 0
+            events: list[object] = []
+            failure: errors.DomainError | None = None
+            while steps < max_steps:
+                step = process.next_step(folded)
+                if step is None:
+                    break
+                try:
+                    step_events = self._step_events(folded, step)
+                except errors.DomainError as exc:
+                    failure = exc
+                    break
+                if not step_events:
+                    break
+                key = key or process.step_key(folded, step)
+                folded = fold_events(folded, step_events, folded.version + 1)
+                events += step_events
+                steps += 1
+            if not events:
+                if failure is not None:
+                    raise failure
+                return self.load(table.table_id), 0
+            asked = self.decision_events(folded, folded.engine)
+            folded = fold_events(folded, asked, folded.version + 1)
+            appended = self._append(base, [*events, *asked], key, folded)
             if appended is None:
-                return self.load(table.table_id)
-            self._after_append(fresh, appended)
-            return appended
+                return self.load(table.table_id), 0
+            self._after_append(base, appended)
+            if failure is not None:
+                raise failure
+            return appended, steps
 
     def _step_events(self, table: Table, step: process.Step) -> list[object]:
         shell = table.shell
@@ -437,20 +496,16 @@ class TableApplication:
                     return [committed, *started, announced, *refills]
                 case process.Deal(hand, request):
                     key = process.step_key(table, step)
-                    # Burns are their own Deal so the dealer's record labels each card by
-                    # what it was dealt for (each call keyed, so a repeat returns the same).
-                    burned: tuple[str, ...] = ()
-                    if request.burn:
-                        burned = self.dealer.deal(
-                            shell.shuffle_id, request.burn, f"{key}/burn", "burn"
-                        )
-                    dealt = self.dealer.deal(
+                    # One Deal per step: the dealer records the burn as its own BURN deal
+                    # (key `<step key>/burn`) in the same append as the step's cards, so its
+                    # record still labels every card by what it was dealt for.
+                    cards = self.dealer.deal(
                         shell.shuffle_id,
                         request.total - request.burn,
                         key,
                         deal_purpose(table.engine, request),
+                        burn=request.burn,
                     )
-                    cards = (*burned, *dealt)
                     return list(_decide(table.engine, deal_from(request, iter(cards))))
                 case process.Reshuffle(hand, request):
                     key = process.step_key(table, step)
@@ -755,6 +810,13 @@ def fold_one(table: Table, version: int, event: object, now: int = 0) -> Table:
         engine = apply(engine, event)  # type: ignore[arg-type]
     shell = fold_shell(table.shell, version, event)
     return replace(table, version=version, engine=engine, shell=shell)
+
+
+def fold_events(table: Table, events: Sequence[object], first_version: int) -> Table:
+    """`table` after `events`, the first at `first_version` (the rest follow one by one)."""
+    for offset, event in enumerate(events):
+        table = fold_one(table, first_version + offset, event)
+    return table
 
 
 def fold_recorded(

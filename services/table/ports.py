@@ -35,10 +35,13 @@ class DealerPort(Protocol):
         """Add `contributor`'s entropy to an unsealed shuffle; returns its 0-based index."""
         ...
 
-    def deal(self, shuffle_id: str, count: int, step: str, purpose: str) -> tuple[Card, ...]:
-        """The next `count` cards of the deck; `step` names the dealing step so a repeated
+    def deal(
+        self, shuffle_id: str, count: int, step: str, purpose: str, burn: int = 0
+    ) -> tuple[Card, ...]:
+        """`burn` burned cards then the next `count` cards of the deck, in one request (the
+        burned cards first in the result); `step` names the dealing step so a repeated
         request returns the same cards instead of new ones. `purpose`: hole, board, burn,
-        draw or spit (the dealer records each card with it)."""
+        draw or spit (the dealer records each card with it, the burned ones as burns)."""
         ...
 
     def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str) -> None:

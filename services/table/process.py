@@ -3,9 +3,11 @@
 `next_step(table)` looks at the engine's `pending_chance` and the shell's bookkeeping and names
 one step (post a reserved buy-in, pay a cash-out, settle a hand's rake, reveal its shuffle,
 start a hand, deal cards, reshuffle discards, rank a showdown). The application performs the
-step's I/O and appends its events under the step's deterministic idempotency key, so a crash
-between steps is finished by whichever instance loads the table next, and two instances
-doing the same step append it once.
+step's I/O under the step's deterministic key (taken at the version the step starts from) and
+appends consecutive steps' events together, keyed by the first step, so a crash between steps
+is finished by whichever instance loads the table next, and two instances doing the same
+steps append them once. `is_local` names the steps with no outside effect, which may join the
+append of the command that led to them.
 """
 
 from __future__ import annotations
@@ -99,6 +101,13 @@ def next_step(table: Table) -> Step | None:
     if isinstance(request, NeedRanks):
         return Rank(hand.number, request)
     return None
+
+
+def is_local(step: Step) -> bool:
+    """Whether the step changes nothing outside the table (ranking a showdown is a query;
+    settling a hand without rake moves no chips), so it may join the append of the command
+    that led to it: if that command is never recorded, nothing outside remembers the step."""
+    return isinstance(step, Rank) or (isinstance(step, Settle) and step.rake <= 0)
 
 
 def step_key(table: Table, step: Step) -> str:

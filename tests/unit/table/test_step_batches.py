@@ -1,0 +1,313 @@
+"""The table application groups its process steps: one append per batch of consecutive steps,
+one dealer call per street, and the side-effect-free steps inside the command's own append.
+
+No servers: the in-memory event store, the real dealer application behind the table's dealer
+port, a ledger that remembers its keyed calls, the ranking library in process."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import pytest
+
+from croupier.dealer.v1 import dealer_pb2
+from services.dealer.application import DealerApplication, register_events
+from services.dealer.decks import DeckSpec
+from services.dealer.seed_cipher import SeedCipher
+from services.evaluator.ranking.ports import LibraryRanker
+from services.games import commands as cmd
+from services.games import events as ev
+from services.games.catalog import TEXAS_HOLDEM
+from services.games.definitions import TableConfig
+from services.games.legal import legal_actions
+from services.shared import errors
+from services.shared.auth import Principal, Role
+from services.shared.eventstore import EventRegistry, InMemoryEventStore
+from services.table import codec
+from services.table.application import TableApplication, TableSpec, table_stream
+from services.table.ports import Commitment, NoScheduler
+
+SERVICE = Principal("table-service", Role.SERVICE)
+PURPOSES = {
+    "hole": dealer_pb2.DEAL_PURPOSE_HOLE,
+    "burn": dealer_pb2.DEAL_PURPOSE_BURN,
+    "board": dealer_pb2.DEAL_PURPOSE_BOARD,
+    "draw": dealer_pb2.DEAL_PURPOSE_DRAW,
+    "spit": dealer_pb2.DEAL_PURPOSE_SPIT,
+}
+
+
+class Dealer:
+    """The table's dealer port over the real dealer application (in memory), counting calls;
+    `down` makes every call fail as an unreachable dealer would."""
+
+    def __init__(self) -> None:
+        store = InMemoryEventStore(register_events(EventRegistry()))
+        self.app = DealerApplication(store, SeedCipher(bytes(range(32))))
+        self.calls: list[str] = []
+        self.down = False
+
+    def _call(self, name: str) -> None:
+        if self.down:
+            raise errors.Unavailable(f"dealer {name} failed: connection refused")
+        self.calls.append(name)
+
+    def open_shuffle(self, shuffle_id: str) -> Commitment:
+        self._call("CreateShuffle")
+        loaded = self.app.create_shuffle(SERVICE, shuffle_id, DeckSpec())
+        return Commitment(shuffle_id, loaded.state.commitment.hex())
+
+    def contribute(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:
+        self._call("Contribute")
+        return self.app.contribute(SERVICE, shuffle_id, contributor, entropy)
+
+    def deal(
+        self, shuffle_id: str, count: int, step: str, purpose: str, burn: int = 0
+    ) -> tuple[str, ...]:
+        self._call("Deal")
+        dealt = self.app.deal(
+            SERVICE, shuffle_id, count, PURPOSES[purpose], idempotency_key=step[-200:], burn=burn
+        )
+        return (*dealt.burned, *dealt.cards)
+
+    def reshuffle(self, shuffle_id: str, cards: Sequence[str], step: str) -> None:
+        raise AssertionError("hold'em never reshuffles")
+
+    def close(self, shuffle_id: str) -> str:
+        self._call("Close")
+        self.app.close(SERVICE, shuffle_id)
+        return "{}"
+
+
+@dataclass
+class Ledger:
+    keys: list[str] = field(default_factory=list)
+
+    def ensure_accounts(self, table_id: str, currency: str) -> None:
+        return None
+
+    def player_account(self, player: str, currency: str) -> str:
+        return f"player:{player}:{currency}"
+
+    def reserve_buy_in(
+        self, key: str, table_id: str, account: str, amount: int, currency: str
+    ) -> str:
+        self.keys.append(key)
+        return key
+
+    def post(self, key: str, reservation_id: str, table_id: str) -> None:
+        self.keys.append(key)
+
+    def void(self, key: str, reservation_id: str, reason: str) -> None:
+        self.keys.append(key)
+
+    def pay_out(
+        self, key: str, table_id: str, account: str, amount: int, currency: str, reason: str
+    ) -> None:
+        self.keys.append(key)
+
+    def rake(self, key: str, table_id: str, hand: int, amount: int, currency: str) -> None:
+        self.keys.append(key)
+
+
+class Store:
+    """The in-memory event store, remembering each table append's event types (not the
+    ones it answered as already done); `fail_next` makes
+    the next append fail as a crash before it would (nothing is written)."""
+
+    def __init__(self) -> None:
+        self.inner = InMemoryEventStore(codec.registry())
+        self.appends: list[list[str]] = []
+        self.fail_next = False
+        self.fail_after = 0  # with fail_next: appends to let through first
+
+    def append(self, stream, events, expected_version, idempotency_key):  # type: ignore[no-untyped-def]
+        if self.fail_next and self.fail_after:
+            self.fail_after -= 1
+        elif self.fail_next:
+            self.fail_next = False
+            raise RuntimeError("crashed before the append")
+        result = self.inner.append(stream, events, expected_version, idempotency_key)
+        if stream.startswith("{table:") and not result.deduplicated:
+            self.appends.append([type(e).__name__ for e in events])
+        return result
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+@dataclass
+class World:
+    store: Store
+    dealer: Dealer
+    app: TableApplication
+    table_id: str
+
+    def instance(self) -> TableApplication:
+        """Another table service instance on the same store, dealer and ledger."""
+        return TableApplication(
+            self.store, self.dealer, self.app.ledger, LibraryRanker(), NoScheduler()
+        )  # type: ignore[arg-type]
+
+    def to_last_action(self) -> None:
+        """Play hand 1 up to its last action (the second show at the showdown)."""
+        for _ in range(9):  # check/call through four streets, then the first show
+            self.passive()
+        assert self.app.load(self.table_id).engine.hand is not None
+
+    def passive(self, app: TableApplication | None = None, key: str = "") -> None:
+        """The player to act checks, calls, or shows at the showdown."""
+        app = app or self.app
+        engine = app.load(self.table_id).engine
+        assert engine.hand is not None and engine.hand.to_act is not None
+        seat = engine.hand.to_act
+        actions = legal_actions(engine, seat).actions
+        action = next(a for a in ("check", "call", "show") if a in actions)
+        player = engine.seats[seat].player  # type: ignore[union-attr]
+        app.act(
+            self.table_id,
+            player,
+            cmd.Act(seat, action, hand=engine.hand.number),
+            key or f"{engine.hand.number}-{len(self.store.appends)}",
+            None,
+        )
+
+
+@pytest.fixture
+def world() -> World:
+    store, dealer = Store(), Dealer()
+    app = TableApplication(store, dealer, Ledger(), LibraryRanker(), NoScheduler())  # type: ignore[arg-type]
+    config = TableConfig(game=TEXAS_HOLDEM, seats=2)
+    table_id = app.create_table(TableSpec(config, table_id="t1"), "house", "create").table_id
+    for seat, player in enumerate(("alice", "bob")):
+        app.join(table_id, player, seat, 200, "", f"join-{player}")
+    return World(store, dealer, app, table_id)
+
+
+def table_events(world: World) -> list[object]:
+    return [codec.from_message(r.message) for r in world.store.read(table_stream(world.table_id))]
+
+
+def test_each_street_is_one_dealer_call_and_one_append(world: World):
+    """After the preflop's last action: the burn and the flop in one Deal, one append."""
+    world.passive()  # the small blind calls; the big blind checks next and closes preflop
+    world.dealer.calls.clear()
+    appends = len(world.store.appends)
+    world.passive()
+    assert world.dealer.calls == ["Deal"]
+    assert world.store.appends[appends:] == [
+        ["CommandAccepted", "ActionTaken", "PhaseStarted"],
+        ["CardsDealt", "PhaseStarted", "ActionRequested"],
+    ]
+    flop = next(e for e in reversed(table_events(world)) if isinstance(e, ev.CardsDealt))
+    assert len(flop.burned) == 1 and len(flop.cards) == 3
+
+
+def test_the_rivers_last_action_carries_the_ranking(world: World):
+    for _ in range(7):  # preflop call + check, then check-check on flop and turn
+        world.passive()
+    appends = len(world.store.appends)
+    world.passive()
+    assert world.store.appends[appends:] == [
+        ["CommandAccepted", "ActionTaken", "PhaseStarted", "HandsRanked", "ActionRequested"]
+    ]
+
+
+def test_the_last_action_carries_the_settlement_and_one_append_ends_and_starts_hands(
+    world: World,
+):
+    """The hand's last action and its rake-free settlement are one append; the reveal, the
+    next hand's start and its hole cards are the next (one Close, one CreateShuffle for the
+    hand after, one Deal)."""
+    world.to_last_action()
+    world.dealer.calls.clear()
+    appends = len(world.store.appends)
+    world.passive()  # the second show
+    last, between = world.store.appends[appends:]
+    assert last[:2] == ["CommandAccepted", "CardsShown"]
+    assert {"HandEnded", "HandSettled"} <= set(last) and "ActionRequested" not in last
+    assert between[0] == "ShuffleRevealed" and between[-1] == "ActionRequested"
+    assert {"ShuffleCommitted", "HandStarted", "ShuffleAnnounced", "CardsDealt"} <= set(between)
+    assert world.dealer.calls == ["Close", "CreateShuffle", "Deal"]
+    assert world.app.load(world.table_id).engine.hand.number == 2  # type: ignore[union-attr]
+
+
+def test_a_command_remembers_the_version_its_whole_append_ended_at(world: World):
+    world.to_last_action()
+    world.passive(key="last-check")
+    table = world.app.load(world.table_id)
+    recorded = [
+        (r.version, codec.from_message(r.message))
+        for r in world.store.read(table_stream(world.table_id))
+    ]
+    accepted = next(
+        e
+        for _, e in recorded
+        if type(e).__name__ == "CommandAccepted" and e.key.endswith("/last-check")
+    )
+    settled = next(v for v, e in recorded if type(e).__name__ == "HandSettled")
+    assert table.shell.version_of_key(accepted.key) == settled
+
+
+def test_a_dealer_down_mid_batch_keeps_the_steps_before_it_and_the_retry_finishes(
+    world: World,
+):
+    world.to_last_action()
+    real_open = world.dealer.open_shuffle
+
+    def open_down(shuffle_id: str) -> Commitment:
+        raise errors.Unavailable("dealer CreateShuffle failed: connection refused")
+
+    # The reveal (Close) works, then the dealer fails the next hand's shuffle.
+    world.dealer.open_shuffle = open_down  # type: ignore[method-assign]
+    appends = len(world.store.appends)
+    world.passive()  # recorded, although the steps after it stall
+    assert [a[0] for a in world.store.appends[appends:]] == ["CommandAccepted", "ShuffleRevealed"]
+    assert world.store.appends[-1] == ["ShuffleRevealed"]
+    table = world.app.load(world.table_id)
+    assert table.engine.hand is None and table.shell.revealed_hand == 1
+    world.dealer.open_shuffle = real_open  # type: ignore[method-assign]
+    world.dealer.calls.clear()
+    table = world.app.drive(world.table_id)
+    assert table.engine.hand is not None and table.engine.hand.number == 2
+    assert world.dealer.calls == ["CreateShuffle", "Deal"]
+
+
+def flop_and_record(world: World) -> tuple[list[ev.CardsDealt], object]:
+    shuffle = world.app.load(world.table_id).shell.shuffle_id
+    dealt = [e for e in table_events(world) if isinstance(e, ev.CardsDealt) and e.seat is None]
+    return dealt, world.dealer.app.get(shuffle)[0]
+
+
+def test_a_crash_before_a_batch_is_appended_is_finished_by_the_next_instance_with_the_same_cards(
+    world: World,
+):
+    world.passive()
+    world.store.fail_next, world.store.fail_after = True, 1  # the flop's append is lost
+    with pytest.raises(RuntimeError):
+        world.passive()
+    board, record = flop_and_record(world)
+    assert board == [] and record.dealt_count == 8  # the dealer dealt the burn and flop
+    table = world.instance().drive(world.table_id)
+    board, record = flop_and_record(world)
+    assert record.dealt_count == 8  # the same key: the same cards, none dealt twice
+    assert [(*e.burned, *e.cards) for e in board] == [
+        tuple(c for h in record.history[-2:] for c in h.cards)
+    ]
+    assert table.engine.hand is not None and len(table.engine.hand.board) == 3
+
+
+def test_two_instances_taking_the_same_steps_append_them_once(world: World):
+    world.passive()
+    world.store.fail_next, world.store.fail_after = True, 1  # the flop is left to others
+    with pytest.raises(RuntimeError):
+        world.passive()
+    stale = world.app.current(world.table_id)  # this instance still stands before the flop
+    other = world.instance()
+    after = other.drive(world.table_id)
+    appends = len(world.store.appends)
+    assert world.app.drive(world.table_id, stale).version == after.version
+    assert len(world.store.appends) == appends  # its append found the other's done
+    board, record = flop_and_record(world)
+    assert len(board) == 1 and record.dealt_count == 8
