@@ -9,7 +9,9 @@ waits for (deadline, action number) and which command idempotency keys were alre
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 
 from google.protobuf.message import Message
 
@@ -86,8 +88,10 @@ class ShellState:
     settled_hand: int = 0  # last hand whose rake reached the ledger
     hand_rake: int = 0  # rake of the current/last hand, owed to the house
     decision: Decision | None = None
-    # key -> version the command's events ended at (answers retries without acting again)
-    keys: tuple[tuple[str, int], ...] = field(default=())
+    # key -> version the command's events ended at (answers retries without acting again),
+    # oldest first; a dict (never changed once built: each fold copies it) because every
+    # command looks its key up, and a scan of 512 pairs was ~10% of the command path's time
+    keys: Mapping[str, int] = field(default_factory=dict, hash=False)
 
     @property
     def bank_rules(self) -> TimeBankRules:
@@ -108,7 +112,7 @@ class ShellState:
         return next((a for p, a in self.accounts if p == player), None)
 
     def version_of_key(self, key: str) -> int | None:
-        return next((v for k, v in self.keys if k == key), None)
+        return self.keys.get(key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +125,21 @@ class Table:
     shell: ShellState
 
 
+_SHELL_FIELDS = ShellState.__slots__
+_shell_values = attrgetter(*_SHELL_FIELDS)
+
+
+def _evolve(state: ShellState, **changes: object) -> ShellState:
+    """`dataclasses.replace` for the shell, ~2x faster (it runs for most events a table
+    folds, and replace re-runs __init__ over every field)."""
+    new = object.__new__(ShellState)
+    for name, value in zip(_SHELL_FIELDS, _shell_values(state), strict=True):
+        object.__setattr__(new, name, value)
+    for name, value in changes.items():
+        object.__setattr__(new, name, value)
+    return new
+
+
 def fold_shell(state: ShellState, version: int, event: object) -> ShellState:
     """The shell state after `event` (an engine dataclass or a shell protobuf message)."""
     if isinstance(event, Message):
@@ -128,24 +147,35 @@ def fold_shell(state: ShellState, version: int, event: object) -> ShellState:
     if isinstance(event, ev.PlayerLeft) and event.stack > 0:
         key = f"{state.table_id}/cashout/{version}"
         cash_out = PendingCashOut(event.player, event.stack, key)
-        return replace(state, pending_cash_outs=(*state.pending_cash_outs, cash_out))
+        return _evolve(state, pending_cash_outs=(*state.pending_cash_outs, cash_out))
     if isinstance(event, ev.PlayerSeated):
         # A player who sits down starts with a full bank (whoever held the seat before).
         opened = TimeBankOpened(event.seat, state.time_bank_ms)
-        return replace(state, banks=apply_bank(state.banks, opened))
+        return _evolve(state, banks=apply_bank(state.banks, opened))
     if isinstance(event, ev.HandStarted):
-        return replace(state, hand_rake=0, decision=None)
+        return _evolve(state, hand_rake=0, decision=None)
     if isinstance(event, ev.PotAwarded):
-        return replace(state, hand_rake=state.hand_rake + event.rake)
+        return _evolve(state, hand_rake=state.hand_rake + event.rake)
     if isinstance(event, ev.HandEnded | ev.HandVoided):
         rake = state.hand_rake if isinstance(event, ev.HandEnded) else 0
-        return replace(state, ended_hand=event.hand, hand_rake=rake, decision=None)
+        return _evolve(state, ended_hand=event.hand, hand_rake=rake, decision=None)
     return state
 
 
 def _fold_message(state: ShellState, version: int, event: Message) -> ShellState:
+    # (the two messages of every command first)
+    if isinstance(event, events_pb2.CommandAccepted):
+        keys = dict(state.keys)
+        keys.pop(event.key, None)  # (re-inserted as the newest)
+        keys[event.key] = version + event.events
+        while len(keys) > REMEMBERED_KEYS:
+            del keys[next(iter(keys))]
+        return _evolve(state, keys=keys)
+    if isinstance(event, events_pb2.ActionRequested):
+        decision = Decision(event.hand, event.seat, event.action_number, event.deadline_unix_ms)
+        return _evolve(state, decision=decision)
     if isinstance(event, events_pb2.TableCreated):
-        return replace(
+        return _evolve(
             state,
             table_id=event.table_id,
             currency=event.currency,
@@ -159,9 +189,6 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
             min_players_to_start=max(2, event.min_players_to_start),
             requested_bots=tuple((b.policy, b.difficulty) for b in event.bots),
         )
-    if isinstance(event, events_pb2.CommandAccepted):
-        keys = ((event.key, version + event.events), *state.keys)[:REMEMBERED_KEYS]
-        return replace(state, keys=keys)
     if isinstance(event, events_pb2.BuyInReserved):
         pending = PendingBuyIn(
             event.seat,
@@ -173,7 +200,7 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
         )
         accounts = tuple((p, a) for p, a in state.accounts if p != event.player)
         bots = (*state.bots, event.player) if event.is_bot else state.bots
-        return replace(
+        return _evolve(
             state,
             pending_buy_ins=(*state.pending_buy_ins, pending),
             accounts=(*accounts, (event.player, event.account)),
@@ -181,28 +208,28 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
         )
     if isinstance(event, events_pb2.BuyInPosted):
         rest = tuple(p for p in state.pending_buy_ins if p.transfer_key != event.transfer_key)
-        return replace(state, pending_buy_ins=rest)
+        return _evolve(state, pending_buy_ins=rest)
     if isinstance(event, events_pb2.CashOutPosted):
         rest_out = tuple(p for p in state.pending_cash_outs if p.transfer_key != event.transfer_key)
-        return replace(state, pending_cash_outs=rest_out)
+        return _evolve(state, pending_cash_outs=rest_out)
     if isinstance(event, events_pb2.ShuffleCommitted):
-        return replace(
+        return _evolve(
             state,
             shuffle_id=event.shuffle_id,
             shuffle_hand=event.hand,
             shuffle_commitment=event.commitment,
         )
     if isinstance(event, events_pb2.ShuffleAnnounced):
-        return replace(
+        return _evolve(
             state,
             announced_hand=event.hand,
             announced_shuffle_id=event.shuffle_id,
             announced_commitment=event.commitment,
         )
     if isinstance(event, events_pb2.ShuffleRevealed):
-        return replace(state, revealed_hand=event.hand)
+        return _evolve(state, revealed_hand=event.hand)
     if isinstance(event, events_pb2.HandSettled):
-        return replace(state, settled_hand=event.hand, hand_rake=0)
+        return _evolve(state, settled_hand=event.hand, hand_rake=0)
     if isinstance(event, events_pb2.TimeBankExtended):
         banks = apply_bank(state.banks, TimeBankOpened(event.seat, event.remaining_ms))
         current = state.decision
@@ -210,13 +237,10 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
             event.hand,
             event.action_number,
         ):
-            return replace(state, banks=banks)
+            return _evolve(state, banks=banks)
         moved = replace(current, deadline_unix_ms=event.deadline_unix_ms, extended=True)
-        return replace(state, banks=banks, decision=moved)
+        return _evolve(state, banks=banks, decision=moved)
     if isinstance(event, events_pb2.TimeBankRefilled):
         refilled = TimeBankOpened(event.seat, event.remaining_ms)
-        return replace(state, banks=apply_bank(state.banks, refilled))
-    if isinstance(event, events_pb2.ActionRequested):
-        decision = Decision(event.hand, event.seat, event.action_number, event.deadline_unix_ms)
-        return replace(state, decision=decision)
+        return _evolve(state, banks=apply_bank(state.banks, refilled))
     return state
