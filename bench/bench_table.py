@@ -10,15 +10,16 @@ the request carries (no GetTableView per turn, as a bot would play); the same st
 timestamps every event it receives.
 
 Rows: table_instances (table-service processes; tables are sharded over them, table n on
-instance n % instances), tables (1, 10, 100 concurrent tables), hands, hands_per_s (hands
-finished by all tables / wall time), acts, acts_per_s, acts_per_hand, act_to_event p50/p99 in
-ms (Act sent -> the event at the version the Act returned arrives on the spectator's
-stream), cpu_ms_per_hand_table / _all (utime+stime from /proc during the row: the table
-instances, and every process of the stack including this client, per finished hand), load_1m
-(the machine's load average as the row started). The first rows use one table instance; the
-last rows the same players and tables against two sharded instances. Client threads and
-streams share this process's GIL, so the latency includes client-side scheduling; see
-docs/table.md for the discussion.
+instance n % instances), tables (1, 10, 100 concurrent tables), watchers_per_table (1: the
+spectator; 7: the six players keep their own streams open too, as real clients do), hands,
+hands_per_s (hands finished by all tables / wall time), acts, acts_per_s, acts_per_hand,
+act_to_event p50/p99 in ms (Act sent -> the event at the version the Act returned arrives on
+the spectator's stream), cpu_ms_per_hand_table / _all (utime+stime from /proc during the row:
+the table instances, and every process of the stack including this client, per finished
+hand), load_1m (the machine's load average as the row started). The rows with one table
+instance come first; the last ones put the same players and tables on two sharded instances.
+Client threads and streams share this process's GIL, so the latency includes client-side
+scheduling; see docs/table.md for the discussion.
 """
 
 from __future__ import annotations
@@ -224,6 +225,7 @@ class TableDriver:
         self.sent: list[tuple[float, int]] = []
         self.hands_done = 0
         self.errors = 0
+        self.player_messages = 0
 
     def watch(self, stop: threading.Event) -> None:
         stream = self.spectator.WatchTable(A.WatchTableRequest(table_id=self.table_id))
@@ -242,6 +244,18 @@ class TableDriver:
                 elif message.view.to_act >= 0:
                     # Joined mid-decision: the spectator's view has no legal actions.
                     self.turns.put(events_pb2.ActionRequested(seat=message.view.to_act))
+        except grpc.RpcError:
+            pass
+
+    def watch_as_player(self, seat: int, stop: threading.Event) -> None:
+        """Seat `seat`'s own WatchTable stream, as a real player's client keeps open: read and
+        counted only (the turns come from the spectator's stream)."""
+        stream = self.stubs[seat].WatchTable(A.WatchTableRequest(table_id=self.table_id))
+        stop_watch = threading.Thread(target=lambda: (stop.wait(), stream.cancel()), daemon=True)
+        stop_watch.start()
+        try:
+            for _message in stream:
+                self.player_messages += 1
         except grpc.RpcError:
             pass
 
@@ -321,11 +335,21 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _measure(stack: Stack, tables: int, seconds: float) -> dict[str, object]:
+def _measure(
+    stack: Stack, tables: int, seconds: float, players_watch: bool = False
+) -> dict[str, object]:
+    """One row; with `players_watch` every seated player also keeps its own WatchTable
+    stream open (seven watchers a table instead of the spectator alone)."""
     ledger = ledger_pb2_grpc.LedgerServiceStub(stack.channel("ledger", "bench", auth.Role.SERVICE))
     drivers = [TableDriver(stack, ledger, n) for n in range(tables)]
     stop = threading.Event()
     watchers = [threading.Thread(target=d.watch, args=(stop,), daemon=True) for d in drivers]
+    if players_watch:
+        watchers += [
+            threading.Thread(target=d.watch_as_player, args=(seat, stop), daemon=True)
+            for d in drivers
+            for seat in range(SEATS)
+        ]
     for t in watchers:
         t.start()
     time.sleep(0.5)
@@ -358,6 +382,7 @@ def _measure(stack: Stack, tables: int, seconds: float) -> dict[str, object]:
     return {
         "table_instances": stack.instances,
         "tables": tables,
+        "watchers_per_table": 1 + SEATS if players_watch else 1,
         "seconds": round(elapsed, 1),
         "hands": hands,
         "hands_per_s": hands / elapsed,
@@ -377,18 +402,20 @@ def _measure(stack: Stack, tables: int, seconds: float) -> dict[str, object]:
 
 
 def run(quick: bool, instances: int = 2) -> list[dict[str, object]]:
-    """One table instance at 1, 10 (and 100) tables; then the same players against
-    `instances` sharded table instances at the larger table counts (separate rows)."""
+    """One table instance at 1, 10 (and 100) tables; 10 tables with every player watching
+    too; then the same players against `instances` sharded table instances at the larger
+    table counts (separate rows)."""
     counts: tuple[int, ...] = (1, 10) if quick else (1, 10, 100)
     seconds = 5.0 if quick else 20.0
-    plan: list[tuple[int, tuple[int, ...]]] = [(1, counts)]
+    # (instances, tables, players_watch) per row
+    plan = [(1, t, False) for t in counts] + [(1, 10, True)]
     if instances > 1:
-        plan.append((instances, counts[1:]))
+        plan += [(instances, t, False) for t in counts[1:]]
     rows = []
-    for n, tables in plan:
+    for n in dict.fromkeys(n for n, _, _ in plan):
         stack = Stack(n)
         try:
-            rows += [_measure(stack, t, seconds) for t in tables]
+            rows += [_measure(stack, t, seconds, w) for m, t, w in plan if m == n]
         finally:
             stack.close()
     return rows
