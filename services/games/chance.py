@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from services.games.cardtext import DECK_SIZE, Card
 from services.games.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
-from services.games.definitions import Betting, DealBoard, DealHole, Draw, ForcedBets, Showdown
+from services.games.definitions import DealBoard, DealHole, Draw, ForcedBets, Showdown
+from services.games.plan import BETTING, plan_of
 from services.games.ranking import HandRanker, RankRequest, rank_with
 from services.games.state import TableState
 
@@ -83,9 +84,9 @@ def _pending(state: TableState) -> ChanceRequest | None:
     hand = state.hand
     if hand is None:
         return NeedHandStart() if len(eligible_seats(state)) >= 2 else None
+    if hand.phase >= 0 and plan_of(state.config).kinds[hand.phase] == BETTING:
+        return None  # only players act during a betting round: the common case, first
     phase = state.phase()
-    if isinstance(phase, Betting):
-        return None  # only players act during a betting round
     if isinstance(phase, DealHole) and hand.dealt_phase != hand.phase:
         count = phase.count
         return NeedCards(

@@ -151,16 +151,22 @@ def _hand_started(state: TableState, e: HandStarted) -> TableState:
 
 def _forced_bet(state: TableState, e: ForcedBetPosted) -> TableState:
     hand = _hand(state)
-    p = hand.player(e.seat)
+    players = list(hand.players)
+    i = _index(players, e.seat)
+    p = players[i]
     live = e.kind != "ante"
-    hand = _player(
-        hand,
-        e.seat,
-        committed=p.committed + e.amount,
-        antes=p.antes if live else p.antes + e.amount,
-        bet=p.bet + e.amount if live else p.bet,
+    players[i] = _mk(
+        HandPlayer,
+        {
+            **p.__dict__,
+            "committed": p.committed + e.amount,
+            "antes": p.antes if live else p.antes + e.amount,
+            "bet": p.bet + e.amount if live else p.bet,
+        },
     )
-    return evolve(state, seats=_stack_delta(state.seats, e.seat, -e.amount), hand=hand)
+    new_hand = _mk(HandState, {**hand.__dict__, "players": tuple(players)})
+    seats = _stack_delta(state.seats, e.seat, -e.amount)
+    return _mk(TableState, {**state.__dict__, "seats": seats, "hand": new_hand})
 
 
 def _stack_delta(
@@ -382,22 +388,31 @@ def _discarded(state: TableState, e: CardsDiscarded) -> TableState:
     phase = state.phase()
     assert isinstance(phase, Draw)
     players = list(hand.players)
-    i = hand.index(e.seat)
+    i = _index(players, e.seat)
     p = players[i]
-    kept = tuple(c for c in p.cards if c not in e.cards)
-    owed = len(e.cards) if phase.replace else 0
-    players[i] = evolve(
-        p,
-        cards=kept,
-        discards=e.cards,
-        open_discards=p.open_discards + (e.cards if e.face_up else ()),
-        awaiting=owed,
-        drew=owed == 0,
+    discarded = e.cards
+    kept = tuple([c for c in p.cards if c not in discarded])
+    owed = len(discarded) if phase.replace else 0
+    players[i] = _mk(
+        HandPlayer,
+        {
+            **p.__dict__,
+            "cards": kept,
+            "discards": discarded,
+            "open_discards": p.open_discards + (discarded if e.face_up else ()),
+            "awaiting": owed,
+            "drew": owed == 0,
+        },
     )
-    hand = evolve(hand, players=tuple(players), discard_pile=hand.discard_pile + e.cards)
+    new_players = tuple(players)
+    fields = {
+        **hand.__dict__,
+        "players": new_players,
+        "discard_pile": hand.discard_pile + discarded,
+    }
     if owed == 0:
-        hand = evolve(hand, to_act=_next_drawer(hand, e.seat))
-    return evolve(state, hand=hand)
+        fields["to_act"] = _next_drawer_of(new_players, e.seat)
+    return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
 
 
 def _reshuffled(state: TableState, e: DiscardsReshuffled) -> TableState:
