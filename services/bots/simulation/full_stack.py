@@ -6,7 +6,9 @@ tokens and then only watches: every decision is a Celery task that plays the bot
 GetTableView -> policy -> Act. Per-hand results come from the `HandEnded` events' stacks. At
 the end every bot leaves; the ledger must then show the table's escrow account empty and the
 bots' accounts holding every chip they brought (no rake at this table). Stacks are deep
-(`stack_units` big blinds) and not reset between hands.
+(`stack_units` big blinds) and not reset between hands: a bot that busts buys back in (TopUp,
+from a bankroll of `BANKROLL_BUY_INS` buy-ins deposited up front), so the table never stops for
+want of players, and the chips a top-up adds are not counted as winnings.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ STRUCTURES = {
     "fixed-limit": table_pb2.STRUCTURE_FIXED_LIMIT,
 }
 CURRENCY = "CHIP"
+BANKROLL_BUY_INS = 100  # deposited per bot: enough to buy back in after every bust
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +91,14 @@ def run_full_stack(
         table_pb2.CreateTableRequest(options=options, idempotency_key=f"simulate-{run_id}")
     )
     table_id = created.table_id
-    watch = admin.WatchTable(table_pb2.WatchTableRequest(table_id=table_id))
+    # The stream ends at `timeout`: a table that stalls cannot hang the run.
+    watch = admin.WatchTable(table_pb2.WatchTableRequest(table_id=table_id), timeout=timeout)
     seated = seating(spec.bots, spec.seats)
     players: dict[str, table_pb2_grpc.TableServiceStub] = {}
+    deposited = BANKROLL_BUY_INS * stack
     for seat, policy in enumerate(seated):
         player = bot_id(policy, f"sim{run_id}s{seat}", spec.difficulty)
-        _fund(ledger, player, stack, run_id)
+        _fund(ledger, player, deposited, run_id)
         players[player] = _table_stub(platform, player, auth.Role.BOT)
         players[player].JoinTable(
             table_pb2.JoinTableRequest(
@@ -101,7 +106,7 @@ def run_full_stack(
             )
         )
     started = time.perf_counter()
-    deltas = _watch_hands(watch, spec.hands, spec.seats, stack, progress, timeout)
+    deltas = _watch_hands(watch, table_id, spec.hands, list(players.values()), stack, progress)
     seconds = time.perf_counter() - started
     # Everyone leaves (after the hand in progress): the table stops and the chips go home.
     for stub in players.values():
@@ -125,9 +130,9 @@ def run_full_stack(
     while (escrow := _balance(ledger, escrow_account)) != 0 and time.monotonic() < settle_by:
         time.sleep(0.1)
     returned = sum(_balance(ledger, f"player:{player}:{CURRENCY}") for player in players)
-    # Ledger check: the table's escrow is empty and the bots' accounts hold every chip they
-    # brought (no rake at this table), and the hands counted are zero-sum.
-    conserved = escrow == 0 and returned == stack * spec.seats and sum(net.values()) == 0
+    # Ledger check: the table's escrow is empty and the bots' accounts hold every chip
+    # deposited for them (no rake at this table), and the hands counted are zero-sum.
+    conserved = escrow == 0 and returned == deposited * spec.seats and sum(net.values()) == 0
     return SimulationReport(
         spec=spec,
         results=results,
@@ -184,24 +189,35 @@ def _fund(ledger: ledger_pb2_grpc.LedgerServiceStub, player: str, amount: int, r
 
 def _watch_hands(
     watch: Any,  # the WatchTable response stream
+    table_id: str,
     hands: int,
-    seats: int,
+    bots: list[table_pb2_grpc.TableServiceStub],  # each seat's own stub, by seat
     stack: int,
     progress: Callable[[int], None] | None,
-    timeout: float,
 ) -> list[list[int]]:
-    """Per-hand chip results per seat, from the `HandEnded` events' stacks."""
-    before = [stack] * seats
+    """Per-hand chip results per seat, from the `HandEnded` events' stacks.
+
+        A seat left with nothing after a hand buys back in (it sits out of the next hand, so it
+        may); the `ChipsAdded` event, in stream order, moves its starting point, so a top-up is
+        never counted as winnings. Stops at `hands` hands, or early when the stream's deadline
+    (`run_full_stack`'s `timeout`) ends it: a stalled table reports the hands it did play.
+    """
+    before = [stack] * len(bots)
     results: list[list[int]] = []
-    deadline = time.monotonic() + timeout
     try:
         for message in watch:
-            if time.monotonic() > deadline:
-                break
-            if not message.HasField("event") or message.event.WhichOneof("event") != "hand_ended":
+            if not message.HasField("event"):
                 continue
+            kind = message.event.WhichOneof("event")
+            if kind == "chips_added":
+                added = message.event.chips_added
+                before[added.seat] += added.amount
+                continue
+            if kind != "hand_ended":
+                continue
+            ended = message.event.hand_ended
             after = list(before)
-            for entry in message.event.hand_ended.stacks:
+            for entry in ended.stacks:
                 after[entry.seat] = entry.amount
             results.append([a - b for a, b in zip(after, before, strict=True)])
             before = after
@@ -209,6 +225,25 @@ def _watch_hands(
                 progress(1)
             if len(results) >= hands:
                 break
+            for entry in ended.stacks:
+                if entry.amount == 0:
+                    _top_up(bots[entry.seat], table_id, ended.hand, stack)
+    except grpc.RpcError as exc:
+        if not isinstance(exc, grpc.Call) or exc.code() is not grpc.StatusCode.DEADLINE_EXCEEDED:
+            raise
     finally:
         watch.cancel()
     return results
+
+
+def _top_up(bot: table_pb2_grpc.TableServiceStub, table_id: str, hand: int, stack: int) -> None:
+    try:
+        bot.TopUp(
+            table_pb2.TopUpRequest(
+                table_id=table_id, amount=stack, idempotency_key=f"simulate-topup-{hand}"
+            )
+        )
+    except grpc.RpcError as exc:
+        # Refused when the seat is in the next hand after all, or already gone: not busted.
+        if not isinstance(exc, grpc.Call) or exc.code() is not grpc.StatusCode.FAILED_PRECONDITION:
+            raise
