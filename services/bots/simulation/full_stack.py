@@ -204,6 +204,9 @@ def _watch_hands(
     """
     before = [stack] * len(bots)
     results: list[list[int]] = []
+    # Seats whose top-up the stream has not shown yet: a quick next hand can end (stack still
+    # 0) before the ChipsAdded lands, and a second top-up would then exceed the max buy-in.
+    topping: set[int] = set()
     try:
         for message in watch:
             if not message.HasField("event"):
@@ -212,6 +215,7 @@ def _watch_hands(
             if kind == "chips_added":
                 added = message.event.chips_added
                 before[added.seat] += added.amount
+                topping.discard(added.seat)
                 continue
             if kind != "hand_ended":
                 continue
@@ -226,8 +230,9 @@ def _watch_hands(
             if len(results) >= hands:
                 break
             for entry in ended.stacks:
-                if entry.amount == 0:
+                if entry.amount == 0 and entry.seat not in topping:
                     _top_up(bots[entry.seat], table_id, ended.hand, stack)
+                    topping.add(entry.seat)
     except grpc.RpcError as exc:
         if not isinstance(exc, grpc.Call) or exc.code() is not grpc.StatusCode.DEADLINE_EXCEEDED:
             raise

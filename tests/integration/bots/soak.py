@@ -243,6 +243,7 @@ class SoakTable:
         self._ranker = EvaluatorRanker()
         self._clients: dict[str, BotClient] = {}
         self._stubs: dict[str, table_pb2_grpc.TableServiceStub] = {}
+        self._topping: set[int] = set()  # seats topped up whose ChipsAdded is not seen yet
         self._deposited = 0
 
     # ------------------------------------------------------------------ the run
@@ -377,6 +378,8 @@ class SoakTable:
                     raise AssertionError(f"seat timed out: {message.event}")
                 if kind == "hand_voided":
                     raise AssertionError(f"hand voided: {message.event.hand_voided}")
+                if kind == "chips_added":
+                    self._topping.discard(message.event.chips_added.seat)
                 if kind == "hand_ended":
                     self._top_up_busted(message.event.hand_ended)
                     if until_hands and message.event.hand_ended.hand >= until_hands:
@@ -407,7 +410,13 @@ class SoakTable:
     def _top_up_busted(self, ended: events_pb2.HandEnded) -> None:
         """A bot left with nothing buys back in (it is out of the next hand, so it may)."""
         for entry in ended.stacks:
-            if entry.amount == 0 and entry.seat < len(self.bots):
+            # Not twice before the stream shows the first top-up's ChipsAdded: a quick next
+            # hand can end (stack still 0) before it lands, and a second would exceed the max.
+            if (
+                entry.amount == 0
+                and entry.seat < len(self.bots)
+                and entry.seat not in self._topping
+            ):
                 bot = self.bots[entry.seat]
                 try:
                     self._bot_stub(bot).TopUp(
@@ -418,6 +427,7 @@ class SoakTable:
                         )
                     )
                     self.report.top_ups += 1
+                    self._topping.add(entry.seat)
                 except grpc.RpcError as exc:
                     # Refused only if the bot is already in the next hand (it was not busted
                     # after all) or gone: the next HandEnded tries again.
