@@ -5,7 +5,6 @@ still conserved against the ledger."""
 
 from __future__ import annotations
 
-import os
 import uuid
 
 import grpc
@@ -20,7 +19,7 @@ from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY
 from tests.integration.workers.table_stack import table_stack
-from tests.integration.workers.worker_process import WorkerProcess
+from tests.integration.workers.worker_process import running_worker, worker_env
 
 pytestmark = pytest.mark.integration
 
@@ -31,21 +30,14 @@ def platform(tmp_path_factory):
         settings = WorkerSettings(redis_url=server.url, auth_key=KEY, bot_delay=0.0)
         scheduler = CeleryScheduler.from_settings(settings)
         with table_stack(server.url, f"ledger-sim-{uuid.uuid4().hex[:6]}", scheduler) as handle:
-            env = dict(os.environ)
-            env.update(
-                REDIS_URL=server.url,
-                CROUPIER_TABLE_TARGET=f"127.0.0.1:{handle.port}",
-                CROUPIER_LEDGER_TARGET=f"127.0.0.1:{handle.ledger_port}",
-                CROUPIER_AUTH_KEY=KEY,
-                CROUPIER_WORKERS_BOT_DELAY="0",
-                CROUPIER_WORKERS_CONCURRENCY="4",
+            env = worker_env(
+                server.url,
+                f"127.0.0.1:{handle.port}",
+                KEY,
+                f"127.0.0.1:{handle.ledger_port}",
             )
-            log = tmp_path_factory.mktemp("worker") / "worker.log"
-            worker = WorkerProcess(env, log).start()
-            try:
+            with running_worker(env, tmp_path_factory.mktemp("worker")):
                 yield handle
-            finally:
-                worker.stop()
 
 
 def test_simulate_full_stack_tops_up_busted_bots_and_plays_every_hand(platform):

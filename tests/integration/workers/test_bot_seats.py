@@ -8,7 +8,6 @@ them. Timeouts and bot turns go through Celery as usual.
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 
@@ -23,7 +22,7 @@ from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY, view_of
 
 from .table_stack import table_stack
-from .worker_process import WorkerProcess
+from .worker_process import running_worker, worker_env
 
 pytestmark = pytest.mark.integration
 SWEEP_INTERVAL = 0.5
@@ -67,22 +66,16 @@ def platform(redis_for_bots, scheduler):
 
 @pytest.fixture(scope="module")
 def worker(redis_for_bots, platform, tmp_path_factory):
-    env = dict(os.environ)
-    env.update(
-        REDIS_URL=redis_for_bots.url,
-        CROUPIER_TABLE_TARGET=f"127.0.0.1:{platform.port}",
-        CROUPIER_LEDGER_TARGET=f"127.0.0.1:{platform.ledger_port}",
-        CROUPIER_AUTH_KEY=KEY,
-        CROUPIER_WORKERS_SWEEP_INTERVAL=str(SWEEP_INTERVAL),
-        CROUPIER_WORKERS_REBUILD_INTERVAL=str(REBUILD_INTERVAL),
-        CROUPIER_WORKERS_BOT_DELAY="0",
-        CROUPIER_WORKERS_CONCURRENCY="4",
+    env = worker_env(
+        redis_for_bots.url,
+        f"127.0.0.1:{platform.port}",
+        KEY,
+        f"127.0.0.1:{platform.ledger_port}",
+        sweep_interval=SWEEP_INTERVAL,
+        rebuild_interval=REBUILD_INTERVAL,
     )
-    log = tmp_path_factory.mktemp("worker") / "worker.log"
-    process = WorkerProcess(env, log).start()
-    process.log_path = log  # type: ignore[attr-defined]
-    yield process
-    process.stop()
+    with running_worker(env, tmp_path_factory.mktemp("worker")) as process:
+        yield process
 
 
 def wait_for(condition, timeout: float) -> bool:

@@ -6,7 +6,6 @@ ApplyTimeout; the trigger machinery (scheduler -> Redis -> worker -> gRPC) is al
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 
@@ -17,7 +16,8 @@ from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 
 from .recording_table import RecordingTable, start_recording_table
-from .worker_process import WorkerProcess
+from .worker_process import WorkerProcess, running_worker
+from .worker_process import worker_env as environment_for
 
 pytestmark = pytest.mark.integration
 
@@ -58,26 +58,21 @@ def settings(redis_for_workers, table) -> WorkerSettings:
 
 @pytest.fixture(scope="module")
 def worker_env(settings) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        REDIS_URL=settings.redis_url,
-        CROUPIER_TABLE_TARGET=settings.table_target,
-        CROUPIER_AUTH_KEY=AUTH_KEY,
-        CROUPIER_WORKERS_SWEEP_INTERVAL=str(SWEEP_INTERVAL),
-        CROUPIER_WORKERS_SWEEP_GRACE=str(SWEEP_GRACE),
-        CROUPIER_WORKERS_REBUILD_INTERVAL="3600",
-        CROUPIER_WORKERS_CONCURRENCY="4",
+    # No ledger here: the recording table only takes ApplyTimeout calls.
+    return environment_for(
+        settings.redis_url,
+        settings.table_target,
+        AUTH_KEY,
+        sweep_interval=SWEEP_INTERVAL,
+        sweep_grace=SWEEP_GRACE,
+        rebuild_interval=3600,
     )
-    return env
 
 
 @pytest.fixture(scope="module")
 def worker(worker_env, tmp_path_factory):
-    log = tmp_path_factory.mktemp("worker") / "worker.log"
-    process = WorkerProcess(worker_env, log).start()
-    process.log_path = log  # type: ignore[attr-defined]
-    yield process
-    process.stop()
+    with running_worker(worker_env, tmp_path_factory.mktemp("worker")) as process:
+        yield process
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ schedules through Celery, and a REAL worker process applies them over gRPC."""
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 
@@ -25,7 +24,7 @@ from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY, act, create_table, seat, view_of
 
 from .table_stack import table_stack
-from .worker_process import WorkerProcess
+from .worker_process import running_worker, worker_env
 
 pytestmark = pytest.mark.integration
 A = table_pb2
@@ -64,23 +63,17 @@ def platform(settings, scheduler):
 
 @pytest.fixture(scope="module")
 def worker(settings, platform, tmp_path_factory):
-    env = dict(os.environ)
-    env.update(
-        REDIS_URL=settings.redis_url,
-        CROUPIER_TABLE_TARGET=f"127.0.0.1:{platform.port}",
-        CROUPIER_LEDGER_TARGET=f"127.0.0.1:{platform.ledger_port}",
-        CROUPIER_AUTH_KEY=KEY,
-        CROUPIER_WORKERS_SWEEP_INTERVAL=str(SWEEP_INTERVAL),
-        CROUPIER_WORKERS_SWEEP_GRACE=str(SWEEP_GRACE),
-        CROUPIER_WORKERS_BOT_DELAY="0",
-        CROUPIER_WORKERS_CONCURRENCY="4",
-        CROUPIER_WORKERS_REBUILD_INTERVAL=str(REBUILD_INTERVAL),
+    env = worker_env(
+        settings.redis_url,
+        f"127.0.0.1:{platform.port}",
+        KEY,
+        f"127.0.0.1:{platform.ledger_port}",
+        sweep_interval=SWEEP_INTERVAL,
+        sweep_grace=SWEEP_GRACE,
+        rebuild_interval=REBUILD_INTERVAL,
     )
-    log = tmp_path_factory.mktemp("worker") / "worker.log"
-    process = WorkerProcess(env, log).start()
-    process.log_path = log  # type: ignore[attr-defined]
-    yield process
-    process.stop()
+    with running_worker(env, tmp_path_factory.mktemp("worker")) as process:
+        yield process
 
 
 def heads_up_table(platform, action_time_ms: int) -> tuple[str, dict[int, object]]:
