@@ -18,7 +18,7 @@ import contextlib
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import structlog
@@ -126,6 +126,9 @@ class TableApplication:
         self.retry_interval_s = retry_interval_s
         self._stalled: dict[str, float] = {}  # table id -> monotonic time of the first failure
         self._retrier: threading.Thread | None = None
+        # Acts being applied, by table: (player, unix ms the application received it). A
+        # timeout waits for an Act its player sent before the deadline (see `apply_timeout`).
+        self._acting: dict[str, list[tuple[str, int]]] = {}
         # Told (table id, first version, events, their messages, now ms) after each append
         # this instance makes: watching.py hands them to local watchers without Redis.
         self.on_appended: Callable[[str, int, Sequence[object], list[Message], int], None] | None
@@ -691,15 +694,42 @@ class TableApplication:
         key: str,
         expected_version: int | None,
     ) -> int:
-        table, version = self.execute(
-            table_id,
-            f"{table_id}/act/{player}/{key}",
-            player,
-            lambda t: _decide(t.engine, command),
-            expected_version,
-        )
+        with self.receiving_act(table_id, player):
+            table, version = self.execute(
+                table_id,
+                f"{table_id}/act/{player}/{key}",
+                player,
+                lambda t: _decide(t.engine, command),
+                expected_version,
+            )
         self.keep_going(table_id, table)
         return version
+
+    @contextlib.contextmanager
+    def receiving_act(self, table_id: str, player: str) -> Iterator[int]:
+        """Mark an Act of `player` as received now (table clock) until it is applied or
+        refused. An Act that reaches the table before the deadline wins over the timeout even
+        when the timeout gets the table's lock first: `apply_timeout` answers "not due" while
+        such an Act is in flight, and the worker asks again a moment later."""
+        entry = (player, self.clock())
+        with self._guard:
+            self._acting.setdefault(table_id, []).append(entry)
+        try:
+            yield entry[1]
+        finally:
+            with self._guard:
+                acting = self._acting[table_id]
+                acting.remove(entry)
+                if not acting:
+                    del self._acting[table_id]
+
+    def _act_in_flight(self, table_id: str, player: str, deadline_unix_ms: int) -> bool:
+        """Whether this instance is applying an Act of `player` received by the deadline."""
+        with self._guard:
+            return any(
+                who == player and received <= deadline_unix_ms
+                for who, received in self._acting.get(table_id, ())
+            )
 
     def contribute(
         self, table_id: str, player: str, hand: int, entropy: bytes
@@ -758,6 +788,14 @@ class TableApplication:
             ):
                 return []  # made, moved on, or already extended (the new deadline's job)
             self._require_due(table_id, current.deadline_unix_ms)
+            seat = t.engine.seats[current.seat]
+            if seat is not None and self._act_in_flight(
+                table_id, seat.player, current.deadline_unix_ms
+            ):
+                raise errors.FailedPrecondition(
+                    f"timeout of table {table_id} not due: {seat.player}'s action, received "
+                    f"by the deadline {current.deadline_unix_ms}, is being applied; retry"
+                )
             extension = on_deadline(
                 t.shell.banks, t.shell.bank_rules, current.seat, hand, action_number, due
             )
