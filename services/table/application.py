@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import structlog
 from google.protobuf.message import Message
@@ -99,6 +99,18 @@ class TableSpec:
 
 
 Decider = Callable[[Table], Sequence[object]]
+
+
+@dataclass(slots=True)
+class _Steps:
+    """Process steps taken in memory: the table they make, their events, the first step's
+    key (the batch's idempotency key), how many, and the error that stopped them, if any."""
+
+    table: Table
+    events: list[object] = field(default_factory=list)
+    key: str = ""
+    taken: int = 0
+    failure: errors.DomainError | None = None
 
 
 class TableApplication:
@@ -244,20 +256,10 @@ class TableApplication:
         folded = fold_events(table, events, first)
         if not all(isinstance(e, events_pb2.TimeBankExtended) for e in events):
             # (a time-bank extension only moves the deadline: the same decision goes on)
-            events = list(events)
-            for _ in range(MAX_LOCAL_STEPS):
-                step = process.next_step(folded)
-                if step is None or not process.is_local(step):
-                    break
-                try:
-                    local = self._step_events(folded, step)
-                except errors.DomainError:
-                    break  # a remote ranker that is down: `drive` retries the step
-                folded = fold_events(folded, local, folded.version + 1)
-                events += local
-            asked = self.decision_events(folded, folded.engine)
-            folded = fold_events(folded, asked, folded.version + 1)
-            events += asked
+            # A local step that fails (a remote ranker down) is left for `drive` to retry.
+            run = self._take_steps(folded, MAX_LOCAL_STEPS, local_only=True)
+            folded = self._ask_next(run.table, run.events)
+            events = [*events, *run.events]
         accepted = events_pb2.CommandAccepted(key=key, by=by, events=len(events))
         # CommandAccepted only touches the shell's keys, so folding it last is the same as
         # folding it first (at its own version).
@@ -408,37 +410,47 @@ class TableApplication:
             base = self.current(table.table_id)
             if base.version != table.version:
                 return base, 0  # someone moved the table on: look again
-            folded, key, steps = base, "", 0
-            events: list[object] = []
-            failure: errors.DomainError | None = None
-            while steps < max_steps:
-                step = process.next_step(folded)
-                if step is None:
-                    break
-                try:
-                    step_events = self._step_events(folded, step)
-                except errors.DomainError as exc:
-                    failure = exc
-                    break
-                if not step_events:
-                    break
-                key = key or process.step_key(folded, step)
-                folded = fold_events(folded, step_events, folded.version + 1)
-                events += step_events
-                steps += 1
-            if not events:
-                if failure is not None:
-                    raise failure
+            run = self._take_steps(base, max_steps, local_only=False)
+            if not run.events:
+                if run.failure is not None:
+                    raise run.failure
                 return self.load(table.table_id), 0
-            asked = self.decision_events(folded, folded.engine)
-            folded = fold_events(folded, asked, folded.version + 1)
-            appended = self._append(base, [*events, *asked], key, folded)
+            folded = self._ask_next(run.table, run.events)
+            appended = self._append(base, run.events, run.key, folded)
             if appended is None:
                 return self.load(table.table_id), 0
             self._after_append(base, appended)
-            if failure is not None:
-                raise failure
-            return appended, steps
+            if run.failure is not None:
+                raise run.failure
+            return appended, run.taken
+
+    def _take_steps(self, table: Table, limit: int, local_only: bool) -> _Steps:
+        """Take up to `limit` process steps in memory, each from the state the one before left
+        (only the side-effect-free ones when `local_only`), stopping at the first that has
+        nothing to do or fails (its error is returned, the steps before it kept)."""
+        run = _Steps(table)
+        while run.taken < limit:
+            step = process.next_step(run.table)
+            if step is None or (local_only and not process.is_local(step)):
+                break
+            try:
+                step_events = self._step_events(run.table, step)
+            except errors.DomainError as exc:
+                run.failure = exc
+                break
+            if not step_events:
+                break
+            run.key = run.key or process.step_key(run.table, step)
+            run.table = fold_events(run.table, step_events, run.table.version + 1)
+            run.events += step_events
+            run.taken += 1
+        return run
+
+    def _ask_next(self, table: Table, events: list[object]) -> Table:
+        """Add the ActionRequested to `events` when `table` waits for a player; the table after."""
+        asked = self.decision_events(table, table.engine)
+        events += asked
+        return fold_events(table, asked, table.version + 1)
 
     def _step_events(self, table: Table, step: process.Step) -> list[object]:
         shell = table.shell
