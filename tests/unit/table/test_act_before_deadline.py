@@ -3,8 +3,8 @@ even when the timeout takes the table's lock first: the timeout answers "not due
 asks again a moment later) while the Act is applied; an Act received after the deadline does
 not hold the timeout back, and neither does another player's Act.
 
-No servers: the in-memory store, dealer and ledger of test_step_batches, a table clock the
-test moves by hand."""
+No servers: the in-memory store of test_step_batches, the dealer and ledger of
+tests/fixtures/table_ports, a table clock the test moves by hand."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from services.games.definitions import TableConfig
 from services.shared import errors
 from services.table.application import TableApplication, TableSpec
 from services.table.ports import NoScheduler
+from tests.fixtures.table_ports import InProcessDealer, NullLedger
 
-from .test_step_batches import Dealer, Ledger, Store
+from .test_step_batches import Store
 
 ACTION_TIME_MS = 10_000
 
@@ -38,7 +39,14 @@ def clock() -> Clock:
 
 @pytest.fixture
 def app(clock: Clock) -> TableApplication:
-    app = TableApplication(Store(), Dealer(), Ledger(), LibraryRanker(), NoScheduler(), clock=clock)  # type: ignore[arg-type]
+    app = TableApplication(
+        Store(),  # type: ignore[arg-type]
+        InProcessDealer(),
+        NullLedger(),
+        LibraryRanker(),
+        NoScheduler(),
+        clock=clock,
+    )
     config = TableConfig(game=TEXAS_HOLDEM, seats=2)
     spec = TableSpec(config, table_id="t1", action_time_ms=ACTION_TIME_MS)
     app.create_table(spec, "house", "create")

@@ -2,19 +2,14 @@
 one dealer call per street, and the side-effect-free steps inside the command's own append.
 
 No servers: the in-memory event store, the real dealer application behind the table's dealer
-port, a ledger that remembers its keyed calls, the ranking library in process."""
+port, a ledger that accepts every call, the ranking library in process."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 
-from croupier.dealer.v1 import dealer_pb2
-from services.dealer.application import DealerApplication, register_events
-from services.dealer.decks import DeckSpec
-from services.dealer.seed_cipher import SeedCipher
 from services.evaluator.ranking.ports import LibraryRanker
 from services.games import commands as cmd
 from services.games import events as ev
@@ -22,93 +17,11 @@ from services.games.catalog import TEXAS_HOLDEM
 from services.games.definitions import TableConfig
 from services.games.legal import legal_actions
 from services.shared import errors
-from services.shared.auth import Principal, Role
-from services.shared.eventstore import EventRegistry, InMemoryEventStore
+from services.shared.eventstore import InMemoryEventStore
 from services.table import codec
 from services.table.application import TableApplication, TableSpec, table_stream
 from services.table.ports import Commitment, NoScheduler
-
-SERVICE = Principal("table-service", Role.SERVICE)
-PURPOSES = {
-    "hole": dealer_pb2.DEAL_PURPOSE_HOLE,
-    "burn": dealer_pb2.DEAL_PURPOSE_BURN,
-    "board": dealer_pb2.DEAL_PURPOSE_BOARD,
-    "draw": dealer_pb2.DEAL_PURPOSE_DRAW,
-    "spit": dealer_pb2.DEAL_PURPOSE_SPIT,
-}
-
-
-class Dealer:
-    """The table's dealer port over the real dealer application (in memory), counting calls;
-    `down` makes every call fail as an unreachable dealer would."""
-
-    def __init__(self) -> None:
-        store = InMemoryEventStore(register_events(EventRegistry()))
-        self.app = DealerApplication(store, SeedCipher(bytes(range(32))))
-        self.calls: list[str] = []
-        self.down = False
-
-    def _call(self, name: str) -> None:
-        if self.down:
-            raise errors.Unavailable(f"dealer {name} failed: connection refused")
-        self.calls.append(name)
-
-    def open_shuffle(self, shuffle_id: str) -> Commitment:
-        self._call("CreateShuffle")
-        loaded = self.app.create_shuffle(SERVICE, shuffle_id, DeckSpec())
-        return Commitment(shuffle_id, loaded.state.commitment.hex())
-
-    def contribute(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:
-        self._call("Contribute")
-        return self.app.contribute(SERVICE, shuffle_id, contributor, entropy)
-
-    def deal(
-        self, shuffle_id: str, count: int, step: str, purpose: str, burn: int = 0
-    ) -> tuple[str, ...]:
-        self._call("Deal")
-        dealt = self.app.deal(
-            SERVICE, shuffle_id, count, PURPOSES[purpose], idempotency_key=step[-200:], burn=burn
-        )
-        return (*dealt.burned, *dealt.cards)
-
-    def reshuffle(self, shuffle_id: str, cards: Sequence[str], step: str) -> None:
-        raise AssertionError("hold'em never reshuffles")
-
-    def close(self, shuffle_id: str) -> str:
-        self._call("Close")
-        self.app.close(SERVICE, shuffle_id)
-        return "{}"
-
-
-@dataclass
-class Ledger:
-    keys: list[str] = field(default_factory=list)
-
-    def ensure_accounts(self, table_id: str, currency: str) -> None:
-        return None
-
-    def player_account(self, player: str, currency: str) -> str:
-        return f"player:{player}:{currency}"
-
-    def reserve_buy_in(
-        self, key: str, table_id: str, account: str, amount: int, currency: str
-    ) -> str:
-        self.keys.append(key)
-        return key
-
-    def post(self, key: str, reservation_id: str, table_id: str) -> None:
-        self.keys.append(key)
-
-    def void(self, key: str, reservation_id: str, reason: str) -> None:
-        self.keys.append(key)
-
-    def pay_out(
-        self, key: str, table_id: str, account: str, amount: int, currency: str, reason: str
-    ) -> None:
-        self.keys.append(key)
-
-    def rake(self, key: str, table_id: str, hand: int, amount: int, currency: str) -> None:
-        self.keys.append(key)
+from tests.fixtures.table_ports import InProcessDealer, NullLedger
 
 
 class Store:
@@ -140,7 +53,7 @@ class Store:
 @dataclass
 class World:
     store: Store
-    dealer: Dealer
+    dealer: InProcessDealer
     app: TableApplication
     table_id: str
 
@@ -176,8 +89,8 @@ class World:
 
 @pytest.fixture
 def world() -> World:
-    store, dealer = Store(), Dealer()
-    app = TableApplication(store, dealer, Ledger(), LibraryRanker(), NoScheduler())  # type: ignore[arg-type]
+    store, dealer = Store(), InProcessDealer()
+    app = TableApplication(store, dealer, NullLedger(), LibraryRanker(), NoScheduler())  # type: ignore[arg-type]
     config = TableConfig(game=TEXAS_HOLDEM, seats=2)
     table_id = app.create_table(TableSpec(config, table_id="t1"), "house", "create").table_id
     for seat, player in enumerate(("alice", "bob")):
