@@ -38,6 +38,14 @@ def send_timeout(celery: Celery, deadline: Deadline, *, now: float, max_countdow
     )
 
 
+def send_seat_bot(
+    celery: Celery, table_id: str, index: int, policy: str, difficulty: float
+) -> None:
+    """Queue `seat_bot` for the table's bot number `index` (its arguments in one place: the
+    table's trigger and the sweeper's re-send must match the task's signature)."""
+    celery.send_task(SEAT_BOT, args=[table_id, index, policy, difficulty])
+
+
 class CeleryScheduler:
     def __init__(
         self,
@@ -98,4 +106,4 @@ class CeleryScheduler:
 
     def schedule_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
         """Seat the table's bot number `index` (a `seat_bot` task joins it via JoinTable)."""
-        self._celery.send_task(SEAT_BOT, args=[table_id, index, policy, difficulty])
+        send_seat_bot(self._celery, table_id, index, policy, difficulty)

@@ -34,7 +34,7 @@ __all__ = [
 ]
 from services.workers.deadlines import Deadline
 from services.workers.ports import BotSeatRequest
-from services.workers.scheduler import send_timeout
+from services.workers.scheduler import send_seat_bot, send_timeout
 from services.workers.sweeper import sweep as sweep_index
 from services.workers.timeouts import FireStep, fire
 from services.workers.wiring import WorkerRuntime, build_runtime
@@ -112,7 +112,7 @@ def sweep() -> dict[str, int]:
         grace=rt.settings.sweep_grace,
         pending=rt.pending if rebuild_now else None,
         bots=rt.bot_seats if rebuild_now else None,
-        seat_bot=send_seat_bot,
+        seat_bot=resend_seat_bot,
     )
     if report.applied or report.failed or report.rebuilt or report.bots_reseated:
         log.warning(
@@ -134,8 +134,6 @@ def sweep() -> dict[str, int]:
     }
 
 
-def send_seat_bot(request: BotSeatRequest) -> None:
+def resend_seat_bot(request: BotSeatRequest) -> None:
     """Queue `seat_bot` again for a requested bot whose first trigger was lost."""
-    app.send_task(
-        SEAT_BOT, args=[request.table_id, request.index, request.policy, request.difficulty]
-    )
+    send_seat_bot(app, request.table_id, request.index, request.policy, request.difficulty)
