@@ -144,7 +144,15 @@ def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
         client.close()
 
 
-def create_table(platform: Platform, table_id: str | None = None, **options) -> str:
+def create_table(
+    platform: Platform,
+    table_id: str | None = None,
+    *,
+    bots: Sequence[tuple[str, float]] = (),
+    **options,
+) -> str:
+    """Create a table as the house: hold'em 1/2 no-limit for six unless `options` say
+    otherwise; `bots` are the (policy, difficulty) bots requested at CreateTable."""
     table_id = table_id or new_table_id()
     defaults = dict(
         game=table_pb2.GAME_TEXAS_HOLDEM,
@@ -162,6 +170,7 @@ def create_table(platform: Platform, table_id: str | None = None, **options) -> 
             table_id=table_id,
             idempotency_key=f"create-{table_id}",
             options=table_pb2.TableOptions(**defaults),
+            bots=[table_pb2.BotSeat(policy=p, difficulty=d) for p, d in bots],
         )
     )
     return table_id

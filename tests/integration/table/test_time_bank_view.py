@@ -76,27 +76,13 @@ def test_every_viewer_sees_each_seats_time_bank_and_when_a_deadline_is_a_bank_ex
 
 
 def test_the_view_lists_the_requested_bots_and_every_bot_that_ever_bought_in(platform):
-    table_id = f"t{uuid.uuid4().hex[:12]}"
-    house = platform.table("house", auth.Role.ADMIN)
-    house.CreateTable(
-        table_pb2.CreateTableRequest(
-            table_id=table_id,
-            idempotency_key=f"create-{table_id}",
-            options=table_pb2.TableOptions(
-                game=table_pb2.GAME_TEXAS_HOLDEM,
-                structure=table_pb2.STRUCTURE_NO_LIMIT,
-                seats=3,
-                small_blind=1,
-                big_blind=2,
-                min_buy_in=20,
-                max_buy_in=1000,
-            ),
-            bots=[
-                table_pb2.BotSeat(policy="random", difficulty=0.0),
-                table_pb2.BotSeat(policy="tight", difficulty=0.5),
-            ],
-        )
+    table_id = create_table(
+        platform,
+        seats=3,
+        max_buy_in=1000,
+        bots=[("random", 0.0), ("tight", 0.5)],
     )
+    house = platform.table("house", auth.Role.ADMIN)
     view = view_of(house, table_id)
     assert [(b.policy, b.difficulty) for b in view.requested_bots] == [
         ("random", 0.0),

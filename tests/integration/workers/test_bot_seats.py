@@ -9,7 +9,6 @@ them. Timeouts and bot turns go through Celery as usual.
 from __future__ import annotations
 
 import time
-import uuid
 
 import pytest
 
@@ -19,7 +18,7 @@ from services.workers.bot_seats import seated_bot_id
 from services.workers.scheduler import CeleryScheduler
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
-from tests.integration.table.conftest import KEY, view_of
+from tests.integration.table.conftest import KEY, create_table, view_of
 
 from .table_stack import table_stack
 from .worker_process import running_worker, worker_env
@@ -88,25 +87,7 @@ def wait_for(condition, timeout: float) -> bool:
 
 
 def create_table_with_bots(platform, bots: list[tuple[str, float]]) -> str:
-    table_id = f"t{uuid.uuid4().hex[:12]}"
-    platform.table("house", auth.Role.ADMIN).CreateTable(
-        table_pb2.CreateTableRequest(
-            table_id=table_id,
-            idempotency_key=f"create-{table_id}",
-            options=table_pb2.TableOptions(
-                game=table_pb2.GAME_TEXAS_HOLDEM,
-                structure=table_pb2.STRUCTURE_NO_LIMIT,
-                seats=4,
-                small_blind=1,
-                big_blind=2,
-                min_buy_in=20,
-                max_buy_in=1000,
-                action_time_ms=30_000,
-            ),
-            bots=[table_pb2.BotSeat(policy=p, difficulty=d) for p, d in bots],
-        )
-    )
-    return table_id
+    return create_table(platform, seats=4, max_buy_in=1000, action_time_ms=30_000, bots=bots)
 
 
 def seated(platform, table_id: str) -> list[str]:

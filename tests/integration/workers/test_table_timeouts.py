@@ -287,28 +287,14 @@ def test_the_time_bank_extends_a_deadline_until_exhausted_then_refills_every_han
 
 
 def test_bots_requested_at_create_table_are_seated_by_the_workers_and_play(platform, worker):
-    table_id = f"t{uuid.uuid4().hex[:12]}"
-    house = platform.table("house", auth.Role.ADMIN)
-    house.CreateTable(
-        table_pb2.CreateTableRequest(
-            table_id=table_id,
-            idempotency_key=f"create-{table_id}",
-            options=table_pb2.TableOptions(
-                game=table_pb2.GAME_TEXAS_HOLDEM,
-                structure=table_pb2.STRUCTURE_NO_LIMIT,
-                seats=3,
-                small_blind=1,
-                big_blind=2,
-                min_buy_in=20,
-                max_buy_in=1000,
-                action_time_ms=30_000,
-            ),
-            bots=[
-                table_pb2.BotSeat(policy="random", difficulty=0.0),
-                table_pb2.BotSeat(policy="tight", difficulty=0.5),
-            ],
-        )
+    table_id = create_table(
+        platform,
+        seats=3,
+        max_buy_in=1000,
+        action_time_ms=30_000,
+        bots=[("random", 0.0), ("tight", 0.5)],
     )
+    house = platform.table("house", auth.Role.ADMIN)
     end = time.time() + 30
     while time.time() < end and view_of(house, table_id).hand_number < 3:
         time.sleep(0.2)
