@@ -15,7 +15,6 @@ Everything shares this 2-core machine with the other helpers' tests, so numbers 
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
 import tempfile
@@ -45,7 +44,7 @@ from services.workers.settings import WorkerSettings
 from tests.integration.table.conftest import KEY, create_table, view_of
 from tests.integration.workers.recording_table import start_recording_table
 from tests.integration.workers.table_stack import table_stack
-from tests.integration.workers.worker_process import WorkerProcess
+from tests.integration.workers.worker_process import WorkerProcess, worker_env
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -54,15 +53,8 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def _worker_env(redis_url: str, table_port: int) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        REDIS_URL=redis_url,
-        CROUPIER_TABLE_TARGET=f"127.0.0.1:{table_port}",
-        CROUPIER_AUTH_KEY=KEY,
-        CROUPIER_WORKERS_BOT_DELAY="0",
-        CROUPIER_WORKERS_CONCURRENCY="8",
-    )
-    return env
+    """The tests' worker environment, with eight task slots."""
+    return worker_env(redis_url, f"127.0.0.1:{table_port}", KEY, concurrency=8)
 
 
 def timeout_accuracy(quick: bool) -> dict[str, object]:
