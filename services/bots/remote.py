@@ -56,11 +56,8 @@ def play_turn(
     lets a caller that must see every action accepted (the soak tests) fail on them.
     `view`, when given, is a view the caller has just read: the first attempt decides on it
     instead of reading it again (the SDK reads one to know the decision is its own)."""
-    fresh = view
-    for _ in range(ATTEMPTS):
-        if fresh is not None:
-            view, fresh = fresh, None
-        else:
+    for attempt in range(ATTEMPTS):
+        if attempt or view is None:
             try:
                 view = stub.GetTableView(
                     table_pb2.GetTableViewRequest(table_id=table_id),

@@ -120,17 +120,14 @@ class BotClient:
 
     def _act(self, table_id: str, decide: Decide, rng: random.Random) -> int:
         """Act if the table waits for us now; return our seat as the view names it."""
-        # `play_turn` re-reads the view: the decision is ours only if the table says so now.
-        holder: dict[str, table_pb2.TableView] = {}
-
-        def choose(view: BotView, choice_rng: random.Random) -> BotAction:
-            return decide(view, holder["table"])
-
         view = self._stub.GetTableView(table_pb2.GetTableViewRequest(table_id=table_id)).view
         self.view_reads += 1
         if not is_my_decision(view):
             return view.viewer_seat
-        holder["table"] = view
+
+        def choose(bot_view: BotView, choice_rng: random.Random) -> BotAction:
+            return decide(bot_view, view)
+
         key = f"{self._name}/{table_id}/{view.hand_number}/{view.action_number}"
         started = time.time()
         try:
