@@ -34,6 +34,32 @@ def test_a_card_already_dealt_in_this_hand_is_rejected_by_name():
         s.do(DealCards.to_board(("As", "Kd", "Qd"), ("2h",)))
 
 
+def test_a_dealt_string_that_is_not_a_card_is_rejected_by_name():
+    s = Scenario(NL, [100, 100, None, None, None, None], hole={0: "As Ad", 1: "Ks Kc"}).start()
+    s.act(0, "call")
+    s.do(Act(1, "check"))
+    with pytest.raises(InvalidAction, match="'Xx' is not a card"):
+        s.do(DealCards.to_board(("Qd", "Xx", "Jd"), ("2h",)))
+
+
+def test_the_same_card_twice_in_one_deal_is_rejected_by_name():
+    s = Scenario(NL, [100, 100, None, None, None, None], hole={0: "As Ad", 1: "Ks Kc"}).start()
+    s.act(0, "call")
+    s.do(Act(1, "check"))
+    with pytest.raises(InvalidAction, match="card Qd was already dealt"):
+        s.do(DealCards.to_board(("Qd", "Jd", "Qd"), ("2h",)))
+    with pytest.raises(InvalidAction, match="card 2h was already dealt"):
+        s.do(DealCards.to_board(("Qd", "Jd", "2h"), ("2h",)))  # the burn card counts too
+
+
+def test_the_board_must_come_with_the_burn_card_the_engine_asked_for():
+    s = Scenario(NL, [100, 100, None, None, None, None], hole={0: "As Ad", 1: "Ks Kc"}).start()
+    s.act(0, "call")
+    s.do(Act(1, "check"))
+    with pytest.raises(InvalidAction, match=r"burn 1 card\(s\) first, got 0"):
+        s.do(DealCards.to_board(("Qd", "Jd", "Td")))
+
+
 def test_cards_must_go_to_the_targets_the_engine_asked_for():
     state, _ = seated_table(NL, [100, 100, None, None, None, None])
     state, _ = run(state, StartHand())
