@@ -131,6 +131,17 @@ def test_an_all_in_for_less_than_a_full_raise_does_not_reopen_the_betting():
     assert legal_actions(state, 0).actions == {"fold", "call"}
 
 
+def test_no_raise_is_offered_when_no_opponent_has_chips_left_to_answer_it():
+    state = started([100, 40, None, None, None, None])
+    state, _ = run(state, Act(0, "call"))
+    state, _ = run(state, Act(1, "all-in"))  # to 40: seat 1 has nothing behind
+    assert legal_actions(state, 0).actions == {"fold", "call"}
+    with pytest.raises(InvalidAction):
+        run(state, Act(0, "raise", 80))
+    with pytest.raises(InvalidAction):
+        run(state, Act(0, "all-in"))
+
+
 def test_uncalled_bet_returns_to_the_bettor_and_the_last_player_wins_without_showing():
     state = started([100, 100, 100, None, None, None])
     state, _ = run(state, Act(0, "raise", 30))
