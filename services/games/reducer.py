@@ -256,19 +256,11 @@ def _clockwise(players: tuple[HandPlayer, ...], after: int) -> list[HandPlayer]:
     return list(players)
 
 
-def _next_drawer(hand: HandState, after: int) -> int | None:
-    return _next_drawer_of(hand.players, after)
-
-
 def _next_drawer_of(players: tuple[HandPlayer, ...], after: int) -> int | None:
     for p in _clockwise(players, after):
         if not p.folded and not p.drew:
             return p.seat
     return None
-
-
-def _showdown_order(hand: HandState) -> tuple[int, ...]:
-    return _showdown_order_of(hand.players, hand.button, hand.last_aggressor)
 
 
 def _showdown_order_of(
@@ -447,12 +439,8 @@ def next_shower(hand: HandState) -> int | None:
 
 
 def _shown(state: TableState, e: CardsShown) -> TableState:
-    hand = _hand(state)
-    players = list(hand.players)
-    i = hand.index(e.seat)
-    players[i] = evolve(players[i], shown=True)
-    shown = evolve(hand, players=tuple(players))
-    return evolve(state, hand=evolve(shown, to_act=next_shower(shown)))
+    hand = _player(_hand(state), e.seat, shown=True)
+    return evolve(state, hand=evolve(hand, to_act=next_shower(hand)))
 
 
 def _mucked(state: TableState, e: HandMucked) -> TableState:
