@@ -71,3 +71,31 @@ def test_banks_refill_every_n_hands_up_to_the_cap():
 def test_negative_settings_are_refused():
     with pytest.raises(ValueError, match="negative"):
         TimeBankRules(action_time_ms=-1)
+
+
+def test_a_chunk_larger_than_what_is_left_grants_only_the_rest_of_the_bank():
+    banks = seated(3)
+    for _ in range(2):  # 30 s bank, 10 s chunks: 10 s left
+        banks = apply_all(banks, on_deadline(banks, RULES, 3, 1, 1, 0))
+    rules = TimeBankRules(action_time_ms=15_000, bank_ms=30_000, chunk_ms=25_000)
+    (extension,) = on_deadline(banks, rules, 3, 1, 2, 1_000)
+    assert (extension.used_ms, extension.remaining_ms, extension.deadline_unix_ms) == (
+        10_000,
+        0,
+        11_000,
+    )
+
+
+def test_a_cap_above_the_starting_bank_lets_refills_grow_the_bank_but_never_past_the_cap():
+    rules = TimeBankRules(
+        action_time_ms=15_000,
+        bank_ms=30_000,
+        refill_ms=8_000,
+        refill_every_hands=1,
+        cap_ms=35_000,
+    )
+    banks = apply_all(TimeBanks(), on_seated(rules, 0))
+    first = on_hand_started(banks, rules, hand=1, seats=[0])
+    assert first == [TimeBankRefilled(0, 5_000, 35_000)]  # 8 s due, 5 s fit under the cap
+    banks = apply_all(banks, first)
+    assert on_hand_started(banks, rules, hand=2, seats=[0]) == []  # at the cap: nothing
