@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from croupier.table.v1 import events_pb2
 from services.shared.eventstore import InMemoryEventStore
 from services.table import codec
@@ -124,3 +126,34 @@ def test_publishing_to_a_table_nobody_watches_here_does_nothing():
     fanout = TableFanout(store, block_ms=20)
     fanout.publish(STREAM, 1, ["x"], [events_pb2.TimedOut(seat=0)], 1)
     assert fanout._hubs == {}
+
+
+class _FailingSubscription(InMemoryEventStore):
+    """A store whose subscription breaks once (a lost Redis connection), then works."""
+
+    def __init__(self, registry):
+        super().__init__(registry)
+        self.failures = 1
+
+    def subscribe(self, stream, from_version=1, **kwargs):
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("redis connection lost")
+        return super().subscribe(stream, from_version, **kwargs)
+
+
+def test_a_hub_failure_reaches_its_watchers_and_the_next_watch_starts_a_fresh_hub():
+    store = _FailingSubscription(codec.registry())
+    append(store, 2, 0)
+    fanout = TableFanout(store, block_ms=20)
+    give_up = threading.Event()
+    timer = threading.Timer(5, give_up.set)  # (a watcher the failure never reaches ends here)
+    timer.start()
+    with pytest.raises(ConnectionError, match="lost"):
+        list(fanout.listen(STREAM, 1, give_up))
+    timer.cancel()
+    assert STREAM not in fanout._hubs  # the failed watcher left; nobody reuses the broken hub
+    listener = fanout.listen(STREAM, 1, threading.Event())
+    append(store, 1, 2)
+    assert [next(listener).version for _ in range(3)] == [1, 2, 3]
+    listener.close()
