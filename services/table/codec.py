@@ -173,7 +173,7 @@ def _plan(cls: type, descriptor: Descriptor) -> tuple[tuple[str, Reader], ...]:
 
 
 def _reader(descriptor: FieldDescriptor, hint: Any) -> Reader:
-    """A function reading `descriptor`'s field from a message as `hint` (see `_get`)."""
+    """A function reading `descriptor`'s field from a message as `hint`."""
     name = descriptor.name
     inner = _optional_inner(hint)
     absent_is_none = inner is not None and descriptor.has_presence
@@ -204,22 +204,37 @@ def _reader(descriptor: FieldDescriptor, hint: Any) -> Reader:
 
 
 def _converter(hint: Any) -> Callable[[Any], object]:
-    """A function turning one raw protobuf value into `hint` (the same rules as `_value`)."""
+    """A function turning one raw protobuf value into `hint`."""
     inner = _optional_inner(hint)
     if inner is not None:
         hint = inner
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return typing.cast(Callable[[Any], object], hint)
     if hint is GameDefinition:
-        return lambda raw: _value(raw, hint)
+        return _game
     if dataclasses.is_dataclass(hint) and isinstance(hint, type):
         cls = hint
         return lambda raw: _build(cls, raw)
-    if typing.get_origin(hint) is tuple:
-        return lambda raw: _value(raw, hint)
+    if typing.get_origin(hint) is tuple:  # fixed pair from a message, fields in number order
+        args = typing.get_args(hint)
+        return lambda raw: tuple(read(raw) for read in _tuple_plan(raw.DESCRIPTOR, args))
     if hint is int:
         return int
     return _identity
+
+
+@cache
+def _tuple_plan(descriptor: Descriptor, args: tuple[Any, ...]) -> tuple[Reader, ...]:
+    """How to read a fixed tuple of `args` from a `descriptor` message (fields by number)."""
+    fields = sorted(descriptor.fields, key=lambda f: f.number)
+    return tuple(_reader(field, arg) for field, arg in zip(fields, args, strict=True))
+
+
+def _game(raw: Any) -> GameDefinition:
+    game = GAMES.get(raw)
+    if game is None:
+        raise CodecError(f"unknown game {raw!r}; known: {', '.join(sorted(GAMES))}")
+    return game
 
 
 def _identity(raw: Any) -> object:
@@ -233,40 +248,3 @@ def _optional_inner(hint: Any) -> Any | None:
         if len(args) == 1 and len(typing.get_args(hint)) == 2:
             return args[0]
     return None
-
-
-def _get(message: Message, descriptor: FieldDescriptor, hint: Any) -> object:
-    inner = _optional_inner(hint)
-    if inner is not None:
-        if descriptor.has_presence and not message.HasField(descriptor.name):
-            return None
-        hint = inner
-    raw = getattr(message, descriptor.name)
-    if descriptor.is_repeated:
-        (item_hint, *_rest) = typing.get_args(hint)
-        return tuple(_value(item, item_hint) for item in raw)
-    return _value(raw, hint)
-
-
-def _value(raw: Any, hint: Any) -> object:
-    inner = _optional_inner(hint)
-    if inner is not None:
-        hint = inner
-    if hint is GameDefinition:
-        game = GAMES.get(raw)
-        if game is None:
-            raise CodecError(f"unknown game {raw!r}; known: {', '.join(sorted(GAMES))}")
-        return game
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        return hint(raw)
-    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
-        return _build(hint, raw)
-    if typing.get_origin(hint) is tuple:  # fixed pair from a message, fields in number order
-        args = typing.get_args(hint)
-        descriptors = sorted(raw.DESCRIPTOR.fields, key=lambda f: f.number)
-        return tuple(
-            _get(raw, descriptor, arg) for descriptor, arg in zip(descriptors, args, strict=True)
-        )
-    if hint is int:
-        return int(raw)
-    return raw
