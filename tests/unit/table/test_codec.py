@@ -85,3 +85,10 @@ def test_shell_events_pass_through_unchanged():
     message = events_pb2.HandSettled(hand=3, transfer_key="t/3/settle")
     assert codec.to_message(message) is message
     assert codec.from_message(message) is message
+
+
+def test_a_stored_game_this_build_does_not_know_is_refused_by_name():
+    message = codec.to_message(ev.TableOpened(TableConfig(game=GAMES["texas-holdem"], seats=9)))
+    message.config.game = "no-such-game"
+    with pytest.raises(codec.CodecError, match=r"unknown game 'no-such-game'; known: .*texas"):
+        codec.from_message(message)
