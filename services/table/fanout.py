@@ -175,9 +175,7 @@ class TableFanout:
                         HubEvent.of(record, self.decode)
                         for record in self.store.read(stream, next_version, limit=PAGE)
                     ]
-                for entry in batch:
-                    if entry.version < next_version:
-                        continue
+                for entry in batch:  # (both start at next_version: the window has no gaps)
                     yield entry
                     next_version = entry.version + 1
                     if stop.is_set():
