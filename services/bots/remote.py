@@ -4,6 +4,9 @@ Shared by the Celery bot task (built-in bots) and the SDK (external bots). The a
 with the view's version as the expected version and a caller-chosen idempotency key, so a
 retried or duplicated decision is applied once; a version that moved on (someone else's
 event) makes it look again, a decision that is no longer the bot's is left alone.
+
+The chooser gets both forms of the one view it decides on, the `BotView` and the `TableView`
+it was built from, on every attempt: after an ABORTED Act both are the view read again.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from services.shared.errors import Unavailable
 
 log = logging.getLogger(__name__)
 Metadata = tuple[tuple[str, str | bytes], ...]
-Chooser = Callable[[BotView, random.Random], BotAction]
+# (the bot's view, the TableView it was built from, the turn's generator) -> the action.
+Chooser = Callable[[BotView, table_pb2.TableView, random.Random], BotAction]
 # Told about every action the table refused (status name, what was sent, the table's words).
 OnRefused = Callable[[str], None]
 RPC_TIMEOUT = 5.0
@@ -74,7 +78,7 @@ def play_turn(
         if action_number is not None and view.action_number != action_number:
             return TurnResult.STALE
         bot_view = to_bot_view(view)
-        action = choose(bot_view, rng)
+        action = choose(bot_view, view, rng)
         try:
             stub.Act(
                 to_act_request(view, action, idempotency_key),

@@ -3,7 +3,7 @@
     from services.bots.sdk import BotClient
     from services.bots.view import BotAction, Kind
 
-    def decide(view, table):           # view: BotView; table: the TableView proto
+    def decide(view, table):           # view: BotView; table: the TableView it was built from
         return BotAction(Kind.CHECK) if view.can(Kind.CHECK) else BotAction(Kind.FOLD)
 
     BotClient("127.0.0.1:50051", token).play("t42", decide)
@@ -11,6 +11,8 @@
 `play` watches the table (`WatchTable`) and, whenever the table asks this bot to act, reads
 the view (`GetTableView`), calls `decide` and sends `Act` with the view's version as the
 expected version and an idempotency key naming the decision, so a retry never acts twice.
+If the table moved first (ABORTED), it reads the view again and calls `decide` again with
+the new view in both arguments.
 When the stream drops it reconnects with backoff and resumes from the last version it saw
 (`from_version`), so no decision is missed. `decide` must return before
 `table.deadline_unix_ms`; a decision still open at the deadline is timed out by the table
@@ -125,8 +127,14 @@ class BotClient:
         if not is_my_decision(view):
             return view.viewer_seat
 
-        def choose(bot_view: BotView, choice_rng: random.Random) -> BotAction:
-            return decide(bot_view, view)
+        decided = view  # the view of the last attempt: re-read after an ABORTED Act
+
+        def choose(
+            bot_view: BotView, table: table_pb2.TableView, choice_rng: random.Random
+        ) -> BotAction:
+            nonlocal decided
+            decided = table  # the view `bot_view` was built from, never a stale one
+            return decide(bot_view, table)
 
         key = f"{self._name}/{table_id}/{view.hand_number}/{view.action_number}"
         started = time.time()
@@ -153,7 +161,7 @@ class BotClient:
             return view.viewer_seat
         if result is TurnResult.ACTED:
             self.decisions += 1
-            if view.deadline_unix_ms and time.time() * 1000 > view.deadline_unix_ms:
+            if decided.deadline_unix_ms and time.time() * 1000 > decided.deadline_unix_ms:
                 log.warning("%s answered %.0f ms late", self._name, (time.time() - started) * 1000)
         return view.viewer_seat
 

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 import grpc
 import redis
 
-from croupier.table.v1 import table_pb2_grpc
+from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.bots.policies import Policy, make_policy
 from services.bots.remote import TurnResult, play_turn
+from services.bots.view import BotAction, BotView
 from services.shared import auth
 from services.shared.channels import RenewingServiceToken, connect
 from services.workers.bot_seats import GrpcBotSeater, GrpcPendingBotSeats
@@ -39,11 +40,15 @@ class GrpcBotPlayer:
         token = auth.issue_token(self._key, turn.bot_id, auth.Role.BOT, BOT_TOKEN_TTL)
         # Seeded by the turn: every delivery of the same turn makes the same choice.
         rng = random.Random(f"{turn.bot_id}/{turn.key}")
+
+        def choose(view: BotView, table: table_pb2.TableView, turn_rng: random.Random) -> BotAction:
+            return policy.choose(view, turn_rng)  # a built-in policy needs only the BotView
+
         result = play_turn(
             self._stub,
             auth.bearer_metadata(token),
             turn.table_id,
-            policy.choose,
+            choose,
             rng,
             turn.idempotency_key,
             hand_number=turn.hand_number,

@@ -1,5 +1,6 @@
 """The bot SDK against the real table service: two external bots play, the table server is
-restarted under them (every stream drops), and they reconnect and resume."""
+restarted under them (every stream drops), and they reconnect and resume; a bot whose Act
+the table refuses as ABORTED (it moved first) decides again on the view as it is now."""
 
 from __future__ import annotations
 
@@ -68,6 +69,90 @@ def test_sdk_bots_play_and_resume_after_the_table_server_restarts(redis_url):
                 thread.join(5)
             for client in clients:
                 client.close()
+
+
+def test_after_the_table_moves_under_a_decision_decide_gets_the_new_table_view(redis_url):
+    with table_stack(redis_url, f"ledger-sdk-{uuid.uuid4().hex[:6]}", NoScheduler()) as platform:
+        # No scheduler: only this test times a decision out (ApplyTimeout, as the workers do).
+        table_id = create_table(
+            platform, seats=2, action_time_ms=300, time_bank_ms=5000, time_bank_chunk_ms=2000
+        )
+        names = [f"sdk-bot-{seat_no}-{uuid.uuid4().hex[:6]}" for seat_no in (0, 1)]
+        clients = []
+        for seat_no, name in enumerate(names):
+            platform.fund(name, 400)
+            platform.table(name, auth.Role.BOT).JoinTable(
+                table_pb2.JoinTableRequest(
+                    table_id=table_id, seat=seat_no, buy_in=400, idempotency_key=f"join-{name}"
+                )
+            )
+            token = auth.issue_token(KEY, name, auth.Role.BOT, 600)
+            clients.append(BotClient(f"127.0.0.1:{platform.port}", token, name=name))
+        workers = platform.table("workers", auth.Role.SERVICE)
+        calls: list[tuple[BotView, table_pb2.TableView]] = []
+        moved = threading.Event()
+
+        def decide(view: BotView, table: table_pb2.TableView) -> BotAction:
+            calls.append((view, table))
+            if len(calls) == 1:
+                # The bot thinks past its deadline: the table draws on its time bank (the same
+                # decision, a later deadline, one event), so the Act sent with the version
+                # decided on comes back ABORTED and the SDK reads the view again.
+                time.sleep(max(0.0, table.deadline_unix_ms / 1000 - time.time()) + 0.05)
+                workers.ApplyTimeout(
+                    table_pb2.ApplyTimeoutRequest(
+                        table_id=table_id,
+                        hand_number=table.hand_number,
+                        action_number=table.action_number,
+                    )
+                )
+            elif len(calls) == 2:
+                moved.set()
+            return _call_everything(view, table)
+
+        stop = threading.Event()
+        errors: list[BaseException] = []
+        threads = [
+            threading.Thread(target=_play, args=args, daemon=True)
+            for args in (
+                (_Deciding(clients[0], decide), table_id, stop, errors),
+                (clients[1], table_id, stop, errors),
+            )
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            assert moved.wait(30), f"decide was called {len(calls)} time(s)"
+            (_, before), (after_view, after) = calls[0], calls[1]
+            # The same decision, decided again on the view as it is now: a later version and
+            # the bank's deadline (before the fix, `table` was still the first, stale view).
+            assert (after.hand_number, after.action_number) == (
+                before.hand_number,
+                before.action_number,
+            )
+            assert after.version > before.version
+            assert after.deadline_from_time_bank and not before.deadline_from_time_bank
+            assert after.deadline_unix_ms > before.deadline_unix_ms
+            own = [s for s in after.seats if s.seat == after.viewer_seat]
+            assert [s.stack for s in own] == [after_view.stack]
+            assert errors == []
+            assert clients[0].refusals == []  # ABORTED is "look again", not a refusal
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(5)
+            for client in clients:
+                client.close()
+
+
+class _Deciding:
+    """A client whose `play` always uses one `decide` (so `_play` runs it like the others)."""
+
+    def __init__(self, client: BotClient, decide) -> None:
+        self._client, self._decide = client, decide
+
+    def play(self, table_id: str, _ignored, **options) -> None:
+        self._client.play(table_id, self._decide, **options)
 
 
 def _call_everything(view: BotView, table) -> BotAction:

@@ -1,6 +1,6 @@
 """`play_turn`: one bot decision over the API. It tells its caller about every action the table
-refused (the soak fails on them) and decides on a view the caller just read without reading
-it again."""
+refused (the soak fails on them), decides on a view the caller just read without reading
+it again, and after an ABORTED Act decides again on the view read again, in both forms."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ class Refusal(grpc.RpcError, grpc.Call):  # type: ignore[misc]
 
 
 class FakeTable:
-    """Answers GetTableView with a decision for seat 0 and refuses the first `refuse` Acts."""
+    """Answers GetTableView with a decision for seat 0 and refuses the first `refuse` Acts.
+    Every read shows a newer version, with seat 0's stack one chip lower than the read before."""
 
     def __init__(self, refuse: list[Refusal]) -> None:
         self.refuse = refuse
@@ -37,13 +38,17 @@ class FakeTable:
         self.view_reads += 1
         view = table_pb2.TableView(
             table_id=request.table_id,
-            version=7,
+            version=6 + self.view_reads,
             hand_number=3,
             action_number=5,
             to_act=0,
             viewer_seat=0,
             options=table_pb2.TableOptions(game=table_pb2.GAME_TEXAS_HOLDEM, big_blind=2),
-            seats=[table_pb2.SeatView(seat=0, stack=100, cards=["As", "Kd"], in_hand=True)],
+            seats=[
+                table_pb2.SeatView(
+                    seat=0, stack=101 - self.view_reads, cards=["As", "Kd"], in_hand=True
+                )
+            ],
             legal_actions=[
                 table_pb2.LegalAction(action=table_pb2.ACTION_CHECK),
                 table_pb2.LegalAction(action=table_pb2.ACTION_FOLD),
@@ -58,7 +63,7 @@ class FakeTable:
         return table_pb2.ActResponse(version=8)
 
 
-def _always_bet(view, rng):
+def _always_bet(view, table, rng):
     return BotAction(Kind.BET, amount=10)
 
 
@@ -100,3 +105,20 @@ def test_a_view_the_caller_just_read_is_not_read_again_unless_the_table_moved():
         TurnResult.ACTED
     )
     assert moved.view_reads == 2 and len(moved.acts) == 2  # ABORTED: look again, then act
+
+
+def test_after_an_aborted_act_the_chooser_gets_the_view_read_again_in_both_forms():
+    table = FakeTable([Refusal(grpc.StatusCode.ABORTED, "version moved")])
+    seen: list[tuple[int, int]] = []
+
+    def choose(view, table_view, rng):
+        seen.append((view.stack, table_view.version))
+        return BotAction(Kind.CHECK)
+
+    first = table.GetTableView(table_pb2.GetTableViewRequest(table_id="t1")).view
+    outcome = play_turn(table, (), "t1", choose, random.Random(1), "k", view=first)
+    assert outcome is TurnResult.ACTED
+    # The first attempt: the caller's view (version 7, stack 100); the second: the view read
+    # after ABORTED (version 8, stack 99), the TableView as fresh as the BotView built from it.
+    assert seen == [(100, 7), (99, 8)]
+    assert [a.expected_version for a in table.acts] == [7, 8]
