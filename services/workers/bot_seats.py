@@ -2,35 +2,56 @@
 
 The table records the requested bots in its first event (`TableCreated.bots`) and schedules one
 `seat_bot(table, index, policy, difficulty)` task per bot. The task names the bot
-`bot-<policy>-<difficulty %>-<table>-s<index>` (`bot_turns.bot_id`), deposits its buy-in in
-the ledger (idempotent key per table and index: these are the house's chips for its bots) and
-joins with a `bot`-role token and a fixed idempotency key, so a duplicate delivery changes
-nothing. From then on the table schedules the bot's turns as for any bot seat.
+`bot-<policy>-<difficulty %>-<table>-s<index>` (`bot_turns.bot_id`), issues its buy-in into
+the bot's ledger account (the house's chips for its bots) and joins with a `bot`-role token.
+Issue, join and the return of chips that did not find a seat are keyed by the round they
+belong to (`bot_chips`), so a duplicate delivery changes nothing and a bot that does not sit
+down keeps nothing. From then on the table schedules the bot's turns as for any bot seat.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
 
 import grpc
 
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from services.shared import auth, errors
+from services.shared import auth
+from services.shared.errors import DomainError
+from services.workers.bot_chips import Funding, funding_of, issue_key, join_key, return_key
 from services.workers.bot_turns import bot_id
-from services.workers.grpc_table import RPC_TIMEOUT, translate
+from services.workers.grpc_table import RETRYABLE, RPC_TIMEOUT, translate
 from services.workers.ports import BotSeatRequest
 
 BOT_TOKEN_TTL = 600
 # A seated bot brings 100 big blinds (or 200 antes), within the table's buy-in range.
 BIG_BLINDS = 100
+_T = TypeVar("_T")
 
 
 class SeatOutcome(enum.Enum):
     SEATED = "seated"
-    ALREADY = "already"  # a duplicate delivery: the bot sits there already
+    ALREADY = "already"  # a duplicate delivery: the bot sits there already (or sat and left)
+    NO_SEAT = "no-seat"  # the table is full: nothing issued, or this round's chips returned
+    REFUSED = "refused"  # the table or ledger refuses this bot for good: chips returned
+    GAVE_UP = "gave-up"  # tries ran out (services down, seats lost): this round's chips returned
+
+
+class SeatLost(DomainError):
+    """The seat went to someone else first; this round's chips are back. Try again soon."""
+
+
+# A refusal that another try can change: the seat was taken (or the table moved) meanwhile.
+_RACE_CODES = frozenset(
+    {grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ALREADY_EXISTS, grpc.StatusCode.ABORTED}
+)
 
 
 def seated_bot_id(table_id: str, index: int, policy: str, difficulty: float) -> str:
@@ -59,6 +80,39 @@ def unseated_bots(
     return missing[:free_seats]
 
 
+def _sits_or_sat(view: table_pb2.TableView, player: str) -> bool:
+    # Seated now, or seated once and gone since (left, went broke): a late duplicate must not
+    # bring back a bot that left, so "ever bought in here" counts.
+    return player in view.bots_seated or any(s.player_id == player for s in view.seats)
+
+
+def _free_seats(view: table_pb2.TableView) -> list[int]:
+    taken = {s.seat for s in view.seats if s.player_id}
+    return [i for i in range(view.options.seats) if i not in taken]
+
+
+def _code(exc: grpc.RpcError) -> grpc.StatusCode | None:
+    return exc.code() if isinstance(exc, grpc.Call) else None
+
+
+def _details(exc: grpc.RpcError) -> str:
+    return (exc.details() or "") if isinstance(exc, grpc.Call) else str(exc)
+
+
+@dataclass(frozen=True, slots=True)
+class _Bot:
+    table_id: str
+    index: int
+    player: str
+
+    def account(self, currency: str) -> str:
+        return f"player:{self.player}:{currency}"
+
+
+class _Refused(DomainError):
+    """The ledger refuses this bot's account or chips for good (e.g. an invalid name)."""
+
+
 def buy_in_for(options: table_pb2.TableOptions) -> int:
     unit = options.big_blind or 2 * options.ante or 1
     target = BIG_BLINDS * unit
@@ -68,7 +122,11 @@ def buy_in_for(options: table_pb2.TableOptions) -> int:
 
 
 class GrpcBotSeater:
-    """Funds and seats one requested bot. `ledger` must carry a service token."""
+    """Funds and seats one requested bot. `ledger` must carry a service token.
+
+    Every round of chips it issues is closed by the seat or by a return (`bot_chips`): a bot
+    that does not sit down keeps nothing.
+    """
 
     def __init__(self, table: grpc.Channel, ledger: grpc.Channel, auth_key: str) -> None:
         self._table = table_pb2_grpc.TableServiceStub(table)
@@ -76,61 +134,162 @@ class GrpcBotSeater:
         self._key = auth_key
 
     def seat(self, table_id: str, index: int, policy: str, difficulty: float) -> SeatOutcome:
-        player = seated_bot_id(table_id, index, policy, difficulty)
-        token = auth.issue_token(self._key, player, auth.Role.BOT, BOT_TOKEN_TTL)
-        metadata = auth.bearer_metadata(token)
+        """Seat the bot, or say why not. Raises `SeatLost` (try again) and `Unavailable`."""
+        bot = _Bot(table_id, index, seated_bot_id(table_id, index, policy, difficulty))
+        metadata = self._metadata(bot)
+        view = self._view(bot, metadata)
+        if _sits_or_sat(view, bot.player):
+            return SeatOutcome.ALREADY
+        currency = view.options.currency or "CHIP"
         try:
-            view = self._table.GetTableView(
-                table_pb2.GetTableViewRequest(table_id=table_id),
-                metadata=metadata,
-                timeout=RPC_TIMEOUT,
-            ).view
-            # Seated now, or seated once and gone since (left, went broke): a late duplicate
-            # must not bring a bot back that left, so "ever bought in here" counts.
-            if player in view.bots_seated or any(s.player_id == player for s in view.seats):
-                return SeatOutcome.ALREADY
-            taken = {s.seat for s in view.seats if s.player_id}
-            free = [i for i in range(view.options.seats) if i not in taken]
-            if not free:
-                raise errors.FailedPrecondition(f"table {table_id} has no free seat for {player}")
-            # Its own seat number when free, so the table's bots do not race for one seat.
-            seat = index if index in free else free[0]
-            amount = buy_in_for(view.options)
-            currency = view.options.currency or "CHIP"
-            self._fund(player, amount, currency, f"seat-bot/{table_id}/{index}")
+            funding = self._funding(bot, currency)
+        except _Refused:
+            return SeatOutcome.REFUSED  # no account for this bot: nothing was issued
+        free = _free_seats(view)
+        if not free:
+            self._close(bot, funding, currency)
+            return SeatOutcome.NO_SEAT
+        amount = funding.issued or buy_in_for(view.options)
+        if not funding.issued:
+            try:
+                self._ledger_call(
+                    bot,
+                    "issuing its buy-in",
+                    lambda: self._ledger.Deposit(
+                        ledger_pb2.DepositRequest(
+                            idempotency_key=issue_key(table_id, index, funding.round),
+                            account_id=bot.account(currency),
+                            amount=chips_pb2.ChipAmount(currency=currency, amount=amount),
+                            metadata=ledger_pb2.EntryMetadata(
+                                table_id=table_id, reason="bot buy-in"
+                            ),
+                        ),
+                        timeout=RPC_TIMEOUT,
+                    ),
+                )
+            except _Refused:
+                return SeatOutcome.REFUSED
+        # Its own seat number when free, so the table's bots do not race for one seat.
+        seat = index if index in free else free[0]
+        try:
             self._table.JoinTable(
                 table_pb2.JoinTableRequest(
                     table_id=table_id,
                     seat=seat,
                     buy_in=amount,
-                    idempotency_key=f"seat-bot-{index}",
+                    idempotency_key=join_key(index, funding.round),
                 ),
                 metadata=metadata,
                 timeout=RPC_TIMEOUT,
             )
         except grpc.RpcError as exc:
-            raise translate(exc, f"seating bot {player}") from exc
+            code = _code(exc)
+            if code in RETRYABLE:
+                raise translate(exc, f"seating bot {bot.player}") from exc
+            # Refused: this round will not seat the bot. A duplicate delivery may have
+            # seated it meanwhile (with these chips); otherwise the chips go back.
+            if _sits_or_sat(self._view(bot, metadata), bot.player):
+                return SeatOutcome.ALREADY
+            self._close(bot, Funding(funding.round, amount), currency)
+            if code in _RACE_CODES:
+                raise SeatLost(
+                    f"bot {bot.player} lost seat {seat} at table {table_id}: {_details(exc)}"
+                ) from exc
+            return SeatOutcome.REFUSED
         return SeatOutcome.SEATED
 
-    def _fund(self, player: str, amount: int, currency: str, key: str) -> None:
+    def give_up(self, table_id: str, index: int, policy: str, difficulty: float) -> SeatOutcome:
+        """Stop trying for now: return the open round's chips unless the bot sits already.
+        Raises `Unavailable` when the table or ledger cannot be reached (the chips then wait
+        in the bot's account for the next try, which finds them issued and uses them)."""
+        bot = _Bot(table_id, index, seated_bot_id(table_id, index, policy, difficulty))
+        view = self._view(bot, self._metadata(bot))
+        if _sits_or_sat(view, bot.player):
+            return SeatOutcome.ALREADY
+        currency = view.options.currency or "CHIP"
+        with contextlib.suppress(_Refused):  # no account: nothing was ever issued
+            self._close(bot, self._funding(bot, currency), currency)
+        return SeatOutcome.GAVE_UP
+
+    def _metadata(self, bot: _Bot) -> tuple[tuple[str, str], ...]:
+        token = auth.issue_token(self._key, bot.player, auth.Role.BOT, BOT_TOKEN_TTL)
+        return auth.bearer_metadata(token)
+
+    def _view(self, bot: _Bot, metadata: tuple[tuple[str, str], ...]) -> table_pb2.TableView:
         try:
-            self._ledger.OpenAccount(
-                ledger_pb2.OpenAccountRequest(
-                    kind=ledger_pb2.ACCOUNT_KIND_PLAYER, name=player, currency=currency
+            return self._table.GetTableView(
+                table_pb2.GetTableViewRequest(table_id=bot.table_id),
+                metadata=metadata,
+                timeout=RPC_TIMEOUT,
+            ).view
+        except grpc.RpcError as exc:
+            raise translate(exc, f"seating bot {bot.player}") from exc
+
+    def _funding(self, bot: _Bot, currency: str) -> Funding:
+        """The bot's open round, from its account's movements (opening the account first)."""
+        account = bot.account(currency)
+
+        def open_account() -> object:
+            try:
+                return self._ledger.OpenAccount(
+                    ledger_pb2.OpenAccountRequest(
+                        kind=ledger_pb2.ACCOUNT_KIND_PLAYER, name=bot.player, currency=currency
+                    ),
+                    timeout=RPC_TIMEOUT,
+                )
+            except grpc.RpcError as exc:
+                if _code(exc) is not grpc.StatusCode.ALREADY_EXISTS:
+                    raise
+                return None
+
+        self._ledger_call(bot, "opening its account", open_account)
+        movements: list[tuple[str, int]] = []
+        request = ledger_pb2.HistoryRequest(account_id=account, limit=500)
+        while True:
+            page = self._ledger_call(
+                bot,
+                "reading its account",
+                functools.partial(self._ledger.History, request, timeout=RPC_TIMEOUT),
+            )
+            movements += [(m.reference, m.balance_delta) for m in page.movements]
+            if not page.next_cursor:
+                return funding_of(bot.table_id, bot.index, movements)
+            request = ledger_pb2.HistoryRequest(
+                account_id=account, limit=500, before=page.next_cursor
+            )
+
+    def _close(self, bot: _Bot, funding: Funding, currency: str) -> None:
+        """Return the round's chips to the world they came from; nothing when none are out.
+        The key names the round, so a second return of it is the ledger's replay."""
+        if not funding.issued:
+            return
+        self._ledger_call(
+            bot,
+            "returning its buy-in",
+            lambda: self._ledger.Withdraw(
+                ledger_pb2.WithdrawRequest(
+                    idempotency_key=return_key(bot.table_id, bot.index, funding.round),
+                    account_id=bot.account(currency),
+                    amount=chips_pb2.ChipAmount(currency=currency, amount=funding.issued),
+                    metadata=ledger_pb2.EntryMetadata(
+                        table_id=bot.table_id, reason="bot not seated: buy-in returned"
+                    ),
                 ),
                 timeout=RPC_TIMEOUT,
-            )
-        except grpc.RpcError as exc:
-            if not isinstance(exc, grpc.Call) or exc.code() is not grpc.StatusCode.ALREADY_EXISTS:
-                raise
-        self._ledger.Deposit(
-            ledger_pb2.DepositRequest(
-                idempotency_key=key,
-                account_id=f"player:{player}:{currency}",
-                amount=chips_pb2.ChipAmount(currency=currency, amount=amount),
             ),
-            timeout=RPC_TIMEOUT,
         )
+
+    def _ledger_call(self, bot: _Bot, what: str, call: Callable[[], _T]) -> _T:
+        """Down or busy -> Unavailable (retry); INVALID_ARGUMENT and the like -> _Refused."""
+        try:
+            return call()
+        except grpc.RpcError as exc:
+            code = _code(exc)
+            failure = translate(exc, f"bot {bot.player} {what}", service="ledger")
+            if code in RETRYABLE or code is grpc.StatusCode.FAILED_PRECONDITION:
+                # FAILED_PRECONDITION: funds held by a join still in flight; look again later.
+                raise failure from exc
+            raise _Refused(failure.message) from exc
 
 
 class GrpcPendingBotSeats:

@@ -23,13 +23,13 @@ RETRYABLE = frozenset(
 )
 
 
-def translate(exc: grpc.RpcError, what: str) -> DomainError:
+def translate(exc: grpc.RpcError, what: str, service: str = "table service") -> DomainError:
     """A retryable failure as Unavailable; anything else names the status and message."""
     code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNKNOWN
     detail = exc.details() if isinstance(exc, grpc.Call) else str(exc)
     if code in RETRYABLE:
-        return Unavailable(f"{what}: table service {code.name}: {detail}")
-    return DomainError(f"{what}: table service {code.name}: {detail}")
+        return Unavailable(f"{what}: {service} {code.name}: {detail}")
+    return DomainError(f"{what}: {service} {code.name}: {detail}")
 
 
 class GrpcTableGateway:

@@ -77,3 +77,15 @@ class PendingBotSeats(Protocol):
     """Requested bots that never sat down (their seating trigger was lost), from the tables."""
 
     def unseated_bots(self) -> Iterable[BotSeatRequest]: ...
+
+
+class SeatGiveUps(Protocol):
+    """Requested bots that gave up seating, so their re-sends back off (`seat_give_ups`)."""
+
+    def record(self, request: BotSeatRequest, now: float) -> None: ...
+
+    def clear(self, request: BotSeatRequest) -> None: ...
+
+    def due(self, requests: Sequence[BotSeatRequest], now: float) -> list[BotSeatRequest]:
+        """The requests whose backoff since their last give-up is over (or never gave up)."""
+        ...

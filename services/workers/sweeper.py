@@ -19,6 +19,7 @@ from services.workers.ports import (
     DeadlineIndex,
     PendingBotSeats,
     PendingDecisions,
+    SeatGiveUps,
     TableGateway,
     TimeoutOutcome,
 )
@@ -47,18 +48,25 @@ def rebuild(index: DeadlineIndex, pending: PendingDecisions) -> int:
     return added
 
 
-def reseat(bots: PendingBotSeats, seat_bot: Callable[[BotSeatRequest], None]) -> int:
-    """Send the seating trigger again for every requested bot that never sat down.
+def reseat(
+    bots: PendingBotSeats,
+    seat_bot: Callable[[BotSeatRequest], None],
+    give_ups: SeatGiveUps | None = None,
+    now: float = 0.0,
+) -> int:
+    """Send the seating trigger again for every requested bot that never sat down, unless it
+    gave up lately (`give_ups`: the n-th give-up waits `seat_give_ups.backoff(n)`).
 
     The trigger sent at CreateTable can be lost like any Celery task. Sending it again is
-    safe: a duplicate `seat_bot` finds the bot seated (or its JoinTable key used) and its
-    buy-in deposit keyed per table and bot, so nothing happens twice.
+    safe: a duplicate `seat_bot` finds the bot seated, or finds its seating round's chips
+    issued (keys per round, `bot_chips`), so nothing happens twice.
     """
-    sent = 0
-    for request in bots.unseated_bots():
+    requests = list(bots.unseated_bots())
+    if give_ups is not None:
+        requests = give_ups.due(requests, now)
+    for request in requests:
         seat_bot(request)
-        sent += 1
-    return sent
+    return len(requests)
 
 
 def sweep(
@@ -71,11 +79,13 @@ def sweep(
     pending: PendingDecisions | None = None,
     bots: PendingBotSeats | None = None,
     seat_bot: Callable[[BotSeatRequest], None] | None = None,
+    give_ups: SeatGiveUps | None = None,
 ) -> SweepReport:
     """Fire the overdue head of the index; resolved deadlines leave it, failed ones stay.
 
     With `pending` it first rebuilds lost deadlines; with `bots` and `seat_bot` it re-sends
-    lost seating triggers (both are the occasional, table-wide part of a sweep).
+    lost seating triggers, skipping bots that gave up lately (`give_ups`); both are the
+    occasional, table-wide part of a sweep.
     """
     report = SweepReport()
     if pending is not None:
@@ -85,7 +95,7 @@ def sweep(
             report.errors.append(f"rebuild: {exc.message}")
     if bots is not None and seat_bot is not None:
         try:
-            report.bots_reseated = reseat(bots, seat_bot)
+            report.bots_reseated = reseat(bots, seat_bot, give_ups, now)
         except DomainError as exc:
             report.errors.append(f"bot seats: {exc.message}")
     for deadline in index.due(now - grace, limit):

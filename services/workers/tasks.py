@@ -32,6 +32,7 @@ __all__ = [
     "seat_bot",
     "sweep",
 ]
+from services.workers.bot_seats import SeatOutcome
 from services.workers.deadlines import Deadline
 from services.workers.ports import BotSeatRequest
 from services.workers.scheduler import send_seat_bot, send_timeout
@@ -88,13 +89,39 @@ def seat_bot(self: Any, table_id: str, index: int, policy: str, difficulty: floa
     if rt.bot_seater is None:
         log.warning("bot %s of table %s not seated: no CROUPIER_LEDGER_TARGET", index, table_id)
         return "no-ledger"
+    request = BotSeatRequest(table_id, index, policy, float(difficulty))
     try:
         outcome = rt.bot_seater.seat(table_id, index, policy, float(difficulty))
     except DomainError as exc:
-        # Down, or lost a race for a seat: look again shortly (a seated bot is not re-seated).
-        raise self.retry(exc=exc, countdown=0.5) from exc
+        # Down, or lost a race for a seat (its chips are back already): look again shortly.
+        if self.request.retries < self.max_retries:
+            raise self.retry(exc=exc, countdown=0.5) from exc
+        outcome = _give_up(rt, request, exc)
+    if outcome in (SeatOutcome.REFUSED, SeatOutcome.GAVE_UP) and rt.seat_give_ups is not None:
+        rt.seat_give_ups.record(request, time.time())  # the sweeper backs off re-sending it
+    elif outcome in (SeatOutcome.SEATED, SeatOutcome.ALREADY) and rt.seat_give_ups is not None:
+        rt.seat_give_ups.clear(request)
     log.info("bot %s of table %s: %s", index, table_id, outcome.value)
     return outcome.value
+
+
+def _give_up(rt: WorkerRuntime, request: BotSeatRequest, last: DomainError) -> SeatOutcome:
+    """The tries ran out: return the open round's chips. If that fails too, they wait in
+    the bot's account, where the next try finds them issued (no second issue)."""
+    assert rt.bot_seater is not None
+    try:
+        return rt.bot_seater.give_up(
+            request.table_id, request.index, request.policy, request.difficulty
+        )
+    except DomainError as exc:
+        log.warning(
+            "bot %s of table %s gave up (%s); its chips wait for the next try: %s",
+            request.index,
+            request.table_id,
+            last.message,
+            exc.message,
+        )
+        return SeatOutcome.GAVE_UP
 
 
 @app.task(name=SWEEP)
@@ -113,6 +140,7 @@ def sweep() -> dict[str, int]:
         pending=rt.pending if rebuild_now else None,
         bots=rt.bot_seats if rebuild_now else None,
         seat_bot=resend_seat_bot,
+        give_ups=rt.seat_give_ups,
     )
     if report.applied or report.failed or report.rebuilt or report.bots_reseated:
         log.warning(

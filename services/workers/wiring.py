@@ -20,6 +20,7 @@ from services.workers.bot_turns import BotMoveOutcome, BotTurn, TurnClaims
 from services.workers.deadline_index import RedisDeadlineIndex
 from services.workers.grpc_table import GrpcPendingDecisions, GrpcTableGateway
 from services.workers.ports import PendingBotSeats, PendingDecisions
+from services.workers.seat_give_ups import RedisSeatGiveUps
 from services.workers.settings import WorkerSettings
 
 SERVICE_SUBJECT = "workers"
@@ -80,6 +81,8 @@ class WorkerRuntime:
     bot_seater: GrpcBotSeater | None = None
     # Where the sweeper finds requested bots that never sat down (None without a seater).
     bot_seats: PendingBotSeats | None = None
+    # Which of them gave up lately, so the sweeper backs off re-sending them.
+    seat_give_ups: RedisSeatGiveUps | None = None
 
 
 def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
@@ -100,6 +103,7 @@ def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
         bot_player=GrpcBotPlayer(bot_channel, settings.auth_key),
         pending=GrpcPendingDecisions(service_channel),
         bot_seats=GrpcPendingBotSeats(service_channel) if settings.ledger_target else None,
+        seat_give_ups=RedisSeatGiveUps(client),
         bot_seater=(
             GrpcBotSeater(
                 bot_channel,

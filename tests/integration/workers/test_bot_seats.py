@@ -9,6 +9,7 @@ them. Timeouts and bot turns go through Celery as usual.
 from __future__ import annotations
 
 import time
+import uuid
 
 import pytest
 
@@ -16,6 +17,7 @@ from croupier.table.v1 import table_pb2
 from services.shared import auth
 from services.workers.bot_seats import seated_bot_id
 from services.workers.scheduler import CeleryScheduler
+from services.workers.seat_give_ups import backoff
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY, create_table, view_of
@@ -160,3 +162,32 @@ def test_a_bot_that_leaves_cashes_out_every_chip_and_is_not_seated_again(
     assert {b: platform.balance(f"player:{b}:CHIP") for b in bots} == final
     view = view_of(house, table_id)
     assert sorted(view.bots_seated) == bots
+
+
+def test_a_requested_bot_that_can_never_sit_is_not_sent_again_at_every_rebuild(
+    platform, worker, scheduler
+):
+    # A bot's ledger account is named by its id, which names the table: with a 60-character
+    # table id the name is longer than the ledger's 64, so the ledger refuses the bot's
+    # account for good, while the table has free seats for ever.
+    table_id = f"t{uuid.uuid4().hex}".ljust(60, "x")
+    create_table(
+        platform, table_id, seats=4, max_buy_in=1000, action_time_ms=30_000, bots=[("random", 0)]
+    )
+    log = worker.log_path
+    assert wait_for(lambda: table_id in log.read_text(), timeout=REBUILD_INTERVAL + 10)
+    tried_at = time.time()
+
+    # Rebuilds come every second here; the sweeper holds off for the first backoff (10 s)
+    # instead of sending the trigger again at each of them (before: every rebuild, each try
+    # retried 20 times).
+    time.sleep(backoff(1) * 0.6)
+    lines = [line for line in log.read_text().splitlines() if table_id in line]
+    outcome = f"bot 0 of table {table_id}: refused"
+    assert len(lines) == 1 and outcome in lines[0], f"tried again before its backoff: {lines}"
+
+    # A requested bot is never dropped: once the backoff is over, it is tried again.
+    assert wait_for(lambda: log.read_text().count(outcome) == 2, timeout=backoff(1) + 10)
+    assert time.time() - tried_at >= backoff(1) - 1.0
+    house = platform.table("house", auth.Role.ADMIN)
+    assert seated(platform, table_id) == [] and view_of(house, table_id).bots_seated == []

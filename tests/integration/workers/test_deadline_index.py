@@ -1,4 +1,4 @@
-"""The Redis deadline index and turn claims against a real (private) Redis."""
+"""The Redis deadline index, turn claims and seat give-ups against a real (private) Redis."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import pytest
 from services.workers.bot_turns import BotMoveOutcome, BotTurn, TurnClaims, play_once
 from services.workers.deadline_index import RedisDeadlineIndex
 from services.workers.deadlines import Deadline
+from services.workers.ports import BotSeatRequest
+from services.workers.seat_give_ups import RECORD_TTL_S, RedisSeatGiveUps, backoff
 
 
 def test_index_returns_due_deadlines_in_order_and_moves_extended_ones(redis_client, key_prefix):
@@ -71,3 +73,18 @@ def test_arming_a_tables_next_decision_forgets_its_previous_one(redis_client, ke
     index.arm(other)
     index.arm(second)
     assert index.due(now=100.0, limit=10) == [other, second]
+
+
+def test_seat_give_ups_back_off_per_bot_and_a_seated_bot_is_forgotten(redis_client, key_prefix):
+    give_ups = RedisSeatGiveUps(redis_client, prefix=f"{key_prefix}:give-ups")
+    stuck = BotSeatRequest("t1", 0, "random", 0.0)
+    other = BotSeatRequest("t1", 1, "tight", 0.5)
+    assert give_ups.due([stuck, other], now=0.0) == [stuck, other]
+    give_ups.record(stuck, now=100.0)
+    give_ups.record(stuck, now=150.0)  # the second give-up: twice the wait, from the last
+    assert give_ups.due([stuck, other], now=150.0 + backoff(2) - 0.1) == [other]
+    assert give_ups.due([stuck, other], now=150.0 + backoff(2)) == [stuck, other]
+    assert 0 < redis_client.ttl(f"{key_prefix}:give-ups:t1/0") <= RECORD_TTL_S
+    give_ups.clear(stuck)
+    assert give_ups.due([stuck], now=151.0) == [stuck]
+    assert give_ups.due([], now=0.0) == []

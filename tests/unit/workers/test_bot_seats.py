@@ -5,6 +5,7 @@ from services.workers.bot_turns import bot_identity
 from services.workers.deadline_index import InMemoryDeadlineIndex
 from services.workers.deadlines import Deadline
 from services.workers.ports import BotSeatRequest, TimeoutOutcome
+from services.workers.seat_give_ups import InMemorySeatGiveUps, backoff, resend_due
 from services.workers.sweeper import sweep
 
 
@@ -72,3 +73,45 @@ def test_a_table_service_that_is_down_does_not_stop_the_sweep() -> None:
 class NoTable:
     def apply_timeout(self, deadline: Deadline) -> TimeoutOutcome:
         raise AssertionError("no deadline is due in these tests")
+
+
+def test_a_bot_that_gave_up_is_not_sent_again_until_its_backoff_is_over() -> None:
+    stuck = BotSeatRequest("t1", 0, "random", 0.0)
+    lost = BotSeatRequest("t2", 1, "tight", 0.5)
+
+    class Tables:
+        def unseated_bots(self) -> list[BotSeatRequest]:
+            return [stuck, lost]
+
+    give_ups = InMemorySeatGiveUps()
+    give_ups.record(stuck, now=100.0)
+
+    def resent(now: float) -> list[BotSeatRequest]:
+        sent: list[BotSeatRequest] = []
+        sweep(
+            InMemoryDeadlineIndex(),
+            NoTable(),
+            now=now,
+            grace=0.0,
+            bots=Tables(),
+            seat_bot=sent.append,
+            give_ups=give_ups,
+        )
+        return sent
+
+    # A lost trigger (no give-up) is re-sent at every rebuild as before.
+    assert resent(101.0) == [lost]
+    assert resent(100.0 + backoff(1)) == [stuck, lost]
+    give_ups.record(stuck, now=200.0)  # it gave up again: twice as long
+    assert resent(200.0 + backoff(1)) == [lost]
+    assert resent(200.0 + backoff(2)) == [stuck, lost]
+    give_ups.clear(stuck)  # seated after all
+    assert resent(201.0) == [stuck, lost]
+
+
+def test_the_backoff_doubles_from_ten_seconds_up_to_ten_minutes() -> None:
+    assert [backoff(n) for n in range(8)] == [0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 600.0]
+    assert backoff(10_000) == 600.0
+    assert resend_due(0, 0.0, now=0.0)
+    assert not resend_due(1, 50.0, now=59.9)
+    assert resend_due(1, 50.0, now=60.0)
