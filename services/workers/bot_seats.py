@@ -80,6 +80,18 @@ def unseated_bots(
     return missing[:free_seats]
 
 
+def all_bought_in(
+    table_id: str, requested: Sequence[tuple[str, float]], bots_seated: Iterable[str]
+) -> bool:
+    """Every requested bot has bought in at the table (or none was requested). For good:
+    the requested bots are fixed at CreateTable and `bots_seated` only ever grows."""
+    ever = set(bots_seated)
+    return all(
+        seated_bot_id(table_id, index, policy, difficulty) in ever
+        for index, (policy, difficulty) in enumerate(requested)
+    )
+
+
 def _sits_or_sat(view: table_pb2.TableView, player: str) -> bool:
     # Seated now, or seated once and gone since (left, went broke): a late duplicate must not
     # bring back a bot that left, so "ever bought in here" counts.
@@ -290,31 +302,3 @@ class GrpcBotSeater:
                 # FAILED_PRECONDITION: funds held by a join still in flight; look again later.
                 raise failure from exc
             raise _Refused(failure.message) from exc
-
-
-class GrpcPendingBotSeats:
-    """`PendingBotSeats` from the table service: ListTables, then each table's view, which
-    names its requested bots and every bot that ever bought in. `channel` carries a service
-    token."""
-
-    def __init__(self, channel: grpc.Channel) -> None:
-        self._stub = table_pb2_grpc.TableServiceStub(channel)
-
-    def unseated_bots(self) -> list[BotSeatRequest]:
-        missing: list[BotSeatRequest] = []
-        try:
-            tables = self._stub.ListTables(table_pb2.ListTablesRequest(), timeout=RPC_TIMEOUT)
-            for summary in tables.tables:
-                if not summary.options.seats or summary.players >= summary.options.seats:
-                    continue  # full: no requested bot can sit down now (and no view needed)
-                view = self._stub.GetTableView(
-                    table_pb2.GetTableViewRequest(table_id=summary.table_id), timeout=RPC_TIMEOUT
-                ).view
-                if not view.requested_bots:
-                    continue
-                requested = [(b.policy, b.difficulty) for b in view.requested_bots]
-                free = view.options.seats - sum(1 for s in view.seats if s.player_id)
-                missing += unseated_bots(view.table_id, requested, view.bots_seated, free)
-        except grpc.RpcError as exc:
-            raise translate(exc, "looking for unseated bots") from exc
-        return missing

@@ -15,7 +15,8 @@ from services.bots.remote import TurnResult, play_turn
 from services.bots.view import BotAction, BotView
 from services.shared import auth
 from services.shared.channels import RenewingServiceToken, connect
-from services.workers.bot_seats import GrpcBotSeater, GrpcPendingBotSeats
+from services.workers.bot_seat_scan import GrpcPendingBotSeats
+from services.workers.bot_seats import GrpcBotSeater
 from services.workers.bot_turns import BotMoveOutcome, BotTurn, TurnClaims
 from services.workers.deadline_index import RedisDeadlineIndex
 from services.workers.grpc_table import GrpcPendingDecisions, GrpcTableGateway

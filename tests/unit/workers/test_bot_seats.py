@@ -1,6 +1,6 @@
 from croupier.table.v1 import table_pb2
 from services.shared.errors import Unavailable
-from services.workers.bot_seats import buy_in_for, seated_bot_id, unseated_bots
+from services.workers.bot_seats import all_bought_in, buy_in_for, seated_bot_id, unseated_bots
 from services.workers.bot_turns import bot_identity
 from services.workers.deadline_index import InMemoryDeadlineIndex
 from services.workers.deadlines import Deadline
@@ -115,3 +115,12 @@ def test_the_backoff_doubles_from_ten_seconds_up_to_ten_minutes() -> None:
     assert resend_due(0, 0.0, now=0.0)
     assert not resend_due(1, 50.0, now=59.9)
     assert resend_due(1, 50.0, now=60.0)
+
+
+def test_a_table_is_done_once_every_requested_bot_bought_in_or_none_was_requested() -> None:
+    requested = [("random", 0.0), ("tight", 0.5)]
+    first = seated_bot_id("t1", 0, "random", 0.0)
+    second = seated_bot_id("t1", 1, "tight", 0.5)
+    assert all_bought_in("t1", [], [])
+    assert not all_bought_in("t1", requested, [first])
+    assert all_bought_in("t1", requested, [second, "bot-random-0-other", first])
