@@ -8,6 +8,10 @@ give-up is recorded here, and the next re-send waits `backoff(n)` after the n-th
 at the next rebuild as before; a full table is not tried at all until a seat frees
 (`bot_seats.unseated_bots`), which needs no record.
 
+A give-up counts only when its try was due: a try that was already on its way when the
+previous give-up was recorded (a re-send from a rebuild that ran meanwhile, on a slow worker)
+neither doubles the wait nor restarts it.
+
 The record is a hint in the workers' Redis, like the deadline index: losing it costs at most
 a few early re-sends, each harmless (a seating round issues and returns its chips once).
 """
@@ -54,11 +58,14 @@ class RedisSeatGiveUps:
 
     def record(self, request: BotSeatRequest, now: float) -> None:
         key = self._key(request)
-        with self._redis.pipeline() as pipe:
-            pipe.hincrby(key, "n", 1)
-            pipe.hset(key, "at", repr(now))
-            pipe.expire(key, RECORD_TTL_S)
-            pipe.execute()
+        n, at = self._redis.hmget(key, "n", "at")
+        # (Two give-ups recorded at once may both count: a hint, and only a longer wait.)
+        give_ups = int(n or 0)
+        if resend_due(give_ups, float(at or 0.0), now):
+            with self._redis.pipeline() as pipe:
+                pipe.hset(key, mapping={"n": give_ups + 1, "at": repr(now)})
+                pipe.expire(key, RECORD_TTL_S)
+                pipe.execute()
 
     def clear(self, request: BotSeatRequest) -> None:
         self._redis.delete(self._key(request))
@@ -84,8 +91,9 @@ class InMemorySeatGiveUps:
         self._records: dict[str, tuple[int, float]] = {}
 
     def record(self, request: BotSeatRequest, now: float) -> None:
-        n, _ = self._records.get(_member(request), (0, 0.0))
-        self._records[_member(request)] = (n + 1, now)
+        n, at = self._records.get(_member(request), (0, 0.0))
+        if resend_due(n, at, now):
+            self._records[_member(request)] = (n + 1, now)
 
     def clear(self, request: BotSeatRequest) -> None:
         self._records.pop(_member(request), None)

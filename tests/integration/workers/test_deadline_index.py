@@ -81,6 +81,8 @@ def test_seat_give_ups_back_off_per_bot_and_a_seated_bot_is_forgotten(redis_clie
     other = BotSeatRequest("t1", 1, "tight", 0.5)
     assert give_ups.due([stuck, other], now=0.0) == [stuck, other]
     give_ups.record(stuck, now=100.0)
+    give_ups.record(stuck, now=101.0)  # a try sent before the first give-up: not counted
+    assert give_ups.due([stuck, other], now=100.0 + backoff(1)) == [stuck, other]
     give_ups.record(stuck, now=150.0)  # the second give-up: twice the wait, from the last
     assert give_ups.due([stuck, other], now=150.0 + backoff(2) - 0.1) == [other]
     assert give_ups.due([stuck, other], now=150.0 + backoff(2)) == [stuck, other]
