@@ -9,6 +9,8 @@ them. Timeouts and bot turns go through Celery as usual.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import signal
 import time
 import uuid
 from pathlib import Path
@@ -22,7 +24,7 @@ from services.workers.scheduler import CeleryScheduler
 from services.workers.seat_give_ups import backoff
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
-from tests.integration.table.conftest import KEY, create_table, view_of
+from tests.integration.table.conftest import KEY, act, create_table, seat, view_of
 
 from .table_stack import table_stack
 from .worker_process import running_worker, worker_env
@@ -208,3 +210,31 @@ def test_a_requested_bot_that_can_never_sit_is_not_sent_again_at_every_rebuild(
     assert tried_again()[0] - first >= backoff(1) - 0.5
     house = platform.table("house", auth.Role.ADMIN)
     assert seated(platform, table_id) == [] and view_of(house, table_id).bots_seated == []
+
+
+def test_a_full_table_gets_no_seating_trigger_until_a_seat_frees(platform, worker, scheduler):
+    # Paused worker (and its beat): two humans fill the table before any sweep can seat the
+    # bot whose trigger was lost.
+    os.killpg(worker.process.pid, signal.SIGSTOP)
+    try:
+        table_id = create_table(
+            platform, seats=2, max_buy_in=1000, action_time_ms=30_000, bots=[("random", 0.0)]
+        )
+        humans = {n: seat(platform, table_id, f"{n}-{table_id}", n, BUY_IN) for n in (0, 1)}
+    finally:
+        os.killpg(worker.process.pid, signal.SIGCONT)
+    time.sleep(3 * REBUILD_INTERVAL + SWEEP_INTERVAL)
+    assert tries(worker.log_path, table_id) == [], "a trigger was sent to a full table"
+
+    # The human in seat 0 leaves at the end of the hand, which a fold ends now.
+    humans[0].LeaveTable(table_pb2.LeaveTableRequest(table_id=table_id, idempotency_key="bye"))
+    view = view_of(platform.table("house", auth.Role.ADMIN), table_id)
+    act(humans[view.to_act], table_id, view.hand_number, table_pb2.ACTION_FOLD)
+
+    # The seat is free: the next rebuild sends the lost trigger, and the bot sits down.
+    bot = seated_bot_id(table_id, 0, "random", 0.0)
+    assert wait_for(lambda: bot in seated(platform, table_id), timeout=REBUILD_INTERVAL + 15)
+    outcomes = [line.split(": ")[-1] for _, line in tries(worker.log_path, table_id)]
+    # (A second rebuild may send it again before the first try is done: harmless.)
+    assert outcomes[0] == "seated" and set(outcomes) <= {"seated", "already"}, outcomes
+    assert seated(platform, table_id) == sorted([bot, f"1-{table_id}"])
