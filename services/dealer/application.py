@@ -3,8 +3,12 @@
 The imperative shell around the pure core (`shuffle`, `derivation`, `sequence`): it draws
 seeds (the one impure input), encrypts them, decrypts them to re-derive the committed order,
 and stores events through the `EventStore` port. A shuffle is cached in memory with the
-version it reflects; a concurrent writer is detected by the store's expected-version check,
-after which the shuffle is reloaded and the command decided again.
+version it reflects. A command is first decided on that cached copy without reading the
+stream: the append's expected version is what proves the copy current. A concurrent writer
+(another dealer replica) makes that append a conflict, after which the shuffle is read up to
+date and the command decided again. Only an append is believed on an unread copy: a refusal
+or a "nothing to do" is decided again on the stream as it is, since the events this process
+has not seen could change it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import TypeVar
 
 from google.protobuf.message import Message
 
@@ -35,6 +40,7 @@ from services.games.cards import Card
 from services.shared.auth import Principal, Role
 from services.shared.errors import (
     Conflict,
+    DomainError,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
@@ -42,6 +48,8 @@ from services.shared.errors import (
 )
 from services.shared.eventstore import EventRegistry, EventStore, stream_key
 
+T = TypeVar("T")
+Decide = Callable[["Loaded"], tuple[list[Message], str]]
 SHUFFLE_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
 CONFLICT_RETRIES = 10
 BACKOFF_S = 0.002  # first retry waits 2-4 ms, the ninth 18-20 ms
@@ -109,10 +117,7 @@ class DealerApplication:
 
     def _load(self, shuffle_id: str) -> Loaded:
         """The cached shuffle brought up to the stream's latest version."""
-        if not SHUFFLE_ID.match(shuffle_id):
-            raise InvalidArgument(
-                f"shuffle id {shuffle_id!r} must be 1-100 letters, digits, '_', '-' or '.'"
-            )
+        _check_shuffle_id(shuffle_id)
         cached = self._cache.get(shuffle_id)
         start = cached.state.version + 1 if cached else 1
         recorded = self._store.read(shuffle_stream(shuffle_id), from_version=start)
@@ -160,8 +165,9 @@ class DealerApplication:
         seed = self._cipher.decrypt(state.encrypted_seed, state.shuffle_id, state.key_id)
         return partial(_seeded_order, seed, state.shuffle_id, state.contributions)
 
-    def _sequence(self, loaded: Loaded) -> DealSequence:
-        """Where dealing stands: re-derived from the seed and replayed over the history."""
+    def _current(self, loaded: Loaded) -> DealSequence:
+        """Where dealing stands: re-derived from the seed and replayed over the history when
+        `loaded` does not know yet (the cache is left alone: callable without the lock)."""
         if loaded.sequence is not None:
             return loaded.sequence
         state = loaded.state
@@ -173,44 +179,83 @@ class DealerApplication:
             else:
                 included = wire.cards_from_wire(entry.included, "stored reshuffle")
                 sequence = sequence.reshuffle(included, orderer)
-        self._cache.put(state.shuffle_id, Loaded(state, sequence))
         return sequence
 
-    def _execute(
-        self,
-        shuffle_id: str,
-        decide: Callable[[Loaded], tuple[list[Message], str]],
-    ) -> Loaded:
-        """Decide against the latest state and append; on a concurrent write, reload and retry."""
+    def _sequence(self, loaded: Loaded) -> DealSequence:
+        """`_current`, kept in the cache with the state (only under the shuffle's lock)."""
+        if loaded.sequence is not None:
+            return loaded.sequence
+        sequence = self._current(loaded)
+        self._cache.put(loaded.state.shuffle_id, Loaded(loaded.state, sequence))
+        return sequence
+
+    def remaining(self, loaded: Loaded) -> int:
+        """Cards left in the current segment (the whole deck until the first card is dealt)."""
+        if loaded.sequence is None and not loaded.state.history:
+            return core.deck_size(loaded.state)
+        return self._current(loaded).remaining
+
+    def _execute(self, shuffle_id: str, decide: Decide, answer: Callable[[Loaded], T]) -> T:
+        """Decide and append, then `answer` from the shuffle as it stands after the command.
+
+        The first decision uses the cached copy without reading the stream; a conflict there
+        only says the copy was behind, so the read and the second decision follow at once.
+        Conflicts on a shuffle read up to date mean another replica is appending at the same
+        time: those back off a little, with jitter.
+        """
+        _check_shuffle_id(shuffle_id)
         with self._lock(shuffle_id):
+            cached = self._cache.get(shuffle_id)
+            if cached is not None:
+                done = self._attempt(shuffle_id, cached, decide, unread=True)
+                if done is not None:
+                    return answer(done)
             for attempt in range(CONFLICT_RETRIES):
-                if attempt:  # another replica appended first: back off a little, with jitter
+                if attempt:
                     time.sleep((attempt + secrets.randbelow(1000) / 1000) * BACKOFF_S)
-                loaded = self._load(shuffle_id)
-                events, idempotency_key = decide(loaded)
-                if not events:
-                    return loaded
-                # `decide` may have derived the sequence and cached it with this state.
-                current = self._cache.get(shuffle_id)
-                if current is not None and current.state.version == loaded.state.version:
-                    loaded = current
-                try:
-                    result = self._store.append(
-                        shuffle_stream(shuffle_id), events, loaded.state.version, idempotency_key
-                    )
-                except Conflict:
-                    continue
-                if result.deduplicated:
-                    return self._load(shuffle_id)
-                for offset, event in enumerate(events):
-                    loaded = self._evolve(loaded, event, result.first_version + offset)
-                self._cache.put(shuffle_id, loaded)
-                return loaded
+                done = self._attempt(shuffle_id, self._load(shuffle_id), decide, unread=False)
+                if done is not None:
+                    return answer(done)
         raise Conflict(
             f"shuffle {shuffle_id} kept changing under {CONFLICT_RETRIES} attempts by other "
             "dealer replicas; retry the request",
             actual_version=self._store.version(shuffle_stream(shuffle_id)),
         )
+
+    def _attempt(
+        self, shuffle_id: str, loaded: Loaded, decide: Decide, *, unread: bool
+    ) -> Loaded | None:
+        """One decision and append: the shuffle after it, or None to read and decide again.
+
+        On an `unread` (cached) copy only an accepted append is final: a refusal or an answer
+        without events (a replayed key, an already closed shuffle) is decided again on the
+        stream as it is, so every answer reflects either a read or an append at the version
+        it was decided on.
+        """
+        try:
+            events, idempotency_key = decide(loaded)
+        except DomainError:
+            if unread:
+                return None
+            raise
+        if not events:
+            return None if unread else loaded
+        # `decide` may have derived the sequence and cached it with this state.
+        current = self._cache.get(shuffle_id)
+        if current is not None and current.state.version == loaded.state.version:
+            loaded = current
+        try:
+            result = self._store.append(
+                shuffle_stream(shuffle_id), events, loaded.state.version, idempotency_key
+            )
+        except Conflict:
+            return None
+        if result.deduplicated:
+            return self._load(shuffle_id)
+        for offset, event in enumerate(events):
+            loaded = self._evolve(loaded, event, result.first_version + offset)
+        self._cache.put(shuffle_id, loaded)
+        return loaded
 
     # --- commands ------------------------------------------------------------------------
 
@@ -228,19 +273,21 @@ class DealerApplication:
                 "CROUPIER_DEALER_ALLOW_TEST_DECKS=1"
             )
         shuffle_id = shuffle_id or f"s-{secrets.token_hex(12)}"
-        if not SHUFFLE_ID.match(shuffle_id):
-            raise InvalidArgument(
-                f"shuffle id {shuffle_id!r} must be 1-100 letters, digits, '_', '-' or '.'"
-            )
+        _check_shuffle_id(shuffle_id)
         with self._lock(shuffle_id):
+            # A new shuffle (the usual case: the table announces the next hand's) is appended
+            # at version 0 without reading first; a conflict or a replayed "create" key means
+            # it exists, and only then is it read and compared.
+            exists = self._cache.get(shuffle_id) is not None
             for _ in range(CONFLICT_RETRIES):
-                try:
-                    existing = self._load(shuffle_id)
-                except NotFound:
-                    existing = None
-                if existing is not None:
-                    core.check_same_creation(existing.state, deck, test_order)
-                    return existing
+                if exists:
+                    try:
+                        existing = self._load(shuffle_id)
+                    except NotFound:
+                        existing = None
+                    if existing is not None:
+                        core.check_same_creation(existing.state, deck, test_order)
+                        return existing
                 seed = self._new_seed()
                 events = core.decide_create(
                     shuffle_id,
@@ -254,10 +301,14 @@ class DealerApplication:
                 try:
                     result = self._store.append(shuffle_stream(shuffle_id), events, 0, "create")
                 except Conflict:
+                    exists = True
                     continue
                 if result.deduplicated:
-                    continue  # another dealer created it first: compare specs on the next pass
-                return self._load(shuffle_id)
+                    exists = True  # another dealer created it first: compare specs
+                    continue
+                created = self._evolve(None, events[0], result.first_version)
+                self._cache.put(shuffle_id, created)
+                return created
         raise FailedPrecondition(f"shuffle {shuffle_id} is being created concurrently; retry")
 
     def contribute(
@@ -275,12 +326,17 @@ class DealerApplication:
             events = core.decide_contribute(loaded.state, contribution, principal.subject)
             return events, f"contribute/{contributor}"
 
-        loaded = self._execute(shuffle_id, decide)
-        return [c.contributor for c in loaded.state.contributions].index(contributor)
+        return self._execute(
+            shuffle_id,
+            decide,
+            lambda loaded: [c.contributor for c in loaded.state.contributions].index(contributor),
+        )
 
     def seal(self, principal: Principal, shuffle_id: str) -> Loaded:
         principal.require(Role.SERVICE)
-        return self._execute(shuffle_id, lambda loaded: (core.decide_seal(loaded.state), "seal"))
+        return self._execute(
+            shuffle_id, lambda loaded: (core.decide_seal(loaded.state), "seal"), _same
+        )
 
     def deal(
         self,
@@ -314,27 +370,29 @@ class DealerApplication:
             )
             return events, _store_key("deal", idempotency_key)
 
-        loaded = self._execute(shuffle_id, decide)
-        history = loaded.state.history
-        if idempotency_key:
-            recorded = loaded.state.by_idempotency_key()
-            dealt = recorded.get(idempotency_key)
-            burned = recorded.get(burned_key) if burn else None
-        else:
-            dealt = history[-1]
-            burned = history[-2] if burn else None
-        if not isinstance(dealt, events_pb2.CardsDealt) or not (
-            burned is None or isinstance(burned, events_pb2.CardsDealt)
-        ):
-            raise FailedPrecondition(
-                f"idempotency key {idempotency_key!r} was used for a reshuffle, not a deal"
+        def answer(loaded: Loaded) -> DealResult:
+            history = loaded.state.history
+            if idempotency_key:
+                recorded = loaded.state.by_idempotency_key()
+                dealt = recorded.get(idempotency_key)
+                burned = recorded.get(burned_key) if burn else None
+            else:
+                dealt = history[-1]
+                burned = history[-2] if burn else None
+            if not isinstance(dealt, events_pb2.CardsDealt) or not (
+                burned is None or isinstance(burned, events_pb2.CardsDealt)
+            ):
+                raise FailedPrecondition(
+                    f"idempotency key {idempotency_key!r} was used for a reshuffle, not a deal"
+                )
+            return DealResult(
+                tuple(dealt.cards),
+                burned.first_position if burned is not None else dealt.first_position,
+                self._sequence(loaded).remaining,
+                tuple(burned.cards) if burned is not None else (),
             )
-        return DealResult(
-            tuple(dealt.cards),
-            burned.first_position if burned is not None else dealt.first_position,
-            self._sequence(loaded).remaining,
-            tuple(burned.cards) if burned is not None else (),
-        )
+
+        return self._execute(shuffle_id, decide, answer)
 
     def reshuffle(
         self,
@@ -355,7 +413,7 @@ class DealerApplication:
             key = _store_key("reshuffle", idempotency_key)
             return events, key
 
-        return self._sequence(self._execute(shuffle_id, decide))
+        return self._execute(shuffle_id, decide, self._sequence)
 
     def close(self, principal: Principal, shuffle_id: str) -> Loaded:
         principal.require(Role.SERVICE)
@@ -367,7 +425,7 @@ class DealerApplication:
             seed = self._cipher.decrypt(state.encrypted_seed, state.shuffle_id, state.key_id)
             return core.decide_close(state, seed, self._sequence(loaded)), "close"
 
-        return self._execute(shuffle_id, decide)
+        return self._execute(shuffle_id, decide, _same)
 
     # --- queries -------------------------------------------------------------------------
 
@@ -375,9 +433,9 @@ class DealerApplication:
         """The state and the number of cards left in the current segment."""
         with self._lock(shuffle_id):
             loaded = self._load(shuffle_id)
-            if loaded.state.sealed or loaded.state.history:
+            if loaded.state.history:
                 return loaded.state, self._sequence(loaded).remaining
-            return loaded.state, len(core.initial_cards(loaded.state))
+            return loaded.state, core.deck_size(loaded.state)
 
     def verify_closed(self, shuffle_id: str) -> VerificationResult:
         state, _ = self.get(shuffle_id)
@@ -397,6 +455,17 @@ class DealerApplication:
             state.deck,
             state.contributions,
             state.steps(),
+        )
+
+
+def _same(loaded: Loaded) -> Loaded:
+    return loaded
+
+
+def _check_shuffle_id(shuffle_id: str) -> None:
+    if not SHUFFLE_ID.match(shuffle_id):
+        raise InvalidArgument(
+            f"shuffle id {shuffle_id!r} must be 1-100 letters, digits, '_', '-' or '.'"
         )
 
 

@@ -9,7 +9,7 @@ import grpc
 
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from services.dealer import wire
-from services.dealer.application import DealerApplication
+from services.dealer.application import DealerApplication, Loaded
 from services.dealer.verification import verify
 from services.dealer.views import shuffle_info
 from services.shared.auth import current_principal
@@ -24,6 +24,10 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
         state, remaining = self._app.get(shuffle_id)
         return shuffle_info(state, remaining)
 
+    def _info_after(self, loaded: Loaded) -> dealer_pb2.ShuffleInfo:
+        """The shuffle as the command left it (no second read of the stream)."""
+        return shuffle_info(loaded.state, self._app.remaining(loaded))
+
     def CreateShuffle(
         self, request: dealer_pb2.CreateShuffleRequest, context: grpc.ServicerContext
     ) -> dealer_pb2.CreateShuffleResponse:
@@ -31,7 +35,7 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
         loaded = self._app.create_shuffle(
             current_principal(), request.shuffle_id, wire.deck_from_wire(request.deck), order
         )
-        return dealer_pb2.CreateShuffleResponse(shuffle=self._info(loaded.state.shuffle_id))
+        return dealer_pb2.CreateShuffleResponse(shuffle=self._info_after(loaded))
 
     def Contribute(
         self, request: dealer_pb2.ContributeRequest, context: grpc.ServicerContext
@@ -44,8 +48,8 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
     def Seal(
         self, request: dealer_pb2.SealRequest, context: grpc.ServicerContext
     ) -> dealer_pb2.SealResponse:
-        self._app.seal(current_principal(), request.shuffle_id)
-        return dealer_pb2.SealResponse(shuffle=self._info(request.shuffle_id))
+        loaded = self._app.seal(current_principal(), request.shuffle_id)
+        return dealer_pb2.SealResponse(shuffle=self._info_after(loaded))
 
     def Deal(
         self, request: dealer_pb2.DealRequest, context: grpc.ServicerContext
@@ -78,8 +82,8 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
     def Close(
         self, request: dealer_pb2.CloseRequest, context: grpc.ServicerContext
     ) -> dealer_pb2.CloseResponse:
-        self._app.close(current_principal(), request.shuffle_id)
-        return dealer_pb2.CloseResponse(shuffle=self._info(request.shuffle_id))
+        loaded = self._app.close(current_principal(), request.shuffle_id)
+        return dealer_pb2.CloseResponse(shuffle=self._info_after(loaded))
 
     def GetShuffle(
         self, request: dealer_pb2.GetShuffleRequest, context: grpc.ServicerContext

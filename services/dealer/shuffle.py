@@ -81,6 +81,11 @@ def initial_cards(state: ShuffleState) -> tuple[Card, ...]:
     return state.test_order or state.deck.card_multiset()
 
 
+def deck_size(state: ShuffleState) -> int:
+    """Cards in segment 0: what remains until the first card is dealt."""
+    return len(state.test_order) or state.deck.size
+
+
 # --- decisions ---------------------------------------------------------------------------
 
 

@@ -267,14 +267,18 @@ BURN = dealer_pb2.DEAL_PURPOSE_BURN
 
 
 class CountingStore:
-    """The in-memory store, counting appends."""
+    """The in-memory store, counting appends and reads."""
 
     def __init__(self, store):
-        self._store, self.appends = store, 0
+        self._store, self.appends, self.reads = store, 0, 0
 
     def append(self, *args, **kwargs):
         self.appends += 1
         return self._store.append(*args, **kwargs)
+
+    def read(self, *args, **kwargs):
+        self.reads += 1
+        return self._store.read(*args, **kwargs)
 
     def __getattr__(self, name):
         return getattr(self._store, name)
@@ -327,3 +331,44 @@ def test_a_burn_that_would_overrun_the_deck_size_is_invalid(app):
         app.deal(TABLE, "h1", 3, BOARD, burn=414)
     with pytest.raises(FailedPrecondition, match="remain"):
         app.deal(TABLE, "h1", 3, BOARD, burn=50)
+
+
+def test_a_new_shuffle_and_the_deals_and_close_of_a_held_one_are_one_append_each_no_read(store):
+    counting = CountingStore(store)
+    app = make_app(counting)
+    app.create_shuffle(TABLE, "h1", DeckSpec())
+    app.deal(TABLE, "h1", 12, HOLE, idempotency_key="hole")
+    app.deal(TABLE, "h1", 3, BOARD, idempotency_key="flop", burn=1)
+    app.close(TABLE, "h1")
+    assert (counting.appends, counting.reads) == (4, 0)
+    assert app.verify_closed("h1").ok
+
+
+def test_a_replica_whose_copy_is_behind_deals_on_from_the_other_replicas_cards(store):
+    first, second = make_app(store), make_app(store)
+    first.create_shuffle(TABLE, "h1", DeckSpec())
+    a = first.deal(TABLE, "h1", 2, HOLE)
+    b = second.deal(TABLE, "h1", 2, HOLE)
+    c = first.deal(TABLE, "h1", 2, HOLE)  # its cached copy still ends at `a`
+    order = tuple(str(card) for card in expected_order("h1"))
+    assert a.cards + b.cards + c.cards == order[:6]
+    assert c.first_position == 4 and c.remaining == 46
+
+
+def test_a_refusal_on_a_copy_that_is_behind_is_decided_again_on_the_stream(store):
+    first, second = make_app(store), make_app(store)
+    first.create_shuffle(TABLE, "h1", DeckSpec.parse("cards", ["As", "Kd", "7h"]))
+    dealt = first.deal(TABLE, "h1", 2, HOLE).cards
+    second.reshuffle(TABLE, "h1", parse_cards(" ".join(dealt)))
+    # `first` still holds "1 card remains"; the stream says 3 do after the reshuffle.
+    assert len(first.deal(TABLE, "h1", 3, HOLE).cards) == 3
+
+
+def test_a_key_another_replica_dealt_is_answered_with_its_cards_not_dealt_again(store):
+    first, second = make_app(store), make_app(store)
+    first.create_shuffle(TABLE, "h1", DeckSpec())
+    first.deal(TABLE, "h1", 2, HOLE, idempotency_key="seat-1")
+    theirs = second.deal(TABLE, "h1", 3, BOARD, idempotency_key="flop", burn=1)
+    again = first.deal(TABLE, "h1", 3, BOARD, idempotency_key="flop", burn=1)
+    assert again == theirs
+    assert store.version(shuffle_stream("h1")) == 5  # created, sealed, hole, burn, flop
