@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 from services.games.cards import Card, InvalidCardError, parse_card, standard_deck
@@ -33,6 +34,13 @@ class DeckSpecError(ValueError):
 def canonical_order(cards: Iterable[Card]) -> tuple[Card, ...]:
     """Cards sorted into the canonical order the derivation shuffles (stable for duplicates)."""
     return tuple(sorted(cards, key=lambda card: card.index))
+
+
+@cache
+def _standard_multiset(copies: int) -> tuple[Card, ...]:
+    """`copies` standard decks in canonical order: built once per size, not per shuffle (the
+    cards are immutable values, so every shuffle may share the tuple)."""
+    return canonical_order(card for _ in range(copies) for card in standard_deck())
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +92,7 @@ class DeckSpec:
     def card_multiset(self) -> tuple[Card, ...]:
         """Every card of the deck, in canonical order."""
         if self.kind == "standard":
-            return canonical_order(card for _ in range(self.copies) for card in standard_deck())
+            return _standard_multiset(self.copies)
         return canonical_order(self.cards)
 
     @property
