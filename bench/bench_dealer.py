@@ -9,18 +9,33 @@ three shuffles that are NOT auditable (nobody can re-derive or check them afterw
 RPC rows: Deal (2 cards) and CreateShuffle through the full stack — real gRPC on loopback
 with auth/metrics/error interceptors, the application, and the Redis event store on a private
 server — and Deal with the in-memory event store, which isolates what Redis costs.
+
+CPU rows: the dealer as its own process (`python -m services.dealer`, Redis store) and ten
+client threads, each playing the dealer calls of a hold'em hand as the table makes them
+(CreateShuffle of the next hand, Deal hole 12, Deal flop 3 + burn, turn and river 1 + burn,
+Close): the dealer process's CPU (utime + stime from /proc) per call and per hand. "paced"
+spaces each thread's calls 40-120 ms apart (about 100 calls/s in all, the rate the full-stack
+table benchmark drives), "flat out" sends them back to back. At the same pace a grpc.health
+Check (no application work, no Redis) shows what the gRPC server itself costs per call.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import secrets
+import socket
 import statistics
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable
 from functools import partial
 
+import grpc
 import numpy as np
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from services.dealer.application import register_events
@@ -157,6 +172,133 @@ def _rpc_rows(redis_url: str, n: int, label: str, in_memory: bool) -> list[dict]
     return rows
 
 
+def _cpu_seconds(pid: int) -> float:
+    """utime + stime of a process so far (Linux /proc), in seconds."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _dealer_process(redis_url: str) -> tuple[subprocess.Popen[bytes], int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    env = {
+        **os.environ,
+        "CROUPIER_AUTH_KEY": AUTH_KEY,
+        "REDIS_URL": redis_url,
+        "CROUPIER_LOG_LEVEL": "warning",
+        "CROUPIER_DEALER_KEY": secrets.token_hex(32),
+        "CROUPIER_DEALER_ADDR": f"127.0.0.1:{port}",
+        "CROUPIER_DEALER_METRICS_PORT": "0",
+    }
+    process = subprocess.Popen([sys.executable, "-m", "services.dealer"], env=env)
+    deadline = time.monotonic() + 30
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                health.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                return process, port
+            except grpc.RpcError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    process.kill()
+                    raise RuntimeError("the dealer service did not become healthy") from None
+                time.sleep(0.1)
+
+
+def _hand_calls(stub: dealer_pb2_grpc.DealerServiceStub, prefix: str, hand: int) -> list:
+    """The dealer calls of one hold'em hand, in the table's order (see the module docstring)."""
+    sid, board = f"{prefix}-{hand}", dealer_pb2.DEAL_PURPOSE_BOARD
+    standard = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD, copies=1)
+
+    def deal(count: int, burn: int, purpose: int, step: str) -> Callable[[], object]:
+        request = dealer_pb2.DealRequest(
+            shuffle_id=sid, count=count, burn=burn, purpose=purpose, idempotency_key=f"{sid}/{step}"
+        )  # fmt: skip
+        return lambda: stub.Deal(request)
+
+    return [
+        lambda: stub.CreateShuffle(
+            dealer_pb2.CreateShuffleRequest(shuffle_id=f"{prefix}-{hand + 1}", deck=standard)
+        ),
+        deal(12, 0, dealer_pb2.DEAL_PURPOSE_HOLE, "hole"),
+        deal(3, 1, board, "flop"),
+        deal(1, 1, board, "turn"),
+        deal(1, 1, board, "river"),
+        lambda: stub.Close(dealer_pb2.CloseRequest(shuffle_id=sid)),
+    ]
+
+
+def _cpu_rows(redis_url: str, hands: int, clients: int = 10) -> list[dict]:
+    process, port = _dealer_process(redis_url)
+    token = auth.issue_token(AUTH_KEY, "table", auth.Role.SERVICE, 3600)
+    channels = [connect(f"127.0.0.1:{port}", token) for _ in range(clients)]
+    stubs = [dealer_pb2_grpc.DealerServiceStub(channel) for channel in channels]
+    healths = [health_pb2_grpc.HealthStub(channel) for channel in channels]
+    rows = []
+
+    def measure(variant: str, play: Callable[[int, random.Random], int]) -> None:
+        counts = [0] * clients
+
+        def client(c: int) -> None:
+            counts[c] = play(c, random.Random(c))
+
+        threads = [threading.Thread(target=client, args=(c,)) for c in range(clients)]
+        before, started = _cpu_seconds(process.pid), time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        cpu_ms, wall = (_cpu_seconds(process.pid) - before) * 1000, time.perf_counter() - started
+        calls = sum(counts)
+        rows.append(
+            {
+                "variant": variant,
+                "rpc_per_s": calls / wall,
+                "dealer_cpu_ms_per_call": cpu_ms / calls,
+                "dealer_cpu_ms_per_hand": cpu_ms / calls * 6,
+                "load_1m": round(os.getloadavg()[0], 1),
+            }
+        )
+
+    def hands_of(pace: bool) -> Callable[[int, random.Random], int]:
+        def play(c: int, rng: random.Random) -> int:
+            prefix = f"cpu-{secrets.token_hex(4)}-{c}"
+            stubs[c].CreateShuffle(
+                dealer_pb2.CreateShuffleRequest(
+                    shuffle_id=f"{prefix}-0",
+                    deck=dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD, copies=1),
+                )
+            )
+            for hand in range(hands // clients):
+                for call in _hand_calls(stubs[c], prefix, hand):
+                    if pace:
+                        time.sleep(rng.uniform(0.04, 0.12))
+                    call()
+            return hands // clients * 6
+
+        return play
+
+    def health_checks(c: int, rng: random.Random) -> int:
+        for _ in range(hands // clients * 6):
+            time.sleep(rng.uniform(0.04, 0.12))
+            healths[c].Check(health_pb2.HealthCheckRequest())
+        return hands // clients * 6
+
+    try:
+        hands_of(pace=False)(0, random.Random(0))  # warm up: connections, threads, caches
+        measure("hold'em hand's dealer calls, paced (dealer process)", hands_of(pace=True))
+        measure("grpc.health Check, same pace (dealer process)", health_checks)
+        measure("hold'em hand's dealer calls, flat out (dealer process)", hands_of(pace=False))
+    finally:
+        for channel in channels:
+            channel.close()
+        process.terminate()
+        process.wait(timeout=10)
+    return rows
+
+
 def run(quick: bool) -> list[dict]:
     n_pure = 300 if quick else 3000
     n_rpc = 200 if quick else 2000
@@ -165,6 +307,7 @@ def run(quick: bool) -> list[dict]:
     redis = start_private_redis()
     try:
         rows += _rpc_rows(redis.url, n_rpc, "Redis store", in_memory=False)
+        rows += _cpu_rows(redis.url, 100 if quick else 400)
     finally:
         redis.close()
     return rows
