@@ -25,7 +25,14 @@ from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.shared import auth
 from services.shared.errors import DomainError
-from services.workers.bot_chips import Funding, funding_of, issue_key, join_key, return_key
+from services.workers.bot_chips import (
+    Funding,
+    Movement,
+    funding_of,
+    issue_key,
+    join_key,
+    return_key,
+)
 from services.workers.bot_turns import bot_id
 from services.workers.grpc_table import RETRYABLE, RPC_TIMEOUT, translate
 from services.workers.ports import BotSeatRequest
@@ -189,7 +196,7 @@ class GrpcBotSeater:
                     table_id=table_id,
                     seat=seat,
                     buy_in=amount,
-                    idempotency_key=join_key(index, funding.round),
+                    idempotency_key=join_key(index, funding.round, funding.voids),
                 ),
                 metadata=metadata,
                 timeout=RPC_TIMEOUT,
@@ -202,7 +209,7 @@ class GrpcBotSeater:
             # seated it meanwhile (with these chips); otherwise the chips go back.
             if _sits_or_sat(self._view(bot, metadata), bot.player):
                 return SeatOutcome.ALREADY
-            self._close(bot, Funding(funding.round, amount), currency)
+            self._close(bot, Funding(funding.round, amount, funding.voids), currency)
             if code in _RACE_CODES:
                 raise SeatLost(
                     f"bot {bot.player} lost seat {seat} at table {table_id}: {_details(exc)}"
@@ -255,7 +262,7 @@ class GrpcBotSeater:
                 return None
 
         self._ledger_call(bot, "opening its account", open_account)
-        movements: list[tuple[str, int]] = []
+        movements: list[Movement] = []
         request = ledger_pb2.HistoryRequest(account_id=account, limit=500)
         while True:
             page = self._ledger_call(
@@ -263,7 +270,14 @@ class GrpcBotSeater:
                 "reading its account",
                 functools.partial(self._ledger.History, request, timeout=RPC_TIMEOUT),
             )
-            movements += [(m.reference, m.balance_delta) for m in page.movements]
+            movements += [
+                Movement(
+                    m.reference,
+                    m.balance_delta,
+                    m.kind == ledger_pb2.MOVEMENT_KIND_RESERVATION_VOIDED,
+                )
+                for m in page.movements
+            ]
             if not page.next_cursor:
                 return funding_of(bot.table_id, bot.index, movements)
             request = ledger_pb2.HistoryRequest(
