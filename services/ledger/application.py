@@ -41,7 +41,7 @@ from services.ledger.core.events import (
     ReservationOpened,
     ReservationPosted,
 )
-from services.ledger.core.state import LedgerState
+from services.ledger.core.state import LedgerState, ReservationStatus
 from services.ledger.store import (
     Commit,
     Committed,
@@ -94,6 +94,13 @@ def _entry(events: Sequence[Event]) -> EntryPosted:
     entry = events[-1]
     assert isinstance(entry, EntryPosted)
     return entry
+
+
+_RESERVATION_STATUS = {
+    ReservationStatus.PENDING: ledger_pb2.RESERVATION_STATUS_PENDING,
+    ReservationStatus.POSTED: ledger_pb2.RESERVATION_STATUS_POSTED,
+    ReservationStatus.VOIDED: ledger_pb2.RESERVATION_STATUS_VOIDED,
+}
 
 
 class LedgerApplication:
@@ -254,6 +261,25 @@ class LedgerApplication:
                 held=state.held_in(account.id),
                 available=state.available(account.id),
             ),
+        )
+
+    def get_reservation(
+        self, request: ledger_pb2.GetReservationRequest, principal: Principal
+    ) -> ledger_pb2.GetReservationResponse:
+        authorization.may_read_reservations(principal)
+        rid = request.reservation_id
+        if not rid or len(rid) > 200 or not rid.isprintable():
+            raise InvalidArgument(
+                f"reservation_id must be 1-200 printable characters (the Reserve's key), "
+                f"got {rid!r}"
+            )
+        reservation = self._store.load([], [rid], "").state.reservations.get(rid)
+        if reservation is None:
+            raise NotFound(f"reservation {rid!r} does not exist")
+        return ledger_pb2.GetReservationResponse(
+            reservation_id=rid,
+            status=_RESERVATION_STATUS[reservation.status],
+            legs=codec.legs_to_pb(reservation.legs),
         )
 
     def history(

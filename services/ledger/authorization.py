@@ -56,5 +56,10 @@ def may_read(principal: Principal, account_id: str) -> None:
     raise _deny(principal, f"read {account_id}; players read only their own accounts")
 
 
+def may_read_reservations(principal: Principal) -> None:
+    # A reservation names several accounts; only the platform reads it whole.
+    principal.require(Role.SERVICE, Role.ADMIN)
+
+
 def may_audit(principal: Principal) -> None:
     principal.require(Role.ADMIN, Role.SERVICE)

@@ -49,6 +49,11 @@ class LedgerServicer(ledger_pb2_grpc.LedgerServiceServicer):
     ) -> ledger_pb2.VoidResponse:
         return self._app.void(request, current_principal())
 
+    def GetReservation(
+        self, request: ledger_pb2.GetReservationRequest, context: grpc.ServicerContext
+    ) -> ledger_pb2.GetReservationResponse:
+        return self._app.get_reservation(request, current_principal())
+
     def GetBalance(
         self, request: ledger_pb2.GetBalanceRequest, context: grpc.ServicerContext
     ) -> ledger_pb2.GetBalanceResponse:

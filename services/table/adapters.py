@@ -119,6 +119,13 @@ class GrpcDealer:
         return json.dumps(info, sort_keys=True)
 
 
+_RESERVATION_STATUS = {
+    ledger_pb2.RESERVATION_STATUS_PENDING: "pending",
+    ledger_pb2.RESERVATION_STATUS_POSTED: "posted",
+    ledger_pb2.RESERVATION_STATUS_VOIDED: "voided",
+}
+
+
 def _amount(amount: int, currency: str) -> chips_pb2.ChipAmount:
     return chips_pb2.ChipAmount(currency=currency, amount=amount)
 
@@ -170,6 +177,13 @@ class GrpcLedger:
         )
         response = call("ledger Reserve", lambda: self._stub.Reserve(request, CALL_TIMEOUT_S))
         return response.reservation_id
+
+    def reservation_status(self, reservation_id: str) -> str:
+        request = ledger_pb2.GetReservationRequest(reservation_id=reservation_id)
+        response = call(
+            "ledger GetReservation", lambda: self._stub.GetReservation(request, CALL_TIMEOUT_S)
+        )
+        return _RESERVATION_STATUS.get(response.status, "unknown")
 
     def post(self, key: str, reservation_id: str, table_id: str) -> None:
         request = ledger_pb2.PostRequest(

@@ -649,6 +649,21 @@ class TableApplication:
         reservation = self.ledger.reserve_buy_in(
             command_key, table.table_id, account, amount, currency
         )
+        # A retried key gets the ledger's replay: the original reservation id, even when
+        # that hold was voided (the first attempt was refused) or posted long ago. Seating
+        # on it would put chips on the table that never reached its escrow.
+        status = self.ledger.reservation_status(reservation)
+        if status != "pending":
+            latest = self.load(table.table_id)
+            done = latest.shell.version_of_key(command_key)
+            if done is not None:  # a concurrent retry of this command already succeeded
+                return latest, done
+            again = "join" if isinstance(command, cmd.SitDown) else "top up"
+            raise errors.FailedPrecondition(
+                f"the buy-in of {command_key} was {status} in the ledger by an earlier "
+                f"attempt, so it cannot bring chips now: {again} again with a new "
+                f"idempotency_key"
+            )
         reserved = events_pb2.BuyInReserved(
             seat=seat,
             player=player,

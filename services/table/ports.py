@@ -70,6 +70,11 @@ class LedgerPort(Protocol):
         """Hold `amount` in `account` for the table; returns the reservation id."""
         ...
 
+    def reservation_status(self, reservation_id: str) -> str:
+        """ "pending", "posted" or "voided": a replayed reserve returns the original
+        reservation id whatever became of it, so a buy-in checks it is still held."""
+        ...
+
     def post(self, key: str, reservation_id: str, table_id: str) -> None:
         """Move a reserved buy-in to the table's escrow."""
         ...

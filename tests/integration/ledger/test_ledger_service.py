@@ -245,3 +245,42 @@ def test_idempotency_records_are_kept_at_least_a_day(funded, ledger: LedgerServe
     )
     ttl = ledger.client.ttl(f"{{ledger:{ledger.namespace}}}:response:kept")
     assert 24 * 3600 <= ttl <= 48 * 3600
+
+
+def test_get_reservation_tells_pending_from_posted_and_voided(funded, ledger: LedgerServer) -> None:
+    # A replayed Reserve answers with the original id whatever became of it: GetReservation
+    # is how a caller finds out whether the hold still stands.
+    def status(rid: str) -> int:
+        return funded.GetReservation(ledger_pb2.GetReservationRequest(reservation_id=rid)).status
+
+    for rid in ("kept", "used", "dropped"):
+        funded.Reserve(
+            ledger_pb2.ReserveRequest(
+                idempotency_key=rid, legs=[debit(ALICE, 100), credit(TABLE, 100)]
+            )
+        )
+    funded.Post(ledger_pb2.PostRequest(idempotency_key="used/post", reservation_id="used"))
+    funded.Void(ledger_pb2.VoidRequest(idempotency_key="dropped/void", reservation_id="dropped"))
+    replayed = funded.Reserve(
+        ledger_pb2.ReserveRequest(
+            idempotency_key="dropped", legs=[debit(ALICE, 100), credit(TABLE, 100)]
+        )
+    )
+    assert replayed.reservation_id == "dropped"
+    assert [status(r) for r in ("kept", "used", "dropped")] == [
+        ledger_pb2.RESERVATION_STATUS_PENDING,
+        ledger_pb2.RESERVATION_STATUS_POSTED,
+        ledger_pb2.RESERVATION_STATUS_VOIDED,
+    ]
+    kept = funded.GetReservation(ledger_pb2.GetReservationRequest(reservation_id="kept"))
+    assert [(leg.account_id, leg.amount.amount) for leg in kept.legs] == [
+        (ALICE, 100),
+        (TABLE, 100),
+    ]
+    missing = lambda: status("nobody")  # noqa: E731
+    assert code_of(missing)[0] is grpc.StatusCode.NOT_FOUND
+    alice = ledger.stub("alice", Role.PLAYER)
+    refused = lambda: alice.GetReservation(  # noqa: E731
+        ledger_pb2.GetReservationRequest(reservation_id="kept")
+    )
+    assert code_of(refused)[0] is grpc.StatusCode.PERMISSION_DENIED

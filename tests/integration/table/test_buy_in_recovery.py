@@ -66,3 +66,66 @@ def test_a_retried_join_refused_for_a_taken_seat_voids_the_crashed_attempts_hold
         join(platform, table_id, "alice", 0, "k1")
     assert refused.value.code() is grpc.StatusCode.FAILED_PRECONDITION
     assert held(platform, "alice") == (200, 0)  # nothing is held any more
+
+
+def test_a_retried_join_whose_hold_was_voided_seats_nobody(platform: Platform):
+    # The crashed attempt's hold is voided when its retry is refused (the seat was taken);
+    # the seat frees, and the same key comes again: the ledger replays the Reserve with the
+    # voided reservation's id. Seating on it would put 200 chips at the table that never
+    # reached its escrow.
+    table_id = create_table(platform, seats=2)
+    platform.fund("alice", 200)
+    crashed_join(platform, table_id, "alice", "k1", 200)
+    bob = seat(platform, table_id, "bob", 0, 200)
+    with pytest.raises(grpc.RpcError):
+        join(platform, table_id, "alice", 0, "k1")
+    bob.LeaveTable(table_pb2.LeaveTableRequest(table_id=table_id, idempotency_key="bye"))
+    assert platform.balance(f"table:{table_id}:CHIP") == 0
+
+    with pytest.raises(grpc.RpcError) as refused:
+        join(platform, table_id, "alice", 0, "k1")
+    assert refused.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+    assert "voided" in refused.value.details()
+    assert "new idempotency_key" in refused.value.details()
+    view = view_of(platform.table("alice"), table_id)
+    assert [s.player_id for s in view.seats if s.player_id] == []
+    assert platform.balance(f"table:{table_id}:CHIP") == 0
+    assert held(platform, "alice") == (200, 0)
+
+    join(platform, table_id, "alice", 0, "k2")  # a new key buys in as usual
+    view = view_of(platform.table("alice"), table_id)
+    assert view.seats[0].player_id == "alice" and view.seats[0].stack == 200
+    assert platform.balance(f"table:{table_id}:CHIP") == 200
+    assert held(platform, "alice") == (0, 0)
+
+
+def test_a_top_up_whose_hold_was_voided_adds_no_chips(platform: Platform):
+    table_id = create_table(platform, seats=2)
+    alice = seat(platform, table_id, "alice", 0, 200)
+    platform.fund("alice", 300)
+    # An attempt reserved under the top-up's key and the table voided that hold (what it does
+    # when it refuses the top-up), both by hand; then the same key comes again.
+    channel = connect(
+        f"127.0.0.1:{platform.ledger_port}", auth.issue_token(KEY, "table", auth.Role.SERVICE, 60)
+    )
+    platform.channels.append(channel)
+    ledger = GrpcLedger(channel)
+    key = f"{table_id}/topup/alice/t1"
+    ledger.reserve_buy_in(key, table_id, "player:alice:CHIP", 300, "CHIP")
+    ledger.void(f"{key}/void", key, "top-up refused")
+
+    def top_up(idempotency_key: str) -> table_pb2.TopUpResponse:
+        return alice.TopUp(
+            table_pb2.TopUpRequest(table_id=table_id, amount=300, idempotency_key=idempotency_key)
+        )
+
+    with pytest.raises(grpc.RpcError) as refused:
+        top_up("t1")
+    assert refused.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+    assert "top up again with a new idempotency_key" in refused.value.details()
+    assert view_of(alice, table_id).seats[0].stack == 200
+    assert platform.balance(f"table:{table_id}:CHIP") == 200
+    assert held(platform, "alice") == (300, 0)
+
+    assert top_up("t2").stack == 500
+    assert platform.balance(f"table:{table_id}:CHIP") == 500
