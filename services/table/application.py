@@ -592,9 +592,19 @@ class TableApplication:
         account: str,
         key: str,
         is_bot: bool = False,
+        any_account: bool = False,
     ) -> tuple[int, int]:
-        """Reserve the buy-in, seat the player (one append), then post it (a process step)."""
+        """Reserve the buy-in, seat the player (one append), then post it (a process step).
+        The buy-in comes from the player's own account unless `any_account` (a service)."""
         table = self.load(table_id)
+        own = self.ledger.player_account(player, table.shell.currency)
+        if account and account != own and not any_account:
+            # A player account's name is its owner's subject (docs/ledger.md).
+            raise errors.PermissionDenied(
+                f"{player} may not buy in from {account}: players buy in only from their own "
+                f"account {own} (or leave account_id empty); only the platform's services "
+                "name another account"
+            )
         already = self.seat_of(table, player)
         command_key = f"{table_id}/join/{player}/{key}"
         if already is not None and table.shell.version_of_key(command_key) is not None:
@@ -603,7 +613,7 @@ class TableApplication:
             seat = next(
                 (i for i, s in enumerate(table.engine.seats) if s is None), len(table.engine.seats)
             )
-        account = account or self.ledger.player_account(player, table.shell.currency)
+        account = account or own
         sit = cmd.SitDown(seat, player, amount)
         table, version = self._buy_in(
             table, command_key, sit, seat, player, amount, account, is_bot

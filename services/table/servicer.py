@@ -83,6 +83,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             request.account_id,
             request.idempotency_key,
             is_bot=is_bot,
+            any_account=principal.role is Role.SERVICE,
         )
         return table_pb2.JoinTableResponse(seat=seat, version=version)
 
