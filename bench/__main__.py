@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     # Wide enough for a results table when piped to a file or CI log.
-    console = Console(width=None if sys.stdout.isatty() else 160)
+    console = Console(width=None if sys.stdout.isatty() else 240)
     failed = []
     for name in selected(discover(), args.only):
         console.rule(name)

@@ -90,6 +90,9 @@ ACTS_PER_HAND = 17.0
 # Offered loads of the paced rows, as fractions of the target (fixed before measuring).
 PACED_FRACTIONS = (0.1, 0.2, 1.0)
 PACED_TABLES = 100
+# The window starts once every table has finished a hand (see _warm_up), at most this late.
+WARM_UP_LIMIT = 30.0
+LAG_PROBE_S = 0.01
 # Tables set up at once (setup is not measured; this only bounds the burst on the services).
 SETUP_CONCURRENCY = 10
 
@@ -202,7 +205,9 @@ class Client:
         self.channel = grpc.aio.insecure_channel(
             f"127.0.0.1:{port}", options=channel_options(DEFAULT_MAX_MESSAGE_BYTES)
         )
-        self.metadata = auth.bearer_metadata(auth.issue_token(KEY, subject, role, 7200))
+        token = auth.issue_token(KEY, subject, role, 7200)
+        # Built once: a tuple would be converted to grpc.aio.Metadata on every call.
+        self.metadata = grpc.aio.Metadata(*auth.bearer_metadata(token))
         self.table = table_pb2_grpc.TableServiceStub(self.channel)
 
 
@@ -249,7 +254,7 @@ class TableBots:
         )
         try:
             async for message in stream:
-                if message.HasField("event"):
+                if message.WhichOneof("item") == "event":
                     self._on_event(message.event)
                 elif message.view.to_act >= 0:
                     # Joined mid-decision: the spectator's view has no legal actions.
@@ -385,7 +390,7 @@ class Room:
         self,
         n: int,
         ledger: LedgerServiceAsyncStub,
-        bank: tuple[tuple[str, str], ...],
+        bank: grpc.aio.Metadata,
         admin: Client,
         mean_think: float | None,
     ) -> TableBots:
@@ -446,6 +451,38 @@ async def _cancel(tasks: list[asyncio.Task[Any]]) -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
+class LagProbe:
+    """How late this client's event loop runs a timer (every LAG_PROBE_S): when the client
+    itself is stalled (its own work, or the machine not running it), its Acts' latencies grow
+    by as much, so a latency tail that the probe also shows is not the services'."""
+
+    def __init__(self) -> None:
+        self.lags: list[tuple[float, float]] = []  # (when, ms late)
+
+    async def run(self) -> None:
+        while True:
+            due = time.perf_counter() + LAG_PROBE_S
+            await asyncio.sleep(LAG_PROBE_S)
+            now = time.perf_counter()
+            self.lags.append((now, (now - due) * 1000))
+
+    def between(self, start: float, end: float) -> list[float]:
+        return [lag for when, lag in self.lags if start <= when <= end]
+
+
+async def _warm_up(drivers: list[TableBots]) -> None:
+    """Play until every table has finished a hand since the players started (at most
+    WARM_UP_LIMIT seconds): the tables are set up together, so their first hands end
+    together; after one hand of random length their phases are spread, as in a room that has
+    been playing for a while."""
+    first = [d.hands_done for d in drivers]
+    deadline = time.perf_counter() + WARM_UP_LIMIT
+    while time.perf_counter() < deadline and any(
+        d.hands_done == n for d, n in zip(drivers, first, strict=True)
+    ):
+        await asyncio.sleep(0.1)
+
+
 async def _play_row(
     stack: Stack,
     tables: int,
@@ -469,29 +506,40 @@ async def _play_row(
                 for d in drivers
                 for seat in range(SEATS)
             ]
+        probe = LagProbe()
+        watchers.append(asyncio.create_task(probe.run()))
         await asyncio.sleep(0.5)
+        schedule_start = time.perf_counter()
+        players = [asyncio.create_task(d.play(schedule_start)) for d in drivers]
+        await _warm_up(drivers)
+        # The measured window: what the tables did between these two snapshots.
         start_hands = sum(d.hands_done for d in drivers)
+        start_late = sum(d.late for d in drivers)
+        first_act = [len(d.sent) for d in drivers]
         cpu_before = stack.cpu()
         load = os.getloadavg()[0]
         started = time.perf_counter()
-        players = [asyncio.create_task(d.play(started)) for d in drivers]
         await asyncio.sleep(seconds)
         hands = sum(d.hands_done for d in drivers) - start_hands
-        acts = sum(len(d.sent) for d in drivers)
-        late = sum(d.late for d in drivers)
-        elapsed = time.perf_counter() - started
+        late = sum(d.late for d in drivers) - start_late
+        last_act = [len(d.sent) for d in drivers]
+        ended = time.perf_counter()
+        elapsed = ended - started
         cpu_after = stack.cpu()
         await _cancel(players)
-        await asyncio.sleep(0.3)  # the events of the last Acts still arrive
+        await asyncio.sleep(0.3)  # the events of the window's last Acts still arrive
         await _cancel(watchers)
     finally:
         await room.close()
+    window = [(d, d.sent[i:j]) for d, i, j in zip(drivers, first_act, last_act, strict=True)]
+    acts = sum(len(sent) for _, sent in window)
     latencies = [
         (d.arrivals[version] - sent) * 1000
-        for d in drivers
-        for sent, version in d.sent
+        for d, acts_sent in window
+        for sent, version in acts_sent
         if version in d.arrivals
     ]
+    lags = probe.between(started, ended)
     cpu_ms = {
         role: (cpu_after[role] - cpu_before[role]) * 1000 / hands if hands else float("nan")
         for role in cpu_after
@@ -511,6 +559,7 @@ async def _play_row(
         "act_to_event_p50_ms": _percentile(latencies, 0.50),
         "act_to_event_p99_ms": _percentile(latencies, 0.99),
         "mean_ms": statistics.fmean(latencies) if latencies else float("nan"),
+        "client_lag_p99_ms": _percentile(lags, 0.99),
         "late_acts_pct": "-" if mean_think is None else 100 * late / acts if acts else 0.0,
         # CPU per finished hand, from /proc (less sensitive to the machine's load than
         # hands/s; the client is this process: the players' and spectators' gRPC calls).
