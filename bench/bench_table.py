@@ -47,6 +47,7 @@ instances, this client process, and every process of the stack, per finished han
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import itertools
 import os
@@ -489,7 +490,8 @@ async def _play_row(
     seconds: float,
     players_watch: bool,
     offered_hands_per_s: float | None,
-) -> dict[str, object]:
+    warm_up: bool,
+) -> tuple[dict[str, object], dict[str, float]]:
     mean_think = (
         None
         if offered_hands_per_s is None
@@ -511,7 +513,8 @@ async def _play_row(
         await asyncio.sleep(0.5)
         schedule_start = time.perf_counter()
         players = [asyncio.create_task(d.play(schedule_start)) for d in drivers]
-        await _warm_up(drivers)
+        if warm_up:
+            await _warm_up(drivers)
         # The measured window: what the tables did between these two snapshots.
         start_hands = sum(d.hands_done for d in drivers)
         start_late = sum(d.late for d in drivers)
@@ -544,7 +547,7 @@ async def _play_row(
         role: (cpu_after[role] - cpu_before[role]) * 1000 / hands if hands else float("nan")
         for role in cpu_after
     }
-    return {
+    row: dict[str, object] = {
         "table_instances": stack.instances,
         "tables": tables,
         "watchers_per_table": 1 + SEATS if players_watch else 1,
@@ -569,6 +572,7 @@ async def _play_row(
         "load_1m": round(load, 1),
         "errors": sum(d.errors for d in drivers),
     }
+    return row, cpu_ms
 
 
 def _measure(
@@ -581,8 +585,22 @@ def _measure(
     """One row: saturated players, or paced to `offered_hands_per_s` for the whole room;
     with `players_watch` every seated player also keeps its own WatchTable stream open
     (seven watchers a table instead of the spectator alone)."""
+    return measure_with_roles(stack, tables, seconds, players_watch, offered_hands_per_s)[0]
+
+
+def measure_with_roles(
+    stack: Stack,
+    tables: int,
+    seconds: float,
+    players_watch: bool = False,
+    offered_hands_per_s: float | None = None,
+    warm_up: bool = True,
+) -> tuple[dict[str, object], dict[str, float]]:
+    """The row, and the CPU ms per finished hand of every process role in its window.
+    `warm_up=False` starts the window as the players start (the benchmark before 30 Nov
+    2026 did), for comparisons with it."""
     return _loop().run_until_complete(
-        _play_row(stack, tables, seconds, players_watch, offered_hands_per_s)
+        _play_row(stack, tables, seconds, players_watch, offered_hands_per_s, warm_up)
     )
 
 
@@ -632,6 +650,32 @@ def run(quick: bool, instances: int = 2) -> list[dict[str, object]]:
     return results
 
 
+def main(argv: list[str] | None = None) -> None:
+    """`python -m bench.bench_table [--full]`: the rows of `run`; `--row INSTANCES TABLES
+    SECONDS [--offered HANDS_PER_S] [--watch] [--no-warm-up]`: one row, then the CPU ms per
+    hand of each process role."""
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_table")
+    parser.add_argument("--full", action="store_true", help="the full run (else quick)")
+    parser.add_argument("--row", nargs=3, type=float, metavar=("INSTANCES", "TABLES", "SECONDS"))
+    parser.add_argument("--offered", type=float, help="paced to this many hands/s (room)")
+    parser.add_argument("--watch", action="store_true", help="the players watch too")
+    parser.add_argument("--no-warm-up", action="store_true", help="window from the start")
+    args = parser.parse_args(argv)
+    if args.row is None:
+        for result in run(quick=not args.full):
+            print(result)
+        return
+    instances, tables, seconds = args.row
+    stack = Stack(int(instances))
+    try:
+        row, roles = measure_with_roles(
+            stack, int(tables), seconds, args.watch, args.offered, not args.no_warm_up
+        )
+    finally:
+        stack.close()
+    print(row)
+    print({role: round(ms, 1) for role, ms in roles.items()})
+
+
 if __name__ == "__main__":
-    for result in run(quick="--full" not in sys.argv):
-        print(result)
+    main()
