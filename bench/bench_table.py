@@ -88,8 +88,9 @@ UNOPENED: dict[int, int] = {A.ACTION_CHECK: 75, A.ACTION_BET: 25}
 # and 10 tables: 16.7-17.3), which turns an offered hands/s into the Acts/s the players send.
 TARGET_HANDS_PER_S = 150.0
 ACTS_PER_HAND = 17.0
-# Offered loads of the paced rows, as fractions of the target (fixed before measuring).
-PACED_FRACTIONS = (0.1, 0.2, 1.0)
+# Offered loads of the paced rows: a tenth, a fifth and all of the target (fixed before
+# measuring, not fitted to what the services reach).
+PACED_HANDS_PER_S = (TARGET_HANDS_PER_S / 10, TARGET_HANDS_PER_S / 5, TARGET_HANDS_PER_S)
 PACED_TABLES = 100
 # The window starts once every table has finished a hand (see _warm_up), at most this late.
 WARM_UP_LIMIT = 30.0
@@ -212,10 +213,49 @@ class Client:
         self.table = table_pb2_grpc.TableServiceStub(self.channel)
 
 
+def mean_think_s(tables: int, offered_hands_per_s: float) -> float:
+    """Mean seconds between one table's Acts for `tables` tables to offer
+    `offered_hands_per_s` hands/s together (ACTS_PER_HAND Acts a hand)."""
+    return tables / (offered_hands_per_s * ACTS_PER_HAND)
+
+
+class Schedule:
+    """A paced table's Act times: the k-th Act is due at the start + the sum of k think times,
+    exponential with mean `mean_think` seconds (so the room's Acts are close to a Poisson
+    stream), drawn from a generator seeded per table: every run draws the same ones. The
+    times do not depend on when the turns arrive, so the offered rate does not depend on
+    the service's response time."""
+
+    def __init__(self, mean_think: float, seed: int) -> None:
+        self.rate = 1 / mean_think
+        self.rng = random.Random(seed)
+        self.due = 0.0
+
+    def begin(self, at: float) -> None:
+        self.due = at
+
+    def next_due(self) -> float:
+        self.due += self.rng.expovariate(self.rate)
+        return self.due
+
+
+def choose(rng: random.Random, legal: dict[int, int]) -> tuple[int, int]:
+    """A random legal action with a plausible no-limit mix (see FACING / UNOPENED) and its
+    amount: bets and raises to the minimum, never all in unless nothing else is legal."""
+    mix = FACING if A.ACTION_CALL in legal else UNOPENED
+    kinds = [k for k in mix if k in legal]
+    if not kinds:  # nothing of the mix is legal: any legal action but all in
+        kinds = [k for k in legal if k != A.ACTION_ALL_IN] or [*legal]
+    kind = rng.choices(kinds, weights=[mix.get(k, 1) for k in kinds])[0]
+    if kind in (A.ACTION_BET, A.ACTION_RAISE):
+        return kind, legal[kind]
+    return kind, 0
+
+
 class TableBots:
     """One table: six random players acting over their own gRPC channels, and a spectator
-    whose stream says whose turn it is. `mean_think` (seconds) paces the players (see the
-    module docstring); None acts at once."""
+    whose stream says whose turn it is. `mean_think` (seconds) paces the players on a
+    `Schedule` (see the module docstring); None acts at once."""
 
     def __init__(
         self,
@@ -228,9 +268,8 @@ class TableBots:
         self.table_id = table_id
         self.players = players
         self.spectator = spectator
-        self.mean_think = mean_think
         self.rng = random.Random(n)  # the actions chosen
-        self.think_rng = random.Random(1_000_000 + n)  # the think times drawn
+        self.schedule = None if mean_think is None else Schedule(mean_think, 1_000_000 + n)
         self.turns: asyncio.Queue[events_pb2.ActionRequested] = asyncio.Queue()
         self.arrivals: dict[int, float] = {}
         self.sent: list[tuple[float, int]] = []
@@ -280,7 +319,8 @@ class TableBots:
         """Act whenever the stream asks a seat to act, from what the request says it may do
         (GetTableView only when the stream started mid-decision); paced, the k-th Act waits
         until schedule_start + k think times."""
-        due = schedule_start
+        if self.schedule is not None:
+            self.schedule.begin(schedule_start)
         while True:
             turn = await self.turns.get()
             seat, hand, legal = turn.seat, turn.hand, _legal(turn)
@@ -297,11 +337,10 @@ class TableBots:
                 if view.to_act != seat:
                     continue  # a stale turn (the stream ran ahead of us): wait for the next
                 hand, legal = view.hand_number, {a.action: a.min_amount for a in view.legal_actions}
-            action, amount = self._choose(legal)
+            action, amount = choose(self.rng, legal)
             late = False
-            if self.mean_think is not None:
-                due += self.think_rng.expovariate(1 / self.mean_think)
-                wait = due - time.perf_counter()
+            if self.schedule is not None:
+                wait = self.schedule.next_due() - time.perf_counter()
                 late = wait <= 0
                 if not late:
                     await asyncio.sleep(wait)
@@ -320,17 +359,6 @@ class TableBots:
                 continue
             self.sent.append((started, answer.version))
             self.late += late
-
-    def _choose(self, legal: dict[int, int]) -> tuple[int, int]:
-        """A random legal action with a plausible no-limit mix (see FACING / UNOPENED)."""
-        mix = FACING if A.ACTION_CALL in legal else UNOPENED
-        kinds = [k for k in mix if k in legal]
-        if not kinds:  # nothing of the mix is legal: any legal action but all in
-            kinds = [k for k in legal if k != A.ACTION_ALL_IN] or [*legal]
-        kind = self.rng.choices(kinds, weights=[mix.get(k, 1) for k in kinds])[0]
-        if kind in (A.ACTION_BET, A.ACTION_RAISE):
-            return kind, legal[kind]
-        return kind, 0
 
 
 ACTION_BY_NAME: dict[str, int] = {
@@ -492,11 +520,7 @@ async def _play_row(
     offered_hands_per_s: float | None,
     warm_up: bool,
 ) -> tuple[dict[str, object], dict[str, float]]:
-    mean_think = (
-        None
-        if offered_hands_per_s is None
-        else tables / (offered_hands_per_s * ACTS_PER_HAND)  # seconds between a table's Acts
-    )
+    mean_think = None if offered_hands_per_s is None else mean_think_s(tables, offered_hands_per_s)
     room = Room(stack)
     try:
         await room.open(tables, mean_think)
@@ -625,9 +649,7 @@ def plan(quick: bool, instances: int = 2) -> Plan:
     every player watching too; paced rows at 100 tables; then the same against `instances`
     sharded table instances (separate rows)."""
     counts: tuple[int, ...] = (1, 10) if quick else (1, 10, 100)
-    offered = (
-        (TARGET_HANDS_PER_S,) if quick else tuple(f * TARGET_HANDS_PER_S for f in PACED_FRACTIONS)
-    )
+    offered = (TARGET_HANDS_PER_S,) if quick else PACED_HANDS_PER_S
     saturated: float | None = None
     rows: Plan = [(1, t, False, saturated) for t in counts] + [(1, 10, True, saturated)]
     rows += [(1, PACED_TABLES, False, o) for o in offered]
