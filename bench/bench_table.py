@@ -11,38 +11,47 @@ never all in, so the deep stacks never bust and every table keeps playing. The s
 stream timestamps every event it receives.
 
 The client is one asyncio event loop with grpc.aio channels (no thread per table or stream),
-so that its CPU per hand is small next to the services' and the rows measure the services,
-not the benchmark; its CPU is reported as its own column.
+so that its CPU per hand is small next to the services' and the rows measure the services
+rather than the benchmark; its CPU is its own column, and a probe reports how late its event
+loop ran (a client stall shows there, not as the services' latency).
+
+Every row sets up its tables (not measured), starts the spectators' streams, then the
+players, and measures a window of `seconds` that starts once every table has finished a hand
+(the tables start their first hands together; after one hand of random length they are out
+of step, as in a room that has been playing a while).
 
 Two kinds of rows:
 
-* saturated (`players` = "saturated"): closed loop, the player acts as soon as its turn
+* saturated (`players` = "saturated"): closed loop, a player acts as soon as its turn
   arrives. Every table always has a decision outstanding, so the stack runs flat out:
-  hands_per_s is its throughput ceiling. The latency of these rows is mostly queueing (by
-  Little's law ~`tables` outstanding Acts / acts_per_s), not the service's response time.
-* paced (`players` = "paced"): the room offers a stated load, offered_hands_per_s, expressed
-  as Acts: offered_hands_per_s * ACTS_PER_HAND Acts/s over all tables (ACTS_PER_HAND = 17 is
-  the mean of this action mix, measured at 1 and 10 tables: 16.7-17.3). Each table offers
-  its share on a fixed schedule: its k-th Act is due at the row's start + the sum of k think
-  times, drawn from an exponential distribution (mean `tables` / offered Acts/s; seeded per
-  table, so every run draws the same ones). A player acts at its due time, or as soon as its
-  turn arrives when that is later (the service fell behind the schedule; late_acts_pct counts
-  these). So while the service keeps up the tables offer exactly the stated rate whatever its
-  response time; hands_per_s is what was achieved. The rows are the issue's target (150
-  hands/s) and a tenth and a fifth of it, at 100 tables: the issue's latency target is p99
-  under 10 ms at 100 tables *at 150 hands/s*.
+  hands_per_s is its throughput ceiling. The latency of these rows is queueing by
+  construction (Little's law: ~`tables` outstanding Acts / acts_per_s), not the services'
+  response time at a given load.
+* paced (`players` = "paced"): the room offers a stated load, offered_hands_per_s, as Acts:
+  offered_hands_per_s * ACTS_PER_HAND Acts/s over all tables (ACTS_PER_HAND = 17, the mean
+  of this action mix: 16.7-17.3 measured at 1 and 10 tables). Each table offers its share on
+  a fixed `Schedule`: its k-th Act is due at the players' start + the sum of k think times,
+  exponential with mean `tables` / (offered Acts/s), seeded per table (every run draws the
+  same ones). A player acts at its due time, or as soon as its turn arrives when that is
+  later (the stack fell behind the schedule; late_acts_pct counts these). While the stack
+  keeps up, the room offers exactly the stated rate whatever the response time, and
+  hands_per_s is what it achieved. The rows: 100 tables offering the issue's target (150
+  hands/s: its latency target is p99 under 10 ms at 100 tables at that rate), a tenth and a
+  fifth of it (15 and 30 hands/s; fixed before measuring), and the target again against two
+  table instances.
 
 Columns: table_instances (table-service processes; tables are sharded over them, table n on
 instance n % instances), tables, watchers_per_table (1: the spectator; 7: the six players keep
 their own streams open too, as real clients do), players, offered_hands_per_s ("-" when
-saturated), seconds (the measured window), hands (finished by all tables in the window),
-hands_per_s, acts (Acts answered in the window), acts_per_s, acts_per_hand, act_to_event
-p50/p99/mean in ms (Act sent -> the event at the version the Act returned arrives on the
-spectator's stream; it includes the client's own scheduling, small while the client's CPU is),
-late_acts_pct (paced rows: Acts sent after their due time, because the turn came late),
-cpu_ms_per_hand_table / _client / _all (utime+stime from /proc during the window: the table
-instances, this client process, and every process of the stack, per finished hand), load_1m
-(the machine's load average as the row started), errors (failed Acts and views).
+saturated), seconds (the window), hands (finished by all tables in the window), hands_per_s,
+acts (Acts answered in the window), acts_per_s, acts_per_hand, act_to_event p50/p99/mean in
+ms over the window's Acts (Act sent -> the event at the version the Act returned arrives on
+the spectator's stream; client-side delays included), client_lag_p99_ms (how late the
+client's event loop ran a 10 ms timer, 99th percentile over the window), late_acts_pct
+(paced rows: the share of the window's Acts sent after their due time), cpu_ms_per_hand_table
+/ _client / _all (utime+stime from /proc during the window, per finished hand: the table
+instances, this client process, every process of the stack), load_1m (the machine's load
+average as the window started), errors (failed Acts and views).
 """
 
 from __future__ import annotations
