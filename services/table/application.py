@@ -258,7 +258,7 @@ class TableApplication:
             # (a time-bank extension only moves the deadline: the same decision goes on)
             # A local step that fails (a remote ranker down) is left for `drive` to retry.
             run = self._take_steps(folded, MAX_LOCAL_STEPS, local_only=True)
-            folded = self._ask_next(run.table, run.events)
+            folded = self._ask_next(run.table, run.events, table)
             events = [*events, *run.events]
         accepted = events_pb2.CommandAccepted(key=key, by=by, events=len(events))
         # CommandAccepted only touches the shell's keys, so folding it last is the same as
@@ -415,7 +415,7 @@ class TableApplication:
                 if run.failure is not None:
                     raise run.failure
                 return self.load(table.table_id), 0
-            folded = self._ask_next(run.table, run.events)
+            folded = self._ask_next(run.table, run.events, base)
             appended = self._append(base, run.events, run.key, folded)
             if appended is None:
                 return self.load(table.table_id), 0
@@ -446,8 +446,11 @@ class TableApplication:
             run.taken += 1
         return run
 
-    def _ask_next(self, table: Table, events: list[object]) -> Table:
-        """Add the ActionRequested to `events` when `table` waits for a player; the table after."""
+    def _ask_next(self, table: Table, events: list[object], before: Table) -> Table:
+        """Add the ActionRequested to `events` when `table` waits for a player on a new
+        decision (not the one `before` already waited on); the table after."""
+        if _same_decision(before, table):
+            return table
         asked = self.decision_events(table, table.engine)
         events += asked
         return fold_events(table, asked, table.version + 1)
@@ -879,6 +882,27 @@ def _decide(engine: TableState, command: cmd.Command) -> list[Event]:
     from services.games.rules import decide
 
     return decide(engine, command)
+
+
+def _same_decision(before: Table, after: Table) -> bool:
+    """Whether `after` waits on the decision already requested in `before`: the hand is
+    untouched (another player joined, sat out, topped up; a buy-in was posted) and the
+    recorded request is this seat's. Requesting it again would restart the seat's clock
+    and give the decision a new number, making its scheduled timeout stale; its deadline
+    moves only by a time-bank extension."""
+    hand, decision = after.engine.hand, before.shell.decision
+    if (
+        hand is None
+        or decision is None
+        or (decision.hand, decision.seat)
+        != (
+            hand.number,
+            hand.to_act,
+        )
+    ):
+        return False
+    previous = before.engine.hand
+    return hand is previous or hand == previous
 
 
 def fold_one(table: Table, version: int, event: object, now: int = 0) -> Table:
