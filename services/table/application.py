@@ -52,6 +52,9 @@ DIRECTORY_STREAM = stream_key("tables", "directory")
 GIVE_UP_AFTER_VOIDS = 10
 log = structlog.get_logger(__name__)
 MAX_ATTEMPTS = 20
+# Longest table id: a bot's player id bot-<policy>-<difficulty %>-<table id>-s<seat> is its
+# ledger account's name (at most 64 characters): 18 + 40 with the longest built-in policy.
+MAX_TABLE_ID_LENGTH = 40
 # At most this many side-effect-free steps (rank, settle without rake) join a command's append.
 MAX_LOCAL_STEPS = 4
 
@@ -541,6 +544,13 @@ class TableApplication:
     # ------------------------------------------------------------------ table commands
 
     def create_table(self, spec: TableSpec, by: str, key: str) -> Table:
+        if len(spec.table_id) > MAX_TABLE_ID_LENGTH:
+            raise errors.InvalidArgument(
+                f"table_id is {len(spec.table_id)} characters; table ids are at most "
+                f"{MAX_TABLE_ID_LENGTH} characters (a requested bot's player id, "
+                "bot-<policy>-<difficulty %>-<table id>-s<seat>, names its ledger account, "
+                "whose name is at most 64 characters)"
+            )
         table_id = spec.table_id or f"t{uuid.uuid5(uuid.NAMESPACE_URL, by + '/' + key).hex[:12]}"
         stream = table_stream(table_id)
         self.ledger.ensure_accounts(table_id, spec.currency)

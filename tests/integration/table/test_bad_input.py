@@ -158,3 +158,29 @@ def test_discarding_over_the_draw_limit_is_invalid_argument_naming_the_limit(spi
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "draw limit is 2" in error.details()
     assert view_of(drawer, table_id).version == before.version
+
+
+def test_a_table_id_too_long_for_its_bots_ledger_accounts_is_invalid_argument(platform: Platform):
+    # A requested bot's player id names the table (bot-<policy>-<difficulty %>-<table>-s<i>)
+    # and is its ledger account's name, at most 64 characters: a longer table id would
+    # make a table whose bots can never sit down.
+    from croupier.ledger.v1 import ledger_pb2
+    from services.workers.bot_seats import seated_bot_id
+
+    too_long = "t" * 41
+    error = rejected(lambda: create_table(platform, too_long, bots=[("equity", 1.0)]))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "at most 40 characters" in error.details() and "41" in error.details()
+    house = platform.table("house")
+    missing = rejected(lambda: view_of(house, too_long))
+    assert missing.code() == grpc.StatusCode.NOT_FOUND  # nothing was created
+    unopened = rejected(
+        lambda: platform.ledger().GetBalance(
+            ledger_pb2.GetBalanceRequest(account_id=f"table:{too_long}:CHIP")
+        )
+    )
+    assert unopened.code() == grpc.StatusCode.NOT_FOUND
+
+    longest = create_table(platform, "t" * 40, seats=10, bots=[("equity", 1.0)])
+    assert len(seated_bot_id(longest, 9, "equity", 1.0)) <= 64
+    assert view_of(house, longest).requested_bots[0].policy == "equity"
