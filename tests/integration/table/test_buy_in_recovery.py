@@ -129,3 +129,22 @@ def test_a_top_up_whose_hold_was_voided_adds_no_chips(platform: Platform):
 
     assert top_up("t2").stack == 500
     assert platform.balance(f"table:{table_id}:CHIP") == 500
+
+
+def test_a_join_key_whose_hold_was_posted_already_brings_no_chips_again(platform: Platform):
+    # A hold under the join's key that was posted (a join the table no longer remembers: it
+    # keeps the last 512 command keys) must not seat anyone a second time on the same chips.
+    table_id = create_table(platform, seats=2)
+    platform.fund("alice", 200)
+    crashed_join(platform, table_id, "alice", "k1", 200)
+    key = f"{table_id}/join/alice/k1"
+    channel = connect(
+        f"127.0.0.1:{platform.ledger_port}", auth.issue_token(KEY, "table", auth.Role.SERVICE, 60)
+    )
+    platform.channels.append(channel)
+    GrpcLedger(channel).post(f"{key}/post", key, table_id)
+    with pytest.raises(grpc.RpcError) as refused:
+        join(platform, table_id, "alice", 0, "k1")
+    assert refused.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+    assert "was posted" in refused.value.details()
+    assert not any(s.player_id for s in view_of(platform.table("alice"), table_id).seats)
