@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any, cast
@@ -10,6 +11,8 @@ from typing import Any, cast
 import redis
 from google.protobuf.message import Message
 from redis.cluster import RedisCluster
+from redis.connection import ConnectionInterface
+from redis.exceptions import NoScriptError
 
 from services.shared.errors import Unavailable
 from services.shared.eventstore import arguments, keys, scripts
@@ -24,6 +27,8 @@ from services.shared.eventstore.interface import (
 from services.shared.eventstore.registry import EventRegistry
 
 _READ_PAGE = 1000
+# Connections an append keeps for the next one (more are handed back to the client's pool).
+_KEPT_APPEND_CONNECTIONS = 32
 _log = logging.getLogger(__name__)
 
 Entry = tuple[bytes, dict[bytes, bytes]]
@@ -49,6 +54,12 @@ class RedisEventStore:
         self._idempotency_ttl_s = idempotency_ttl_s
         self._waitaof_timeout_ms = waitaof_timeout_ms
         self._append = client.register_script(scripts.APPEND)
+        self._connections = (
+            _AppendConnections(client.connection_pool)
+            if isinstance(client, redis.Redis)
+            and getattr(client.connection_pool, "cache", None) is None
+            else None
+        )
         self._save_snapshot = client.register_script(scripts.SAVE_SNAPSHOT)
         if self.durability == "strict":
             self._check_waitaof()
@@ -93,16 +104,61 @@ class RedisEventStore:
         args: list[Any] = [expected_version, self._idempotency_ttl_s, idempotency_key, len(encoded)]
         for event in encoded:
             args += [event.type_name, event.schema_version, event.payload]
-        result = _append_result(stream, expected_version, self._append(keys=script_keys, args=args))
-        if self.durability == "strict":
-            # Also after a deduplicated retry: the original attempt may have failed this wait.
-            self._wait_for_fsync()
-        return result
+        if self._connections is None:  # a cluster (or a client-side cache): redis-py's path
+            reply = self._append(keys=script_keys, args=args)
+            result = _append_result(stream, expected_version, reply)
+            if self.durability == "strict":
+                # Also after a deduplicated retry: the original attempt may have failed this wait.
+                self._wait_for_fsync()
+            return result
+        connection, reused = self._connections.take()
+        try:
+            try:
+                reply = self._append_on(connection, script_keys, args)
+            except redis.ConnectionError:
+                if not reused:
+                    raise
+                # A kept connection the server closed while it was idle (a restart, an idle
+                # timeout): the pool's readiness poll would have caught that before sending.
+                # Resending on a fresh socket is safe: an append that had been applied
+                # answers "dup" by its idempotency key.
+                reply = self._append_on(connection, script_keys, args)
+            result = _append_result(stream, expected_version, reply)
+            if self.durability == "strict":
+                # On the connection that appended: WAITAOF waits for that client's writes.
+                self._wait_for_fsync(connection)
+            return result
+        finally:
+            self._connections.give_back(connection)
 
-    def _wait_for_fsync(self) -> None:
+    def _append_on(self, connection: Any, script_keys: list[str], args: list[Any]) -> Any:
+        # The client's retry policy (reconnect and resend on a connection error) is safe here
+        # for the same reason.
+        return connection.retry.call_with_retry(
+            lambda: self._run_append(connection, script_keys, args),
+            lambda _error: connection.disconnect(),
+        )
+
+    def _run_append(self, connection: Any, script_keys: list[str], args: list[Any]) -> Any:
+        """One EVALSHA of the append script on `connection`: a send and a read, nothing else
+        (redis-py's command path adds a readiness poll and bookkeeping to every call, and each
+        blocking call hands the GIL to another thread: this is the table's hottest write)."""
+        operands = (len(script_keys), *script_keys, *args)
+        try:
+            return _round_trip(connection, "EVALSHA", self._append.sha, *operands)
+        except NoScriptError:
+            # The server lost its script cache (a restart, SCRIPT FLUSH): load it again.
+            self._append.sha = _round_trip(connection, "SCRIPT", "LOAD", scripts.APPEND).decode()
+            return _round_trip(connection, "EVALSHA", self._append.sha, *operands)
+
+    def _wait_for_fsync(self, connection: Any = None) -> None:
         """WAITAOF as its own round trip. Pipelined behind the script it waits for the server's
         next cron tick (~100 ms at hz 10) instead of the fsync itself (~0.3-4 ms measured)."""
-        synced = self._client.execute_command("WAITAOF", 1, 0, self._waitaof_timeout_ms)  # type: ignore[no-untyped-call]
+        command = ("WAITAOF", 1, 0, self._waitaof_timeout_ms)
+        if connection is None:
+            synced = self._client.execute_command(*command)  # type: ignore[no-untyped-call]
+        else:
+            synced = _round_trip(connection, *command)
         if int(synced[0]) < 1:
             # Applied but not yet on disk: a retry with the same key is safe and waits again.
             raise Unavailable(
@@ -185,6 +241,54 @@ class RedisEventStore:
         if int(raw[b"schema"]) != schema_version:
             return None
         return int(raw[b"version"]), parse_snapshot(stream, message_type, raw[b"data"])
+
+
+def _round_trip(connection: Any, *command: Any) -> Any:
+    """Send one command on `connection` and read its reply. A reply the server refused (a
+    ResponseError) was read whole, so the connection stays clean; any other failure may have
+    left half a command sent or half a reply unread: the socket is closed, never reused as
+    it is (the connection reconnects on its next send)."""
+    try:
+        connection.send_command(*command)
+        return connection.read_response()
+    except redis.ResponseError:
+        raise
+    except BaseException:
+        connection.disconnect()
+        raise
+
+
+class _AppendConnections:
+    """Connections taken from the client's pool once and kept for appends (LIFO).
+
+    The pool checks that a connection has no unread data every time it hands one out (a
+    poll() per command). An append connection cannot hold any: each use ends with its whole
+    reply read, or with the connection disconnected (`_run_append`), and a disconnected one
+    reconnects on its next send. Kept connections stay in the pool's in-use set, so closing
+    the client still closes them; after a fork the child starts with none."""
+
+    def __init__(self, pool: redis.ConnectionPool) -> None:
+        self._pool = pool
+        self._free: list[ConnectionInterface] = []
+        self._lock = threading.Lock()
+        self._pid = os.getpid()
+
+    def take(self) -> tuple[ConnectionInterface, bool]:
+        """A connection, and whether it was kept from an earlier append (it may have gone
+        stale meanwhile) rather than checked by the pool just now."""
+        with self._lock:
+            if self._pid != os.getpid():
+                self._free, self._pid = [], os.getpid()  # the parent's sockets stay its own
+            elif self._free:
+                return self._free.pop(), True
+        return self._pool.get_connection(), False
+
+    def give_back(self, connection: ConnectionInterface) -> None:
+        with self._lock:
+            if len(self._free) < _KEPT_APPEND_CONNECTIONS and self._pid == os.getpid():
+                self._free.append(connection)
+                return
+        self._pool.release(connection)  # type: ignore[arg-type]
 
 
 def _connection_kwargs(client: redis.Redis | RedisCluster) -> dict[str, Any]:
