@@ -3,12 +3,18 @@
 Each call translates port arguments into one request, with the port's deterministic
 idempotency key, and a gRPC failure into a domain error (UNAVAILABLE stays Unavailable, so
 the caller may retry the step; anything else means the step cannot be done as asked).
+
+Given a `token` source, an adapter sends it as each call's bearer metadata itself, on a plain
+channel: a client interceptor (`channels.connect(target, token)`) costs ~60 us of CPU per call
+(grpc's interceptor wrapping, measured in docs/table.md), and the table calls the dealer
+six times a hand. Without one, the channel must carry the token (an intercepted channel).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 import grpc
@@ -18,8 +24,12 @@ from croupier.common.v1 import chips_pb2
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.games.cardtext import Card
-from services.shared import errors
+from services.shared import auth, errors
 from services.table.ports import Commitment
+
+# Where a service's bearer token comes from (a renewing source, see channels.py).
+TokenSource = Callable[[], str]
+Metadata = tuple[tuple[str, str], ...] | None
 
 T = TypeVar("T")
 
@@ -59,12 +69,23 @@ _PURPOSES = {
 TestDecks = Callable[[str], Sequence[Card] | None]
 
 
+def _metadata(token: TokenSource | None) -> Metadata:
+    """The call metadata carrying the current token (None: the channel adds it)."""
+    return None if token is None else auth.bearer_metadata(token())
+
+
 class GrpcDealer:
     """DealerPort over croupier.dealer.v1.DealerService."""
 
-    def __init__(self, channel: grpc.Channel, test_decks: TestDecks | None = None) -> None:
+    def __init__(
+        self,
+        channel: grpc.Channel,
+        test_decks: TestDecks | None = None,
+        token: TokenSource | None = None,
+    ) -> None:
         self._stub = dealer_pb2_grpc.DealerServiceStub(channel)
         self._test_decks = test_decks
+        self._token = token
 
     def open_shuffle(self, shuffle_id: str) -> Commitment:
         deck = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD, copies=1)
@@ -73,7 +94,8 @@ class GrpcDealer:
             shuffle_id=shuffle_id, deck=deck, test_deck_order=list(order or ())
         )
         created = call(
-            "dealer CreateShuffle", lambda: self._stub.CreateShuffle(request, CALL_TIMEOUT_S)
+            "dealer CreateShuffle",
+            lambda: self._stub.CreateShuffle(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
         # No Seal call: the first Deal seals the shuffle; the commitment is fixed at creation.
         return Commitment(shuffle_id, created.shuffle.commitment.hex())
@@ -82,7 +104,10 @@ class GrpcDealer:
         request = dealer_pb2.ContributeRequest(
             shuffle_id=shuffle_id, contributor=contributor, entropy=entropy
         )
-        response = call("dealer Contribute", lambda: self._stub.Contribute(request, CALL_TIMEOUT_S))
+        response = call(
+            "dealer Contribute",
+            lambda: self._stub.Contribute(request, CALL_TIMEOUT_S, _metadata(self._token)),
+        )
         return response.index
 
     def deal(
@@ -95,7 +120,9 @@ class GrpcDealer:
             idempotency_key=step[-200:],
             burn=burn,
         )
-        response = call("dealer Deal", lambda: self._stub.Deal(request, CALL_TIMEOUT_S))
+        response = call(
+            "dealer Deal", lambda: self._stub.Deal(request, CALL_TIMEOUT_S, _metadata(self._token))
+        )
         if len(response.burned) != burn or len(response.cards) != count:
             # A retry key recorded for a different request (never by this table's keys).
             raise errors.FailedPrecondition(
@@ -108,11 +135,17 @@ class GrpcDealer:
         request = dealer_pb2.ReshuffleRequest(
             shuffle_id=shuffle_id, cards_to_include=list(cards), idempotency_key=step[-200:]
         )
-        call("dealer Reshuffle", lambda: self._stub.Reshuffle(request, CALL_TIMEOUT_S))
+        call(
+            "dealer Reshuffle",
+            lambda: self._stub.Reshuffle(request, CALL_TIMEOUT_S, _metadata(self._token)),
+        )
 
     def close(self, shuffle_id: str) -> str:
         request = dealer_pb2.CloseRequest(shuffle_id=shuffle_id)
-        response = call("dealer Close", lambda: self._stub.Close(request, CALL_TIMEOUT_S))
+        response = call(
+            "dealer Close",
+            lambda: self._stub.Close(request, CALL_TIMEOUT_S, _metadata(self._token)),
+        )
         info: dict[str, Any] = MessageToDict(response.shuffle, preserving_proto_field_name=True)
         info["commitment_hex"] = response.shuffle.commitment.hex()
         info["revealed_seed_hex"] = response.shuffle.revealed_seed.hex()
@@ -137,8 +170,9 @@ def _leg(account: str, side: int, amount: int, currency: str) -> ledger_pb2.Leg:
 class GrpcLedger:
     """LedgerPort over croupier.ledger.v1.LedgerService (one escrow account per table)."""
 
-    def __init__(self, channel: grpc.Channel) -> None:
+    def __init__(self, channel: grpc.Channel, token: TokenSource | None = None) -> None:
         self._stub = ledger_pb2_grpc.LedgerServiceStub(channel)
+        self._token = token
 
     @staticmethod
     def table_account(table_id: str, currency: str) -> str:
@@ -157,7 +191,10 @@ class GrpcLedger:
             (ledger_pb2.ACCOUNT_KIND_HOUSE, "rake"),
         ):
             request = ledger_pb2.OpenAccountRequest(kind=kind, name=name, currency=currency)
-            call("ledger OpenAccount", lambda r=request: self._stub.OpenAccount(r, CALL_TIMEOUT_S))  # type: ignore[misc]
+            call("ledger OpenAccount", partial(self._open, request))
+
+    def _open(self, request: ledger_pb2.OpenAccountRequest) -> ledger_pb2.OpenAccountResponse:
+        return self._stub.OpenAccount(request, CALL_TIMEOUT_S, _metadata(self._token))
 
     def reserve_buy_in(
         self, key: str, table_id: str, account: str, amount: int, currency: str
@@ -175,7 +212,10 @@ class GrpcLedger:
             ],
             metadata=ledger_pb2.EntryMetadata(table_id=table_id, reason="buy-in"),
         )
-        response = call("ledger Reserve", lambda: self._stub.Reserve(request, CALL_TIMEOUT_S))
+        response = call(
+            "ledger Reserve",
+            lambda: self._stub.Reserve(request, CALL_TIMEOUT_S, _metadata(self._token)),
+        )
         return response.reservation_id
 
     def reservation_status(self, reservation_id: str) -> str:
@@ -191,13 +231,17 @@ class GrpcLedger:
             reservation_id=reservation_id,
             metadata=ledger_pb2.EntryMetadata(table_id=table_id, reason="buy-in"),
         )
-        call("ledger Post", lambda: self._stub.Post(request, CALL_TIMEOUT_S))
+        call(
+            "ledger Post", lambda: self._stub.Post(request, CALL_TIMEOUT_S, _metadata(self._token))
+        )
 
     def void(self, key: str, reservation_id: str, reason: str) -> None:
         request = ledger_pb2.VoidRequest(
             idempotency_key=key, reservation_id=reservation_id, reason=reason
         )
-        call("ledger Void", lambda: self._stub.Void(request, CALL_TIMEOUT_S))
+        call(
+            "ledger Void", lambda: self._stub.Void(request, CALL_TIMEOUT_S, _metadata(self._token))
+        )
 
     def pay_out(
         self, key: str, table_id: str, account: str, amount: int, currency: str, reason: str
@@ -244,4 +288,7 @@ class GrpcLedger:
             ],
             metadata=ledger_pb2.EntryMetadata(table_id=table_id, hand_id=hand, reason=reason),
         )
-        call("ledger Transfer", lambda: self._stub.Transfer(request, CALL_TIMEOUT_S))
+        call(
+            "ledger Transfer",
+            lambda: self._stub.Transfer(request, CALL_TIMEOUT_S, _metadata(self._token)),
+        )

@@ -8,7 +8,7 @@ import redis
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.games.ranking import HandRanker
-from services.shared.channels import service_channel
+from services.shared.channels import RenewingServiceToken, connect
 from services.shared.eventstore import EventStore, RedisEventStore
 from services.shared.grpc_server import ServiceSpec
 from services.shared.settings import RuntimeSettings
@@ -36,13 +36,20 @@ def build(
     dealer: DealerPort | None = None,
 ) -> ServiceSpec:
     """The table's ServiceSpec; keyword arguments override adapters (tests, benchmarks)."""
+    # The adapters send the service token as call metadata on plain channels (an intercepted
+    # channel costs more CPU per call; see adapters.py).
+    token = RenewingServiceToken(runtime.auth_key, runtime.service_name)
+
+    def channel(target: str) -> grpc.Channel:
+        return connect(target, tls=runtime.tls, max_message_bytes=runtime.max_message_bytes)
+
     # Every WatchTable stream holds one connection in a blocking read: size the pool for them.
     client = redis.Redis.from_url(settings.redis_url, max_connections=REDIS_CONNECTIONS)
     store = store or RedisEventStore(client, codec.registry())
     app = TableApplication(
         store,
-        dealer or GrpcDealer(service_channel(settings.dealer_target, runtime), test_decks),
-        GrpcLedger(service_channel(settings.ledger_target, runtime)),
+        dealer or GrpcDealer(channel(settings.dealer_target), test_decks, token),
+        GrpcLedger(channel(settings.ledger_target), token),
         ranker or ranker_for(settings, runtime),
         scheduler or NoScheduler(),
         void_after_s=settings.void_after_s,
