@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from services.shared.grpc_server import serve
 from services.shared.settings import RuntimeSettings, SettingsError, env_str
 from services.table.ports import NoScheduler, SchedulerPort
@@ -25,9 +27,28 @@ def scheduler_from_env() -> SchedulerPort:
         raise SettingsError(f"the Celery scheduler: {exc}") from exc
 
 
+# Objects allocated (net) between two youngest-generation collections (CPython's default: 700).
+GC_YOUNG_THRESHOLD = 10_000
+
+
+def tune_gc() -> None:
+    """Fewer, cheaper cyclic garbage collections while serving. Every command allocates
+    thousands of short-lived objects (protobuf messages, engine states, gRPC call state), so
+    at CPython's default the collector ran ~2 times per action and cost ~3% of the table
+    process's CPU (measured with gc.callbacks under bench_table); everything loaded at
+    start-up (modules, descriptors, the wiring) is frozen out of every later collection.
+    Reference counting still frees acyclic garbage at once; cycles wait a little longer."""
+    gc.collect()
+    gc.freeze()
+    _, middle, oldest = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, middle, oldest)
+
+
 def main() -> None:
     runtime = RuntimeSettings.from_env("table")
-    serve(build(TableSettings.from_env(), runtime, scheduler=scheduler_from_env()), runtime)
+    spec = build(TableSettings.from_env(), runtime, scheduler=scheduler_from_env())
+    tune_gc()
+    serve(spec, runtime)
 
 
 if __name__ == "__main__":
