@@ -97,39 +97,74 @@ def is_engine_message(message: Message) -> bool:
 
 
 def _fill(message: Message, obj: object) -> None:
-    if isinstance(obj, tuple):  # a fixed pair/triple: fields in number order
-        descriptors = sorted(message.DESCRIPTOR.fields, key=lambda f: f.number)
-        for descriptor, value in zip(descriptors, obj, strict=True):
-            _set(message, typing.cast(FieldDescriptor, descriptor), value)
-        return
-    fields_by_name = message.DESCRIPTOR.fields_by_name
-    for field in dataclasses.fields(obj):  # type: ignore[arg-type]
-        descriptor = fields_by_name.get(field.name)
-        if descriptor is None:
+    for name, setter in _fill_plan(typing.cast(Any, type(obj)), message.DESCRIPTOR):
+        setter(message, name, getattr(obj, name) if name else obj)
+
+
+Setter = Callable[[Message, str, Any], None]
+
+
+@cache
+def _fill_plan(cls: Any, descriptor: Descriptor) -> tuple[tuple[str, Setter], ...]:
+    """How to write an object of `cls` into a `descriptor` message: worked out once per type
+    (dataclass fields and descriptors are walked here, not per event). A fixed pair/triple
+    (a tuple) is one step that writes its items in field-number order."""
+    if issubclass(cls, tuple):
+        fields = sorted(descriptor.fields, key=lambda f: f.number)
+        setters = [_setter(f) for f in fields]
+        names = [f.name for f in fields]
+
+        def set_items(message: Message, _: str, items: Any) -> None:
+            for name, setter, value in zip(names, setters, items, strict=True):
+                setter(message, name, value)
+
+        return (("", set_items),)
+    plan = []
+    fields_by_name = descriptor.fields_by_name
+    for field in dataclasses.fields(cls):
+        field_descriptor = fields_by_name.get(field.name)
+        if field_descriptor is None:
             raise CodecError(
-                f"{message.DESCRIPTOR.full_name} lacks field {field.name!r} of "
-                f"{type(obj).__name__}: add it to events.proto"
+                f"{descriptor.full_name} lacks field {field.name!r} of "
+                f"{cls.__name__}: add it to events.proto"
             )
-        _set(message, typing.cast(FieldDescriptor, descriptor), getattr(obj, field.name))
+        plan.append((field.name, _setter(field_descriptor)))
+    return tuple(plan)
 
 
-def _set(message: Message, descriptor: FieldDescriptor, value: object) -> None:
-    if value is None:
-        return
-    name = descriptor.name
+def _setter(descriptor: FieldDescriptor) -> Setter:
+    """A function writing one value into `descriptor`'s field (None leaves it unset)."""
     if descriptor.is_repeated:
-        container: Any = getattr(message, name)
-        for item in typing.cast(tuple[object, ...], value):
-            if descriptor.message_type is not None:
-                _fill(container.add(), item)
-            else:
-                container.append(_scalar(item))
-    elif descriptor.message_type is not None:
-        sub: Message = getattr(message, name)
-        sub.SetInParent()
-        _fill(sub, value)
-    else:
-        setattr(message, name, _scalar(value))
+        if descriptor.message_type is not None:
+
+            def add_messages(message: Message, name: str, value: Any) -> None:
+                if value is not None:
+                    container = getattr(message, name)
+                    for item in value:
+                        _fill(container.add(), item)
+
+            return add_messages
+
+        def extend(message: Message, name: str, value: Any) -> None:
+            if value is not None:
+                getattr(message, name).extend([_scalar(item) for item in value])
+
+        return extend
+    if descriptor.message_type is not None:
+
+        def set_message(message: Message, name: str, value: Any) -> None:
+            if value is not None:
+                sub: Message = getattr(message, name)
+                sub.SetInParent()
+                _fill(sub, value)
+
+        return set_message
+
+    def set_scalar(message: Message, name: str, value: Any) -> None:
+        if value is not None:
+            setattr(message, name, _scalar(value))
+
+    return set_scalar
 
 
 def _scalar(value: object) -> object:
