@@ -221,7 +221,8 @@ class GrpcLedger:
     def reservation_status(self, reservation_id: str) -> str:
         request = ledger_pb2.GetReservationRequest(reservation_id=reservation_id)
         response = call(
-            "ledger GetReservation", lambda: self._stub.GetReservation(request, CALL_TIMEOUT_S)
+            "ledger GetReservation",
+            lambda: self._stub.GetReservation(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
         return _RESERVATION_STATUS.get(response.status, "unknown")
 
