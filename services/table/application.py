@@ -43,6 +43,7 @@ from services.games.timebank import (
 from services.shared import errors
 from services.shared.eventstore import EventStore, RecordedEvent, stream_key
 from services.table import codec, process
+from services.table.bot_requests import check_requested_bots
 from services.table.ports import Commitment, DealerPort, LedgerPort, SchedulerPort
 from services.table.shell import ShellState, Table, fold_shell
 
@@ -551,6 +552,7 @@ class TableApplication:
                 "bot-<policy>-<difficulty %>-<table id>-s<seat>, names its ledger account, "
                 "whose name is at most 64 characters)"
             )
+        check_requested_bots(spec.bots, spec.config.seats)
         table_id = spec.table_id or f"t{uuid.uuid5(uuid.NAMESPACE_URL, by + '/' + key).hex[:12]}"
         stream = table_stream(table_id)
         self.ledger.ensure_accounts(table_id, spec.currency)

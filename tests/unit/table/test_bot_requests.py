@@ -1,0 +1,99 @@
+"""CreateTable refuses a requested bot no worker could seat or play, and creates nothing."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from services.bots.policies import NAMES
+from services.evaluator.ranking.ports import LibraryRanker
+from services.games.catalog import TEXAS_HOLDEM
+from services.games.definitions import TableConfig
+from services.shared import errors
+from services.shared.eventstore import InMemoryEventStore
+from services.table import codec
+from services.table.application import DIRECTORY_STREAM, TableApplication, TableSpec, table_stream
+from services.table.bot_requests import check_requested_bots
+from services.table.ports import NoScheduler
+from tests.fixtures.table_ports import InProcessDealer, NullLedger
+
+
+def refusal(bots: list[tuple[str, float]], seats: int = 6) -> str:
+    with pytest.raises(errors.InvalidArgument) as info:
+        check_requested_bots(bots, seats)
+    return str(info.value)
+
+
+def test_every_built_in_policy_at_every_difficulty_from_0_to_1_is_accepted():
+    for policy in NAMES:
+        for difficulty in (0.0, 0.25, 1.0):
+            check_requested_bots([(policy, difficulty)], seats=2)
+
+
+def test_as_many_bots_as_seats_is_accepted_and_no_bots_is_accepted():
+    check_requested_bots([("random", 0.0)] * 6, seats=6)
+    check_requested_bots([], seats=2)
+
+
+def test_an_unknown_policy_is_refused_naming_it_and_every_known_policy():
+    message = refusal([("random", 0.5), ("equty", 0.5)])
+    assert "bots[1]" in message and "'equty'" in message
+    assert all(name in message for name in NAMES)
+
+
+@pytest.mark.parametrize("policy", ["", "Equity", "no such policy"])
+def test_an_empty_or_misspelled_policy_is_refused(policy: str):
+    assert repr(policy) in refusal([(policy, 0.5)])
+
+
+@pytest.mark.parametrize("difficulty", [-0.01, 1.01, 50.0, math.inf, -math.inf, math.nan])
+def test_a_difficulty_outside_0_to_1_or_nan_is_refused_with_the_range(difficulty: float):
+    message = refusal([("tight", difficulty)])
+    assert "bots[0] (tight)" in message and "0.0..1.0" in message
+    assert str(difficulty) in message
+
+
+def test_more_bots_than_seats_is_refused_saying_how_many_seats_the_table_has():
+    message = refusal([("random", 0.0)] * 3, seats=2)
+    assert "3 bots requested" in message and "the table has 2 seats" in message
+
+
+class RecordingLedger(NullLedger):
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+
+    def ensure_accounts(self, table_id: str, currency: str) -> None:
+        self.opened.append(table_id)
+
+
+class RecordingScheduler(NoScheduler):
+    def __init__(self) -> None:
+        self.seat_bots: list[tuple[str, int, str, float]] = []
+
+    def schedule_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
+        self.seat_bots.append((table_id, index, policy, difficulty))
+
+
+@pytest.mark.parametrize(
+    "bots",
+    [[("equty", 0.5)], [("equity", math.nan)], [("random", 0.0)] * 3],
+    ids=["unknown policy", "nan difficulty", "more bots than seats"],
+)
+def test_a_refused_create_leaves_no_stream_no_ledger_accounts_and_no_seat_bot_trigger(
+    bots: list[tuple[str, float]],
+):
+    store = InMemoryEventStore(codec.registry())
+    ledger, scheduler = RecordingLedger(), RecordingScheduler()
+    app = TableApplication(store, InProcessDealer(), ledger, LibraryRanker(), scheduler)
+    config = TableConfig(game=TEXAS_HOLDEM, seats=2)
+
+    with pytest.raises(errors.InvalidArgument):
+        app.create_table(TableSpec(config, table_id="t1", bots=tuple(bots)), "house", "k")
+    assert store.version(table_stream("t1")) == 0 and store.version(DIRECTORY_STREAM) == 0
+    assert ledger.opened == [] and scheduler.seat_bots == []
+
+    # The same table with bots it can seat is created, funded and its bots sent for.
+    app.create_table(TableSpec(config, table_id="t1", bots=(("equity", 1.0),)), "house", "k")
+    assert store.version(table_stream("t1")) > 0 and ledger.opened == ["t1"]
+    assert scheduler.seat_bots == [("t1", 0, "equity", 1.0)]
