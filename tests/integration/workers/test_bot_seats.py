@@ -17,8 +17,11 @@ from pathlib import Path
 
 import pytest
 
+from croupier.common.v1 import chips_pb2
+from croupier.ledger.v1 import ledger_pb2
 from croupier.table.v1 import table_pb2
 from services.shared import auth
+from services.workers.bot_chips import issue_key
 from services.workers.bot_seats import seated_bot_id
 from services.workers.scheduler import CeleryScheduler
 from services.workers.seat_give_ups import backoff
@@ -181,18 +184,33 @@ def test_a_bot_that_leaves_cashes_out_every_chip_and_is_not_seated_again(
 def test_a_requested_bot_that_can_never_sit_is_not_sent_again_at_every_rebuild(
     platform, worker, scheduler
 ):
-    # A bot's ledger account is named by its id, which names its policy: a policy name with a
-    # space cannot be in a ledger account name, so the ledger refuses the bot's account for
-    # good, while the table has free seats for ever. (CreateTable does not check policy
-    # names; it bounds table ids, so a long table id no longer makes such a bot.)
+    # The ledger refuses this bot's buy-in for good, while the table has free seats for ever:
+    # the key of its first issue (seat-bot/<table>/0/0, bot_chips.issue_key) was spent on
+    # another deposit before the table existed, so every Deposit of that issue is a reused
+    # key (INVALID_ARGUMENT). (CreateTable refuses the bots it can tell will never sit: an
+    # unknown policy, a bad difficulty, a table id too long for the bot's account name.)
     table_id = f"t{uuid.uuid4().hex}"
+    squatter = f"squatter-{table_id}"
+    ledger = platform.ledger()
+    ledger.OpenAccount(
+        ledger_pb2.OpenAccountRequest(
+            kind=ledger_pb2.ACCOUNT_KIND_PLAYER, name=squatter, currency="CHIP"
+        )
+    )
+    ledger.Deposit(
+        ledger_pb2.DepositRequest(
+            idempotency_key=issue_key(table_id, 0, 0),
+            account_id=f"player:{squatter}:CHIP",
+            amount=chips_pb2.ChipAmount(currency="CHIP", amount=1),
+        )
+    )
     create_table(
         platform,
         table_id,
         seats=4,
         max_buy_in=1000,
         action_time_ms=30_000,
-        bots=[("no such policy", 0)],
+        bots=[("tight", 0.5)],
     )
     log = worker.log_path
     assert wait_for(lambda: table_id in log.read_text(), timeout=REBUILD_INTERVAL + 10)
@@ -216,6 +234,8 @@ def test_a_requested_bot_that_can_never_sit_is_not_sent_again_at_every_rebuild(
     assert tried_again()[0] - first >= backoff(1) - 0.5
     house = platform.table("house", auth.Role.ADMIN)
     assert seated(platform, table_id) == [] and view_of(house, table_id).bots_seated == []
+    # Refused at the issue itself: the bot was never given a chip.
+    assert platform.balance(f"player:{seated_bot_id(table_id, 0, 'tight', 0.5)}:CHIP") == 0
 
 
 def test_a_full_table_gets_no_seating_trigger_until_a_seat_frees(platform, worker, scheduler):
