@@ -42,12 +42,14 @@ from services.ledger.core.events import (
     ReservationPosted,
 )
 from services.ledger.core.state import LedgerState, ReservationStatus
+from services.ledger.reservation_accounts import ReservationAccounts
 from services.ledger.store import (
     Commit,
     Committed,
     Concurrency,
     InsufficientFunds,
     LedgerStore,
+    Snapshot,
     Stale,
     StoredResponse,
 )
@@ -114,6 +116,7 @@ class LedgerApplication:
         self._store = store
         self._concurrency = concurrency
         self._max_attempts = max_attempts
+        self._reservation_accounts = ReservationAccounts()
 
     # -- mutations ----------------------------------------------------------------------
 
@@ -203,9 +206,11 @@ class LedgerApplication:
                 reservation_id=opened.reservation_id, legs=codec.legs_to_pb(opened.legs)
             )
 
-        return self._mutate(
-            "Reserve", request, command, self._accounts_of(legs), [command.key], respond
-        )
+        accounts = self._accounts_of(legs)
+        response = self._mutate("Reserve", request, command, accounts, [command.key], respond)
+        # The next Post or Void of it (usually the same table's) then reads in one round trip.
+        self._reservation_accounts.remember(response.reservation_id, accounts)
+        return response
 
     def post(
         self, request: ledger_pb2.PostRequest, principal: Principal
@@ -331,11 +336,17 @@ class LedgerApplication:
         account_ids: Sequence[str],
         reservation_ids: Sequence[str],
         respond: Callable[[LedgerState, Sequence[Event]], R],
+        loaded: Snapshot | None = None,
     ) -> R:
+        """`loaded`: a snapshot of exactly these accounts, reservations and key, just read by
+        the caller; the first attempt decides on it instead of reading them again."""
         key = "" if isinstance(command, OpenAccount) else validate_key(command.key)
         digest = request_hash(method, request)
         for attempt in range(self._max_attempts):
-            snapshot = self._store.load(account_ids, reservation_ids, key)
+            if attempt == 0 and loaded is not None:
+                snapshot = loaded
+            else:
+                snapshot = self._store.load(account_ids, reservation_ids, key)
             if snapshot.idempotent is not None:
                 return cast(R, self._replay(snapshot.idempotent, digest, request))
             events = decide(snapshot.state, command)
@@ -381,22 +392,27 @@ class LedgerApplication:
         command: Post | Void,
         respond: Callable[[LedgerState, Sequence[Event]], R],
     ) -> R:
-        """Post or Void: find the reservation's accounts first, then the usual path."""
+        """Post or Void: find the reservation's accounts, then the usual path.
+
+        When this process remembers the reservation's accounts (it opened it, or resolved it
+        before), the first read loads them together with the reservation, and that read is
+        also the first attempt's snapshot: one read instead of two. The hint is only used
+        when it matches the legs the read returns.
+        """
         validate_key(command.key)
-        first = self._store.load([], [command.reservation_id], command.key)
+        rid = command.reservation_id
+        hint = self._reservation_accounts.get(rid)
+        first = self._store.load(hint or [], [rid], command.key)
         if first.idempotent is not None:
             return cast(R, self._replay(first.idempotent, request_hash(method, request), request))
-        reservation = first.state.reservations.get(command.reservation_id)
+        reservation = first.state.reservations.get(rid)
         if reservation is None:
-            raise NotFound(f"reservation {command.reservation_id!r} does not exist")
-        return self._mutate(
-            method,
-            request,
-            command,
-            self._accounts_of(reservation.legs),
-            [command.reservation_id],
-            respond,
-        )
+            raise NotFound(f"reservation {rid!r} does not exist")
+        accounts = self._accounts_of(reservation.legs)
+        if hint != tuple(accounts):
+            self._reservation_accounts.remember(rid, accounts)
+        loaded = first if hint == tuple(accounts) else None
+        return self._mutate(method, request, command, accounts, [rid], respond, loaded)
 
     @staticmethod
     def _replay(stored: StoredResponse, digest: bytes, request: Message) -> Any:
