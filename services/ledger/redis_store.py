@@ -14,9 +14,10 @@ together; the ledger is one aggregate in one cluster slot):
 * ``{ledger:ns}:response:<key>``  hash h (request hash), r (serialized response); TTL
 * ``{ledger:ns}:hist:<account>``  stream of Movement messages of one account (History pages)
 
-`commit` runs lua.COMMIT: one round trip that checks the idempotency key and every
-precondition, then appends the events, updates the projection, writes the history rows and
-stores the response, or writes nothing at all.
+`load` runs lua.LOAD: one round trip that reads what a command decides on. `commit` runs
+lua.COMMIT: one round trip that checks the idempotency key and every precondition, then
+appends the events, updates the projection, writes the history rows and stores the response,
+or writes nothing at all.
 """
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ class RedisLedgerStore:
         self._version = version_key(self.journal_key)
         self._idem_prefix = f"{tag}:response:"
         self._hist_prefix = f"{tag}:hist:"
+        self._load_script = client.register_script(lua.LOAD)
         self._commit_script = client.register_script(lua.COMMIT)
 
     def idempotency_key(self, key: str) -> str:
@@ -138,14 +140,17 @@ class RedisLedgerStore:
         self, account_ids: Sequence[str], reservation_ids: Sequence[str], idempotency_key: str
     ) -> Snapshot:
         ids, rids = list(dict.fromkeys(account_ids)), list(dict.fromkeys(reservation_ids))
-        pipe = self._redis.pipeline(transaction=True)
-        for hash_key in (self._accounts, self._balance, self._held):
-            pipe.hmget(hash_key, ids or ["-"])
-        pipe.hmget(self._resv, rids or ["-"])
-        pipe.hmget(self._resv_status, rids or ["-"])
-        pipe.hmget(self.idempotency_key(idempotency_key), ["h", "r"])
-        pipe.get(self._version)
-        accounts_raw, balances_raw, held_raw, resv_raw, status_raw, idem, version = pipe.execute()
+        keys = [
+            self._accounts,
+            self._balance,
+            self._held,
+            self._resv,
+            self._resv_status,
+            self.idempotency_key(idempotency_key),
+            self._version,
+        ]
+        reply = self._load_script(keys=keys, args=[len(ids), *ids, *rids])
+        accounts_raw, balances_raw, held_raw, resv_raw, status_raw, idem, version = reply
         accounts: dict[str, Account] = {}
         balances: dict[str, int] = {}
         held: dict[str, int] = {}
