@@ -14,7 +14,12 @@ threads of this process. Store rows call the application in-process (no gRPC) wi
                    Conflict catch up and decide again. No Redis projection at all (updating one
                    would need a second, non-atomic write).
 
-Each row: name, impl, clients, ops, ops_per_s, p50_ms, p99_ms, retries (store rows).
+Each row: name, impl, clients, ops, ops_per_s, p50_ms, p99_ms, retries (store rows), and for
+gRPC rows ledger_cpu_ms_per_op: the ledger process's CPU (utime + stime from /proc) per op.
+
+The "buy-in (gRPC)" row is what the full-stack table benchmark asks of the ledger when it
+seats a player (before any hand is played): OpenAccount, Deposit, then the table's Reserve and
+Post of the buy-in; one op is the four calls.
 """
 
 from __future__ import annotations
@@ -275,7 +280,64 @@ def _grpc_client(channel: grpc.Channel, c: int) -> Callable[[int], object]:
     )
 
 
-def _grpc_rows(url: str, mode: Concurrency, client_counts: tuple[int, ...], total: int):
+def _cpu_seconds(pid: int) -> float:
+    """utime + stime of a process so far (Linux /proc), in seconds."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _buy_in_client(channel: grpc.Channel, c: int) -> Callable[[int], object]:
+    """One op: a new player opens an account, deposits, and buys in at table `c`."""
+    stub = ledger_pb2_grpc.LedgerServiceStub(channel)
+    prefix = uuid.uuid4().hex[:8]
+    table = f"table:bench-{prefix}:CHIP"
+    stub.OpenAccount(
+        ledger_pb2.OpenAccountRequest(
+            kind=ledger_pb2.ACCOUNT_KIND_TABLE, name=f"bench-{prefix}", currency="CHIP"
+        )
+    )
+
+    def chips(amount: int) -> chips_pb2.ChipAmount:
+        return chips_pb2.ChipAmount(currency="CHIP", amount=amount)
+
+    def buy_in(i: int) -> None:
+        player = f"{prefix}-p{i}"
+        account = f"player:{player}:CHIP"
+        stub.OpenAccount(
+            ledger_pb2.OpenAccountRequest(
+                kind=ledger_pb2.ACCOUNT_KIND_PLAYER, name=player, currency="CHIP"
+            )
+        )
+        stub.Deposit(
+            ledger_pb2.DepositRequest(
+                idempotency_key=f"fund-{player}", account_id=account, amount=chips(1000)
+            )
+        )
+        legs = [
+            ledger_pb2.Leg(account_id=account, side=ledger_pb2.LEG_SIDE_DEBIT, amount=chips(500)),
+            ledger_pb2.Leg(account_id=table, side=ledger_pb2.LEG_SIDE_CREDIT, amount=chips(500)),
+        ]
+        reserved = stub.Reserve(
+            ledger_pb2.ReserveRequest(idempotency_key=f"{player}/buy-in", legs=legs)
+        )
+        stub.Post(
+            ledger_pb2.PostRequest(
+                idempotency_key=f"{player}/post", reservation_id=reserved.reservation_id
+            )
+        )
+
+    return buy_in
+
+
+def _grpc_rows(
+    url: str,
+    mode: Concurrency,
+    client_counts: tuple[int, ...],
+    total: int,
+    name: str = "transfer (gRPC)",
+    make_client: Callable[[grpc.Channel, int], Callable[[int], object]] = _grpc_client,
+):
     rows = []
     for clients in client_counts:
         namespace = f"bench-grpc-{uuid.uuid4().hex[:8]}"
@@ -284,8 +346,20 @@ def _grpc_rows(url: str, mode: Concurrency, client_counts: tuple[int, ...], tota
         token = auth.issue_token(KEY, "bench", auth.Role.SERVICE, 3600)
         channels = [connect(f"127.0.0.1:{port}", token) for _ in range(clients)]
         try:
-            latencies, wall = _drive(total, [_grpc_client(ch, c) for c, ch in enumerate(channels)])
-            rows.append(_row("transfer (gRPC)", f"lua {mode.value}", clients, latencies, wall))
+            ops = [make_client(ch, c) for c, ch in enumerate(channels)]
+            cpu_before = _cpu_seconds(process.pid)
+            latencies, wall = _drive(total, ops)
+            cpu_ms = (_cpu_seconds(process.pid) - cpu_before) * 1000
+            rows.append(
+                _row(
+                    name,
+                    f"lua {mode.value}",
+                    clients,
+                    latencies,
+                    wall,
+                    ledger_cpu_ms_per_op=round(cpu_ms / len(latencies), 3),
+                )
+            )
         finally:
             for channel in channels:
                 channel.close()
@@ -304,6 +378,9 @@ def run(quick: bool) -> list[dict[str, object]]:
         rows: list[dict[str, object]] = []
         rows += _grpc_rows(server.url, Concurrency.CHECKED, (1, 16), total)
         rows += _grpc_rows(server.url, Concurrency.SERIAL, (16,), total)
+        rows += _grpc_rows(
+            server.url, Concurrency.CHECKED, (10,), total // 4, "buy-in (gRPC)", _buy_in_client
+        )
         rows += _lua_rows(server.url, Concurrency.CHECKED, total)
         rows += _lua_rows(server.url, Concurrency.SERIAL, total)
         rows += _eventstore_rows(server.url, total)
