@@ -24,9 +24,8 @@ from services.games.timebank import (
     TimeBanks,
 )
 from services.games.timebank import apply as apply_bank
-
-# How many command keys a table remembers for answering retries (per table, newest kept).
-REMEMBERED_KEYS = 512
+from services.table.command_keys import REMEMBERED_KEYS as REMEMBERED_KEYS
+from services.table.command_keys import CommandKeys
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +88,10 @@ class ShellState:
     hand_rake: int = 0  # rake of the current/last hand, owed to the house
     decision: Decision | None = None
     # key -> version the command's events ended at (answers retries without acting again),
-    # oldest first; a dict (never changed once built: each fold copies it) because every
-    # command looks its key up, and a scan of 512 pairs was ~10% of the command path's time
-    keys: Mapping[str, int] = field(default_factory=dict, hash=False)
+    # oldest first, the newest REMEMBERED_KEYS: a mapping because every command looks its
+    # key up (a scan of 512 pairs was ~10% of the command path's time), and a CommandKeys
+    # once folded, which a command extends without copying all of it (command_keys.py)
+    keys: Mapping[str, int] = field(default_factory=CommandKeys, hash=False)
 
     @property
     def bank_rules(self) -> TimeBankRules:
@@ -165,12 +165,8 @@ def fold_shell(state: ShellState, version: int, event: object) -> ShellState:
 def _fold_message(state: ShellState, version: int, event: Message) -> ShellState:
     # (the two messages of every command first)
     if isinstance(event, events_pb2.CommandAccepted):
-        keys = dict(state.keys)
-        keys.pop(event.key, None)  # (re-inserted as the newest)
-        keys[event.key] = version + event.events
-        while len(keys) > REMEMBERED_KEYS:
-            del keys[next(iter(keys))]
-        return _evolve(state, keys=keys)
+        keys = CommandKeys.of(state.keys)
+        return _evolve(state, keys=keys.accepted(event.key, version + event.events))
     if isinstance(event, events_pb2.ActionRequested):
         decision = Decision(event.hand, event.seat, event.action_number, event.deadline_unix_ms)
         return _evolve(state, decision=decision)
