@@ -140,13 +140,33 @@ def _hand_started(state: TableState, e: HandStarted) -> TableState:
     for s, seat in enumerate(seats):
         if seat is not None and seat.sitting_out and not seat.missed_hand:
             seats[s] = evolve(seat, missed_hand=True)
-    hand = HandState(
-        number=e.hand,
-        button=e.button,
-        players=tuple(HandPlayer(seat=s) for s in e.seats),
-        big_blind_seat=e.big_blind_seat,
+    blank = _BLANK_PLAYER
+    hand = _mk(
+        HandState,
+        {
+            **_BLANK_HAND,
+            "number": e.hand,
+            "button": e.button,
+            "players": tuple([_mk(HandPlayer, {**blank, "seat": s}) for s in e.seats]),
+            "big_blind_seat": e.big_blind_seat,
+        },
     )
-    return evolve(state, seats=tuple(seats), hand=hand, last_button=e.button, last_hand=e.hand)
+    return _mk(
+        TableState,
+        {
+            **state.__dict__,
+            "seats": tuple(seats),
+            "hand": hand,
+            "last_button": e.button,
+            "last_hand": e.hand,
+        },
+    )
+
+
+# A new hand's objects are built from these field dicts (the dataclass defaults): a frozen
+# dataclass's __init__ sets every field through object.__setattr__, a dict copy does not.
+_BLANK_PLAYER: dict[str, Any] = HandPlayer(seat=0).__dict__.copy()
+_BLANK_HAND: dict[str, Any] = HandState(number=0, button=0, players=()).__dict__.copy()
 
 
 def _forced_bet(state: TableState, e: ForcedBetPosted) -> TableState:
@@ -306,6 +326,41 @@ def _cards_dealt(state: TableState, e: CardsDealt) -> TableState:
         else:
             fields["dealt_phase"] = hand.phase
     fields["players"] = tuple(players)
+    return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
+
+
+def fold_hole_cards(state: TableState, events: list[CardsDealt]) -> TableState:
+    """`apply_all` for one deal of hole cards (several seats, a `DealHole` phase), building
+    the hand once instead of once per seat. The same state as folding them one by one: the
+    cards only grow, so "every player has the phase's count" after the last event is the
+    same as it having become true after some event."""
+    hand = _hand(state)
+    plan = plan_of(state.config)
+    if plan.kinds[hand.phase] != DEAL_HOLE:
+        return apply_all(state, events)
+    given = {}
+    out = set(hand.out)
+    for e in events:
+        if e.seat is None:
+            return apply_all(state, events)
+        given[e.seat] = e.cards
+        out.update(e.cards)
+        out.update(e.burned)
+    players = []
+    complete = True
+    count = plan.phases[hand.phase].count  # type: ignore[union-attr]
+    for p in hand.players:
+        cards = given.get(p.seat)
+        if cards is not None:
+            p = _mk(HandPlayer, {**p.__dict__, "cards": p.cards + cards})
+        if len(p.cards) < count:
+            complete = False
+        players.append(p)
+    fields = hand.__dict__.copy()
+    fields["out"] = frozenset(out)
+    fields["players"] = tuple(players)
+    if complete:
+        fields["dealt_phase"] = hand.phase
     return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
 
 

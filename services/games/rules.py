@@ -45,6 +45,7 @@ from services.games.events import (
 from services.games.flow import advance
 from services.games.legal import legal_actions
 from services.games.reducer import HANDLERS as _FOLDERS
+from services.games.reducer import fold_hole_cards
 from services.games.seating import (
     current_hand,
     in_hand,
@@ -71,9 +72,12 @@ def execute(state: TableState, command: Command) -> tuple[TableState, list[Event
     if handler is None:
         raise InvalidAction(f"unknown command {type(command).__name__}")
     events: list[Event] = handler(state, command)
-    fold = _FOLDERS
-    for event in events:
-        state = fold[type(event)](state, event)  # `apply`, without the extra call
+    if handler is deal and len(events) > 1:
+        state = fold_hole_cards(state, events)  # type: ignore[arg-type]
+    else:
+        fold = _FOLDERS
+        for event in events:
+            state = fold[type(event)](state, event)  # `apply`, without the extra call
     state, automatic = advance(state)
     if automatic:
         return state, events + automatic
