@@ -7,17 +7,16 @@ award the pots, end the hand) until a player, the dealer or the evaluator is nee
 
 from __future__ import annotations
 
-from services.games.definitions import Betting, DealBoard, DealHole, Draw, Showdown
 from services.games.events import (
     CardsShown,
     Event,
     HandEnded,
-    PhaseStarted,
     PlayerLeft,
     PotAwarded,
     Share,
     UncalledBetReturned,
 )
+from services.games.plan import BETTING, DEAL_BOARD, DEAL_HOLE, DRAW, SHOWDOWN, plan_of
 from services.games.pots import build_pots, rake_for, split
 from services.games.reducer import HANDLERS, apply
 from services.games.state import HandPlayer, HandState, TableState
@@ -39,27 +38,32 @@ def next_automatic(state: TableState) -> list[Event]:
     hand = state.hand
     if hand is None:
         return []
-    phases = state.config.game.phases
+    plan = plan_of(state.config)
     if hand.phase < 0:
-        return [PhaseStarted(0, phases[0].name)]
-    phase = phases[hand.phase]
+        return [plan.started[0]]
+    kind = plan.kinds[hand.phase]
     in_hand = 0
-    for p in hand.players:
-        if not p.folded:
-            in_hand += 1
-            if in_hand > 1 and hand.to_act is not None and isinstance(phase, Betting):
-                return []  # the common case: a betting round goes on
+    if kind == BETTING and hand.to_act is not None:
+        for p in hand.players:
+            if not p.folded:
+                in_hand += 1
+                if in_hand > 1:
+                    return []  # the common case: a betting round goes on
+    else:
+        for p in hand.players:
+            if not p.folded:
+                in_hand += 1
     if in_hand == 1:
         return _uncalled(hand) or _award(state)
-    if isinstance(phase, (DealHole, DealBoard)):
-        return _next_phase(state) if hand.dealt_phase == hand.phase else []
-    if isinstance(phase, Betting):
+    if kind in (DEAL_HOLE, DEAL_BOARD):
+        return [plan.started[hand.phase + 1]] if hand.dealt_phase == hand.phase else []
+    if kind == BETTING:
         if hand.to_act is not None:
             return []
-        return _uncalled(hand) or _next_phase(state)
-    if isinstance(phase, Draw):
-        return _next_phase(state) if hand.to_act is None else []
-    if isinstance(phase, Showdown):
+        return _uncalled(hand) or [plan.started[hand.phase + 1]]
+    if kind == DRAW:
+        return [plan.started[hand.phase + 1]] if hand.to_act is None else []
+    if kind == SHOWDOWN:
         if hand.ranks is None:
             return []
         contenders = [p for p in hand.players if not p.folded]
@@ -70,13 +74,6 @@ def next_automatic(state: TableState) -> list[Event]:
                 return [CardsShown(s, hand.player(s).cards) for s in unshown]
         return [] if hand.to_act is not None else _award(state)
     return []
-
-
-def _next_phase(state: TableState) -> list[Event]:
-    hand = state.hand
-    assert hand is not None
-    index = hand.phase + 1
-    return [PhaseStarted(index, state.config.game.phases[index].name)]
 
 
 def _uncalled(hand: HandState) -> list[Event]:

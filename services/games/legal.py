@@ -11,12 +11,15 @@ from functools import cache
 
 from services.games.betting import options
 from services.games.cardtext import Card
-from services.games.definitions import Betting, Draw, Showdown
+from services.games.definitions import Draw, Showdown
 from services.games.events import Action
+from services.games.plan import BETTING, plan_of
 from services.games.state import TableState
 
+_set = object.__setattr__
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, init=False)
 class LegalActions:
     """Empty `actions` means the seat cannot act now (`to_act` says who can, if anyone).
 
@@ -37,6 +40,38 @@ class LegalActions:
     max_discards: int = 0
     discardable: tuple[Card, ...] = ()
 
+    def __init__(
+        self,
+        seat: int,
+        actions: frozenset[str] = frozenset(),
+        to_act: int | None = None,
+        to_call: int = 0,
+        min_to: int = 0,
+        max_to: int = 0,
+        all_in_to: int = 0,
+        min_discards: int = 0,
+        max_discards: int = 0,
+        discardable: tuple[Card, ...] = (),
+    ) -> None:
+        # Built for every decision: one __dict__ store instead of the frozen dataclass
+        # __init__'s ten object.__setattr__ calls.
+        _set(
+            self,
+            "__dict__",
+            {
+                "seat": seat,
+                "actions": actions,
+                "to_act": to_act,
+                "to_call": to_call,
+                "min_to": min_to,
+                "max_to": max_to,
+                "all_in_to": all_in_to,
+                "min_discards": min_discards,
+                "max_discards": max_discards,
+                "discardable": discardable,
+            },
+        )
+
     def allows(self, action: str) -> bool:
         return action in self.actions
 
@@ -56,8 +91,7 @@ def legal_actions(state: TableState, seat: int) -> LegalActions:
     hand = state.hand
     if hand is None or hand.to_act != seat:
         return LegalActions(seat, to_act=hand.to_act if hand else None)
-    phase = state.phase()
-    if isinstance(phase, Betting):
+    if hand.phase >= 0 and plan_of(state.config).kinds[hand.phase] == BETTING:
         o = options(state, hand, seat)
         return LegalActions(
             seat,
@@ -68,6 +102,7 @@ def legal_actions(state: TableState, seat: int) -> LegalActions:
             max_to=o.max_to,
             all_in_to=o.all_in_to,
         )
+    phase = state.phase()
     p = hand.player(seat)
     if isinstance(phase, Draw):
         if p.awaiting:

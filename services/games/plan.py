@@ -21,6 +21,7 @@ from services.games.definitions import (
     Structure,
     TableConfig,
 )
+from services.games.events import PhaseStarted
 
 # Phase kinds by index, compared as small ints instead of isinstance chains.
 DEAL_HOLE, DEAL_BOARD, BETTING, DRAW, SHOWDOWN = range(5)
@@ -42,6 +43,9 @@ class Plan:
     fixed_limit: bool
     pot_limit: bool
     blinds: bool
+    # Each phase's `PhaseStarted` event, built once: events are immutable values, and a
+    # frozen dataclass costs about a microsecond per field to build.
+    started: tuple[PhaseStarted, ...]
 
 
 def _kind(phase: Phase) -> int:
@@ -71,6 +75,7 @@ def plan_of(config: TableConfig) -> Plan:
         fixed_limit=config.limit is Structure.FIXED_LIMIT,
         pot_limit=config.limit is Structure.POT_LIMIT,
         blinds=config.game.forced_bets is ForcedBets.BLINDS,
+        started=tuple(PhaseStarted(i, p.name) for i, p in enumerate(phases)),
     )
     if len(_PLANS) >= _MAX_PLANS:
         _PLANS.clear()

@@ -44,6 +44,7 @@ from services.games.events import (
 )
 from services.games.flow import advance
 from services.games.legal import legal_actions
+from services.games.plan import BETTING, plan_of
 from services.games.reducer import HANDLERS as _FOLDERS
 from services.games.reducer import fold_hole_cards
 from services.games.seating import (
@@ -132,9 +133,13 @@ def _act(state: TableState, c: Act) -> list[Event]:
     _check_turn(state, c.seat, c.hand, c.by)
     if c.action not in _ALL_ACTIONS:
         raise InvalidAction(f"unknown action {c.action!r}: one of {', '.join(sorted(Action.ALL))}")
+    hand = state.hand
+    assert hand is not None  # `_check_turn` passed
+    if hand.phase >= 0:
+        kind = plan_of(state.config).kinds[hand.phase]
+        if kind == BETTING:  # the common case, without the isinstance chain
+            return _bet(state, hand, c)
     phase = state.phase()
-    if isinstance(phase, Betting):
-        return _bet(state, c)
     if isinstance(phase, Draw):
         return _discard(state, c, phase)
     if isinstance(phase, Showdown):
@@ -145,8 +150,7 @@ def _act(state: TableState, c: Act) -> list[Event]:
 _ALL_ACTIONS = Action.ALL
 
 
-def _bet(state: TableState, c: Act) -> list[Event]:
-    hand = current_hand(state)
+def _bet(state: TableState, hand: HandState, c: Act) -> list[Event]:
     seat = c.seat
     o = options(state, hand, seat)
     stack = o.stack
