@@ -59,9 +59,19 @@ _PLANS: dict[int, tuple[TableConfig, Plan]] = {}
 _MAX_PLANS = 1024  # replays decode fresh configs: bound the cache, rebuilding is cheap
 
 
+# Every state of a table shares one config: the last answer, checked with `is`, saves the
+# id() and dict look-up on almost every call.
+_last: tuple[TableConfig | None, Plan | None] = (None, None)
+
+
 def plan_of(config: TableConfig) -> Plan:
+    global _last
+    last = _last
+    if last[0] is config:
+        return last[1]  # type: ignore[return-value]
     entry = _PLANS.get(id(config))
     if entry is not None and entry[0] is config:
+        _last = entry
         return entry[1]
     phases = config.game.phases
     plan = Plan(
@@ -79,5 +89,5 @@ def plan_of(config: TableConfig) -> Plan:
     )
     if len(_PLANS) >= _MAX_PLANS:
         _PLANS.clear()
-    _PLANS[id(config)] = (config, plan)
+    _PLANS[id(config)] = _last = (config, plan)
     return plan

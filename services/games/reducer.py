@@ -196,7 +196,7 @@ def _stack_delta(
     current = seats[seat]
     assert current is not None
     new = list(seats)
-    new[seat] = evolve(current, stack=current.stack + delta, **changes)
+    new[seat] = _mk(SeatState, {**current.__dict__, "stack": current.stack + delta, **changes})
     return tuple(new)
 
 
@@ -244,7 +244,10 @@ def _start_betting(
     """The hand's fields at the start of betting round `betting` with these `players`."""
     config = state.config
     blinds = plan_of(config).blinds
-    current = max((p.bet for p in players), default=0)
+    current = 0
+    for p in players:
+        if p.bet > current:
+            current = p.bet
     if first and blinds:
         current = max(current, config.big_blind)
     unit = config.big_bet if betting.big_bet else config.small_bet
@@ -424,10 +427,16 @@ def _timed_out(state: TableState, e: TimedOut) -> TableState:
 
 def _uncalled(state: TableState, e: UncalledBetReturned) -> TableState:
     hand = _hand(state)
-    p = hand.player(e.seat)
-    hand = _player(hand, e.seat, bet=p.bet - e.amount, committed=p.committed - e.amount)
-    current = max(q.bet for q in hand.players)
-    return evolve(_chips(state, e.seat, e.amount), hand=evolve(hand, current_bet=current))
+    players = list(hand.players)
+    i = _index(players, e.seat)
+    p = players[i]
+    players[i] = _mk(
+        HandPlayer, {**p.__dict__, "bet": p.bet - e.amount, "committed": p.committed - e.amount}
+    )
+    current = max([q.bet for q in players])
+    new_hand = _mk(HandState, {**hand.__dict__, "players": tuple(players), "current_bet": current})
+    seats = _stack_delta(state.seats, e.seat, e.amount)
+    return _mk(TableState, {**state.__dict__, "seats": seats, "hand": new_hand})
 
 
 def _discarded(state: TableState, e: CardsDiscarded) -> TableState:
@@ -474,38 +483,56 @@ def _reshuffled(state: TableState, e: DiscardsReshuffled) -> TableState:
 
 
 def _ranked(state: TableState, e: HandsRanked) -> TableState:
-    hand = evolve(_hand(state), ranks=e.ranks, board_rank=e.board)
-    return evolve(state, hand=evolve(hand, to_act=next_shower(hand)))
+    return _showing(state, _hand(state).players, ranks=e.ranks, board_rank=e.board)
+
+
+def _showing(state: TableState, players: tuple[HandPlayer, ...], **changes: Any) -> TableState:
+    """The state with the hand's players (and other fields) changed and the next seat to
+    show or muck worked out from them: one new hand, one new table."""
+    fields = {**_hand(state).__dict__, "players": players, **changes}
+    hand = _mk(HandState, fields)
+    fields["to_act"] = next_shower(hand)
+    return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
+
+
+def _marked(state: TableState, seat: int, flag: str) -> TableState:
+    """A showdown step: `flag` (shown, mucked, declared_board) set on `seat`."""
+    players = list(_hand(state).players)
+    i = _index(players, seat)
+    players[i] = _mk(HandPlayer, {**players[i].__dict__, flag: True})
+    return _showing(state, tuple(players))
 
 
 def next_shower(hand: HandState) -> int | None:
     """Next seat in showdown order to show or muck; None once the showdown is decided."""
     if hand.ranks is None:
         return None
-    unmucked = [p for p in hand.players if not p.folded and not p.mucked]
+    unmucked = 0
+    by_seat = {}
+    for p in hand.players:
+        by_seat[p.seat] = p
+        if not p.folded and not p.mucked:
+            unmucked += 1
     for seat in hand.showdown_order:
-        p = hand.player(seat)
+        p = by_seat[seat]
         if p.shown or p.mucked or p.declared_board:
             continue
-        if len(unmucked) == 1:
+        if unmucked == 1:
             return None  # everyone else mucked: the last hand wins without showing
         return seat
     return None
 
 
 def _shown(state: TableState, e: CardsShown) -> TableState:
-    hand = _player(_hand(state), e.seat, shown=True)
-    return evolve(state, hand=evolve(hand, to_act=next_shower(hand)))
+    return _marked(state, e.seat, "shown")
 
 
 def _mucked(state: TableState, e: HandMucked) -> TableState:
-    hand = _player(_hand(state), e.seat, mucked=True)
-    return evolve(state, hand=evolve(hand, to_act=next_shower(hand)))
+    return _marked(state, e.seat, "mucked")
 
 
 def _declared(state: TableState, e: BoardDeclared) -> TableState:
-    hand = _player(_hand(state), e.seat, declared_board=True)
-    return evolve(state, hand=evolve(hand, to_act=next_shower(hand)))
+    return _marked(state, e.seat, "declared_board")
 
 
 def _awarded(state: TableState, e: PotAwarded) -> TableState:
@@ -516,7 +543,7 @@ def _awarded(state: TableState, e: PotAwarded) -> TableState:
 
 
 def _ended(state: TableState, e: HandEnded) -> TableState:
-    return evolve(state, hand=None)
+    return _mk(TableState, {**state.__dict__, "hand": None})
 
 
 def _voided(state: TableState, e: HandVoided) -> TableState:

@@ -15,8 +15,10 @@ from services.games.events import Event, ForcedBetPosted, HandStarted
 from services.games.state import TableState
 
 
-def _clockwise_after(seats: list[int], seat: int, size: int) -> list[int]:
-    return sorted(seats, key=lambda s: (s - seat - 1) % size)
+def _clockwise_after(seats: list[int], seat: int) -> list[int]:
+    """`seats` (ascending) clockwise starting left of `seat`: the ones above it, then the
+    rest (the same order as sorting by clockwise distance, without a key function)."""
+    return [s for s in seats if s > seat] + [s for s in seats if s <= seat]
 
 
 def start_hand(state: TableState) -> list[Event]:
@@ -31,13 +33,13 @@ def start_hand(state: TableState) -> list[Event]:
         start = (config.first_button_seat - 1) % size
     else:
         start = state.last_button
-    button = _clockwise_after(active, start, size)[0]
+    button = _clockwise_after(active, start)[0]
     dealt = set(active)
     sb: int | None = None
     bb: int | None = None
     if config.game.forced_bets is ForcedBets.BLINDS:
         everyone = sorted(active + waiting)
-        order = _clockwise_after(everyone, button, size)
+        order = _clockwise_after(everyone, button)
         if len(everyone) == 2:
             sb, bb = button, order[0]
         else:
@@ -56,7 +58,7 @@ def start_hand(state: TableState) -> list[Event]:
     ]
     if config.ante:
         anteing = [bb] if config.big_blind_ante and bb is not None else list(seats)
-        for s in _clockwise_after(anteing, button, size):
+        for s in _clockwise_after(anteing, button):
             amount = min(config.ante, stacks[s])
             if amount:
                 stacks[s] -= amount
