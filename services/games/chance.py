@@ -10,10 +10,12 @@ from dataclasses import dataclass
 
 from services.games.cardtext import DECK_SIZE, Card
 from services.games.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
-from services.games.definitions import DealBoard, DealHole, Draw, ForcedBets, Showdown
-from services.games.plan import BETTING, plan_of
+from services.games.definitions import DealBoard, DealHole, ForcedBets
+from services.games.plan import BETTING, DRAW, SHOWDOWN, plan_of
 from services.games.ranking import HandRanker, RankRequest, rank_with
 from services.games.state import TableState
+
+_set = object.__setattr__
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +23,7 @@ class NeedHandStart:
     """No hand in progress and two or more players can be dealt in: send `StartHand`."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, init=False)
 class NeedCards:
     """Deal `count` cards to each target (seat, or None for the board) in `targets` order,
     after burning `burn`. `one_at_a_time`: round-robin, one card per target per pass."""
@@ -30,6 +32,20 @@ class NeedCards:
     burn: int = 0
     face_up: bool = False
     one_at_a_time: bool = False
+
+    def __init__(
+        self,
+        targets: tuple[tuple[int | None, int], ...],
+        burn: int = 0,
+        face_up: bool = False,
+        one_at_a_time: bool = False,
+    ) -> None:
+        # Asked for every deal: one __dict__ store instead of four object.__setattr__ calls.
+        _set(
+            self,
+            "__dict__",
+            {"targets": targets, "burn": burn, "face_up": face_up, "one_at_a_time": one_at_a_time},
+        )
 
     @property
     def total(self) -> int:
@@ -84,28 +100,39 @@ def _pending(state: TableState) -> ChanceRequest | None:
     hand = state.hand
     if hand is None:
         return NeedHandStart() if len(eligible_seats(state)) >= 2 else None
-    if hand.phase >= 0 and plan_of(state.config).kinds[hand.phase] == BETTING:
+    if hand.phase < 0:
+        return None
+    plan = plan_of(state.config)
+    kind = plan.kinds[hand.phase]
+    if kind == BETTING:
         return None  # only players act during a betting round: the common case, first
-    phase = state.phase()
-    if isinstance(phase, DealHole) and hand.dealt_phase != hand.phase:
-        count = phase.count
-        return NeedCards(
-            tuple([(p.seat, count - len(p.cards)) for p in hand.clockwise_from(hand.button)]),
-            0,
-            phase.face_up,
-            phase.one_at_a_time,
-        )
-    if isinstance(phase, DealBoard) and hand.dealt_phase != hand.phase:
-        return NeedCards(((None, phase.count),), phase.burn, True)
-    if isinstance(phase, Draw) and hand.to_act is not None:
-        p = hand.player(hand.to_act)
-        if p.awaiting:
-            stub = DECK_SIZE - len(hand.out)
-            if stub < p.awaiting:
-                pile = tuple(c for c in hand.discard_pile if c not in p.discards)
-                return NeedReshuffle(p.seat, stub, pile)
-            return NeedCards(((p.seat, p.awaiting),))
-    if isinstance(phase, Showdown) and hand.ranks is None:
+    phase = plan.phases[hand.phase]
+    if kind == DRAW:
+        if hand.to_act is not None:
+            for p in hand.players:
+                if p.seat == hand.to_act:
+                    break
+            else:
+                raise KeyError(hand.to_act)
+            if p.awaiting:
+                stub = DECK_SIZE - len(hand.out)
+                if stub < p.awaiting:
+                    pile = tuple(c for c in hand.discard_pile if c not in p.discards)
+                    return NeedReshuffle(p.seat, stub, pile)
+                return NeedCards(((p.seat, p.awaiting),))
+        return None
+    if hand.dealt_phase != hand.phase:
+        if isinstance(phase, DealHole):
+            count = phase.count
+            return NeedCards(
+                tuple([(p.seat, count - len(p.cards)) for p in hand.clockwise_from(hand.button)]),
+                0,
+                phase.face_up,
+                phase.one_at_a_time,
+            )
+        if isinstance(phase, DealBoard):
+            return NeedCards(((None, phase.count),), phase.burn, True)
+    if kind == SHOWDOWN and hand.ranks is None:
         return NeedRanks(rank_requests(state))
     return None
 
@@ -142,17 +169,19 @@ def rank_hands(state: TableState, ranker: HandRanker) -> SupplyHandRanks:
 def deal_from(request: NeedCards, deck: Iterator[Card]) -> DealCards:
     """Take cards off the top of `deck` the way a dealer would for `request` (burn first,
     then round-robin or target by target). Used with pinned decks and by simulations."""
-    burned = tuple(next(deck) for _ in range(request.burn))
-    hands: dict[int | None, list[Card]] = {t: [] for t, _ in request.targets}
-    if request.one_at_a_time:
-        for round_ in range(max(n for _, n in request.targets)):
-            for target, n in request.targets:
+    burned = tuple([next(deck) for _ in range(request.burn)]) if request.burn else ()
+    targets = request.targets
+    if request.one_at_a_time and len(targets) > 1:
+        hands: dict[int | None, list[Card]] = {t: [] for t, _ in targets}
+        for round_ in range(max([n for _, n in targets])):
+            for target, n in targets:
                 if round_ < n:
                     hands[target].append(next(deck))
-    else:
-        for target, n in request.targets:
-            hands[target].extend(next(deck) for _ in range(n))
-    return DealCards(tuple((t, tuple(hands[t])) for t, _ in request.targets), burned)
+        return DealCards(tuple([(t, tuple(hands[t])) for t, _ in targets]), burned)
+    # Target by target (one target dealt one at a time is the same thing).
+    return DealCards(
+        tuple([(t, tuple([next(deck) for _ in range(n)])) for t, n in targets]), burned
+    )
 
 
 def reshuffle(request: NeedReshuffle) -> ReshuffleDiscards:

@@ -17,8 +17,18 @@ def deal(state: TableState, c: DealCards) -> list[Event]:
     request = _pending(state)
     if not isinstance(request, NeedCards):
         raise NotAllowedNow(f"no cards are needed now (waiting for {_waiting_for(state)})")
-    expected = dict(request.targets)
+    targets = request.targets
     deals = c.deals
+    if len(targets) == 1 and len(deals) == 1 and deals[0][0] == targets[0][0]:
+        # One target (a draw's replacements, a board deal): the checks below without the
+        # dictionaries, in the same order.
+        target, cards = deals[0]
+        if len(cards) != targets[0][1]:
+            raise InvalidAction(f"{_name(target)} needs {targets[0][1]} card(s), got {len(cards)}")
+        _check_dealt(state, c, [*c.burned, *cards], request)
+        burned = c.burned if target is None else ()
+        return [CardsDealt(target, tuple(cards), request.face_up, burned)]
+    expected = dict(targets)
     given = dict(deals)
     if given.keys() != expected.keys() or len(given) != len(deals):
         raise InvalidAction(f"cards are needed for {_targets(request)}, got {_targets_of(c)}")
@@ -29,6 +39,16 @@ def deal(state: TableState, c: DealCards) -> list[Event]:
                 f"{_name(target)} needs {expected[target]} card(s), got {len(cards)}"
             )
         dealt += cards
+    _check_dealt(state, c, dealt, request)
+    face_up = request.face_up
+    return [
+        CardsDealt(target, tuple(given[target]), face_up, c.burned if target is None else ())
+        for target, _ in targets
+    ]
+
+
+def _check_dealt(state: TableState, c: DealCards, dealt: list[Card], request: NeedCards) -> None:
+    """The burn count, then every card well formed and not yet seen in this hand."""
     if len(c.burned) != request.burn:
         raise InvalidAction(f"burn {request.burn} card(s) first, got {len(c.burned)}")
     hand = current_hand(state)
@@ -42,11 +62,6 @@ def deal(state: TableState, c: DealCards) -> list[Event]:
             if card in hand.out or card in seen:
                 raise InvalidAction(f"card {card} was already dealt in hand {hand.number}")
             seen.add(card)
-    face_up = request.face_up
-    return [
-        CardsDealt(target, tuple(given[target]), face_up, c.burned if target is None else ())
-        for target, _ in request.targets
-    ]
 
 
 def reshuffle(state: TableState, c: ReshuffleDiscards) -> list[Event]:

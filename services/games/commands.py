@@ -100,7 +100,7 @@ class TimeOut:
     hand: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, init=False)
 class DealCards:
     """Chance input: cards for the pending `NeedCards` request, target None = the board.
 
@@ -109,6 +109,11 @@ class DealCards:
 
     deals: tuple[tuple[int | None, tuple[Card, ...]], ...]
     burned: tuple[Card, ...] = ()
+
+    def __init__(
+        self, deals: tuple[tuple[int | None, tuple[Card, ...]], ...], burned: tuple[Card, ...] = ()
+    ) -> None:
+        _set(self, "__dict__", {"deals": deals, "burned": burned})  # as in `Act`
 
     @classmethod
     def to_seat(cls, seat: int, cards: tuple[Card, ...]) -> DealCards:

@@ -76,6 +76,10 @@ class LegalActions:
         return action in self.actions
 
 
+_DISCARD = frozenset({Action.DISCARD})
+_OPEN_DISCARD = frozenset({Action.OPEN_DISCARD})
+
+
 @cache
 def _betting_actions(can_check: bool, raise_kind: str | None, all_in: bool) -> frozenset[str]:
     """The betting actions for these options (a handful of combinations, built once each)."""
@@ -107,10 +111,9 @@ def legal_actions(state: TableState, seat: int) -> LegalActions:
     if isinstance(phase, Draw):
         if p.awaiting:
             return LegalActions(seat, to_act=seat)
-        action = Action.OPEN_DISCARD if phase.face_up else Action.DISCARD
         return LegalActions(
             seat,
-            frozenset({action}),
+            _OPEN_DISCARD if phase.face_up else _DISCARD,
             seat,
             min_discards=phase.min_discards,
             max_discards=min(state.config.max_discards(phase), len(p.cards)),

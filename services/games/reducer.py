@@ -224,8 +224,12 @@ def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
         fields.update(_start_betting(state, hand, players, phase, e.phase == plan.first_betting))
     elif kind == DRAW:
         players = tuple(
-            _mk(HandPlayer, {**p.__dict__, "drew": False, "awaiting": 0, "discards": ()})
-            for p in players
+            [
+                _mk(HandPlayer, {**p.__dict__, "drew": False, "awaiting": 0, "discards": ()})
+                if p.drew or p.awaiting or p.discards
+                else p  # already as a draw starts (the first draw after the deal)
+                for p in players
+            ]
         )
         fields["players"] = players
         fields["to_act"] = _next_drawer_of(players, hand.button)
@@ -280,10 +284,16 @@ def _clockwise(players: tuple[HandPlayer, ...], after: int) -> list[HandPlayer]:
 
 
 def _next_drawer_of(players: tuple[HandPlayer, ...], after: int) -> int | None:
-    for p in _clockwise(players, after):
+    """The first player clockwise left of seat `after` still to draw (players are in seat
+    order: the first one after `after`, else the first one before it)."""
+    before: int | None = None
+    for p in players:
         if not p.folded and not p.drew:
-            return p.seat
-    return None
+            if p.seat > after:
+                return p.seat
+            if before is None:
+                before = p.seat
+    return before
 
 
 def _showdown_order_of(
@@ -441,7 +451,7 @@ def _uncalled(state: TableState, e: UncalledBetReturned) -> TableState:
 
 def _discarded(state: TableState, e: CardsDiscarded) -> TableState:
     hand = _hand(state)
-    phase = state.phase()
+    phase = plan_of(state.config).phases[hand.phase]
     assert isinstance(phase, Draw)
     players = list(hand.players)
     i = _index(players, e.seat)

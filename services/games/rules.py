@@ -143,7 +143,7 @@ def _act(state: TableState, c: Act) -> list[Event]:
             return _bet(state, hand, c)
     phase = state.phase()
     if isinstance(phase, Draw):
-        return _discard(state, c, phase)
+        return _discard(state, hand, c, phase)
     if isinstance(phase, Showdown):
         return _showdown(state, c)
     raise NotAllowedNow("no player decision is pending")
@@ -205,17 +205,19 @@ def _no_raise_reason(state: TableState, hand: HandState, to_call: int, stack: in
     )
 
 
-def _discard(state: TableState, c: Act, phase: Draw) -> list[Event]:
-    hand = current_hand(state)
+def _discard(state: TableState, hand: HandState, c: Act, phase: Draw) -> list[Event]:
     p = hand.player(c.seat)
     wanted = Action.OPEN_DISCARD if phase.face_up else Action.DISCARD
     if c.action != wanted:
         raise InvalidAction(f"this is the {phase.name}: {wanted} (cards) is the only action")
     cards = tuple(c.cards)
+    held = p.cards
     for card in cards:
+        if card in held:
+            continue  # a held card is a well-formed card: the common case
         if not is_card(card):
             raise InvalidAction(f"{card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
-        if card not in p.cards:
+        if card not in held:
             if card in hand.board and state.config.game.board_rank_wild:
                 raise InvalidAction(f"the spit card {card} can never be discarded")
             raise InvalidAction(f"{card} is not in seat {c.seat}'s hand")
