@@ -18,7 +18,7 @@ from services.games.events import (
 )
 from services.games.plan import BETTING, DEAL_BOARD, DEAL_HOLE, DRAW, SHOWDOWN, plan_of
 from services.games.pots import build_pots, rake_for, split
-from services.games.reducer import HANDLERS, apply
+from services.games.reducer import HANDLERS
 from services.games.state import HandPlayer, HandState, TableState
 
 
@@ -129,14 +129,18 @@ def _award(state: TableState) -> list[Event]:
         else:
             shares = _divide(state, hand, eligible, amount)
         events.append(PotAwarded(index, pot.amount, pot.eligible, tuple(shares), rake))
-    after = state
+    # The stacks once the pots are paid (what folding the PotAwarded events gives).
+    won: dict[int, int] = {}
     for event in events:
-        after = apply(after, event)
-    stacks = tuple((i, s.stack) for i, s in enumerate(after.seats) if s is not None)
+        for share in event.shares:  # type: ignore[union-attr]
+            won[share.seat] = won.get(share.seat, 0) + share.amount
+    stacks = tuple(
+        [(i, s.stack + won.get(i, 0)) for i, s in enumerate(state.seats) if s is not None]
+    )
     events.append(HandEnded(hand.number, stacks))
-    for i, s in enumerate(after.seats):
+    for i, s in enumerate(state.seats):
         if s is not None and s.leaving:
-            events.append(PlayerLeft(i, s.player, s.stack))
+            events.append(PlayerLeft(i, s.player, s.stack + won.get(i, 0)))
     return events
 
 
