@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from services.games.betting import able, fixed_unit, next_bettor
-from services.games.definitions import Betting, DealHole, Draw, Structure
+from services.games.betting import able, next_bettor
+from services.games.definitions import Betting, DealHole, Draw
 from services.games.events import (
     Action,
     ActionTaken,
@@ -208,10 +208,12 @@ def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
     players = hand.players
     if hand.phase >= 0 and plan.kinds[hand.phase] == BETTING:
         players = tuple(
-            _mk(HandPlayer, {**p.__dict__, "bet": 0, "acted": False, "acted_level": 0})
-            if p.bet or p.acted
-            else p
-            for p in players
+            [
+                _mk(HandPlayer, {**p.__dict__, "bet": 0, "acted": False, "acted_level": 0})
+                if p.bet or p.acted
+                else p
+                for p in players
+            ]
         )
         fields["players"] = players
         fields["current_bet"] = 0
@@ -247,7 +249,8 @@ def _start_betting(
 ) -> dict[str, Any]:
     """The hand's fields at the start of betting round `betting` with these `players`."""
     config = state.config
-    blinds = plan_of(config).blinds
+    plan = plan_of(config)
+    blinds = plan.blinds
     current = 0
     for p in players:
         if p.bet > current:
@@ -256,7 +259,7 @@ def _start_betting(
         current = max(current, config.big_blind)
     unit = config.big_bet if betting.big_bet else config.small_bet
     opening = config.big_blind if blinds else config.small_bet
-    min_raise = unit if config.limit is Structure.FIXED_LIMIT else opening
+    min_raise = unit if plan.fixed_limit else opening
     in_hand = 0
     for p in players:
         if not p.folded:
@@ -404,8 +407,9 @@ def _action(state: TableState, e: ActionTaken) -> TableState:
         to = e.to
         if to > current:
             increase = to - current
-            if state.config.limit is Structure.FIXED_LIMIT:
-                if 2 * increase >= fixed_unit(state):
+            plan = plan_of(state.config)
+            if plan.fixed_limit:
+                if 2 * increase >= plan.units[hand.phase]:
                     fields["bets_made"] = hand.bets_made + 1
             elif increase >= hand.min_raise:
                 fields["min_raise"] = increase

@@ -105,9 +105,11 @@ def score_natural(cards: Sequence[Card]) -> tuple[Score, tuple[Card, ...]]:
     value_of = _VALUE
     by_suit: dict[str, list[int]] = {}
     counts: dict[int, int] = {}
+    mask = 0
     for card in cards:
         value = value_of[card[0]]
         counts[value] = counts.get(value, 0) + 1
+        mask |= 1 << value
         suit = card[1]
         if suit in by_suit:
             by_suit[suit].append(value)
@@ -124,7 +126,7 @@ def score_natural(cards: Sequence[Card]) -> tuple[Score, tuple[Card, ...]]:
         top = _best_straight(suited)
         best = (STRAIGHT_FLUSH, (top,)) if top else (FLUSH, tuple(suited[:5]))
     else:
-        top = _best_straight(counts)
+        top = _STRAIGHT_TOP[mask >> 2]
         best = (STRAIGHT, (top,)) if top else (HIGH_CARD, ())
     # (count, rank), most cards first, then the higher rank: singletons come out in
     # descending rank order, so kickers can be read off the front of the rest.
@@ -154,6 +156,22 @@ _STRAIGHT_MASKS = [
     (top, sum(1 << (14 if r == 1 else r) for r in range(top - 4, top + 1)))
     for top in range(14, 4, -1)
 ]
+
+
+def _straight_tops() -> list[int]:
+    """The best straight's top card for every set of ranks (bits 2-14, stored shifted down
+    by two), 0 for none: one list look-up instead of trying each straight in turn."""
+    tops = [0] * (1 << 13)
+    for ranks in range(1 << 13):
+        mask = ranks << 2
+        for top, window in _STRAIGHT_MASKS:
+            if mask & window == window:
+                tops[ranks] = top
+                break
+    return tops
+
+
+_STRAIGHT_TOP = _straight_tops()
 
 
 def _best_straight(values: Iterable[int]) -> int | None:
