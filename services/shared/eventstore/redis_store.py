@@ -54,10 +54,12 @@ class RedisEventStore:
         self._idempotency_ttl_s = idempotency_ttl_s
         self._waitaof_timeout_ms = waitaof_timeout_ms
         self._append = client.register_script(scripts.APPEND)
+        # Kept append connections (see _AppendConnections) on a plain pool only: a blocking
+        # pool (or a sentinel's, or one with a client-side cache) keeps redis-py's path.
+        pool = client.connection_pool if isinstance(client, redis.Redis) else None
         self._connections = (
-            _AppendConnections(client.connection_pool)
-            if isinstance(client, redis.Redis)
-            and getattr(client.connection_pool, "cache", None) is None
+            _AppendConnections(pool)
+            if type(pool) is redis.ConnectionPool and getattr(pool, "cache", None) is None
             else None
         )
         self._save_snapshot = client.register_script(scripts.SAVE_SNAPSHOT)
@@ -265,7 +267,9 @@ class _AppendConnections:
     poll() per command). An append connection cannot hold any: each use ends with its whole
     reply read, or with the connection disconnected (`_run_append`), and a disconnected one
     reconnects on its next send. Kept connections stay in the pool's in-use set, so closing
-    the client still closes them; after a fork the child starts with none."""
+    the client still closes them, and they count against its max_connections (at most
+    _KEPT_APPEND_CONNECTIONS, as many as appends ever ran at once); after a fork the child
+    starts with none."""
 
     def __init__(self, pool: redis.ConnectionPool) -> None:
         self._pool = pool

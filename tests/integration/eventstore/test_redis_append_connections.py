@@ -113,3 +113,17 @@ def test_a_refused_append_leaves_its_connection_clean_for_the_next(redis_url) ->
     assert len(client.connection_pool._in_use_connections) == 1
     assert values(store, stream) == ["e1"]
     client.close()
+
+
+def test_a_blocking_pool_keeps_redis_py_s_path_and_gets_its_connections_back(redis_url) -> None:
+    pool = redis.BlockingConnectionPool.from_url(redis_url, max_connections=2, timeout=1)
+    client = redis.Redis(connection_pool=pool)
+    store = RedisEventStore(client, registry(), durability="everysec")
+    stream = new_stream()
+    for version in range(3):
+        store.append(stream, [StringValue(value=f"e{version}")], version, f"k{version}")
+    # every connection it made is back in its queue: nothing held from a pool that can run dry
+    idle = [connection for connection in pool.pool.queue if connection is not None]
+    assert idle and len(idle) == len(pool._connections)
+    assert values(store, stream) == ["e0", "e1", "e2"]
+    client.close()
