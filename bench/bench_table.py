@@ -299,12 +299,14 @@ class TableBots:
     async def watch(self) -> None:
         """The spectator's stream: timestamps every event and hands the turns to `play`."""
         stream = self.spectator.table.WatchTable(
-            A.WatchTableRequest(table_id=self.table_id), metadata=self.spectator.metadata
+            A.WatchTableRequest(table_id=self.table_id, batch=True),
+            metadata=self.spectator.metadata,
         )
         try:
             async for message in stream:
-                if message.WhichOneof("item") == "event":
-                    self._on_event(message.event)
+                if message.WhichOneof("item") == "events":
+                    for event in message.events.events:
+                        self._on_event(event)
                 elif message.view.to_act >= 0:
                     # Joined mid-decision: the spectator's view has no legal actions.
                     self.turns.put_nowait(events_pb2.ActionRequested(seat=message.view.to_act))
@@ -316,7 +318,7 @@ class TableBots:
         counted only (the turns come from the spectator's stream)."""
         player = self.players[seat]
         stream = player.table.WatchTable(
-            A.WatchTableRequest(table_id=self.table_id), metadata=player.metadata
+            A.WatchTableRequest(table_id=self.table_id, batch=True), metadata=player.metadata
         )
         try:
             async for _message in stream:

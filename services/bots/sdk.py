@@ -86,7 +86,9 @@ class BotClient:
                 self.reconnects += 1  # the stream ended or broke: resume where we were
             first = False
             stream = self._stub.WatchTable(
-                table_pb2.WatchTableRequest(table_id=table_id, from_version=from_version)
+                table_pb2.WatchTableRequest(
+                    table_id=table_id, from_version=from_version, batch=True
+                )
             )
             watcher = threading.Thread(target=_cancel_on, args=(stop, stream), daemon=True)
             watcher.start()
@@ -102,13 +104,17 @@ class BotClient:
                         if is_my_decision(message.view):
                             my_seat = self._act(table_id, decide, rng)
                         continue
-                    event = message.event
-                    from_version = max(from_version, event.version)
                     # The table asks a seat to act. Another seat's turn costs nothing once we
-                    # know our seat; until then (not yet seated) the view tells us.
-                    if event.WhichOneof("event") == "action_requested" and (
-                        my_seat < 0 or event.action_requested.seat == my_seat
-                    ):
+                    # know our seat; until then (not yet seated) the view tells us. Once per
+                    # batch: `_act` reads the table as it is now.
+                    asked = False
+                    for event in message.events.events:
+                        from_version = max(from_version, event.version)
+                        asked = asked or (
+                            event.WhichOneof("event") == "action_requested"
+                            and (my_seat < 0 or event.action_requested.seat == my_seat)
+                        )
+                    if asked:
                         my_seat = self._act(table_id, decide, rng)
             except (grpc.RpcError, Unavailable) as exc:
                 code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNAVAILABLE

@@ -31,6 +31,8 @@ from services.shared.eventstore import EventStore, RecordedEvent
 WINDOW = 2048
 # Page size when a watcher catches up from the store.
 PAGE = 500
+# Most events `listen` yields at once (a watcher far behind catches up in batches this big).
+MAX_BATCH = PAGE
 
 Decode = Callable[[Message], object]
 
@@ -65,23 +67,30 @@ class _Hub:
         self.watchers = 0
         self.stop = threading.Event()
         self.failure: BaseException | None = None
-        self.start_version = store.version(stream) + 1
-        self.last_version = self.start_version - 1
+        self.last_version = store.version(stream)
         self.thread = threading.Thread(target=self._follow, name=f"fanout-{stream}", daemon=True)
         self.thread.start()
 
     def _follow(self) -> None:
         try:
-            for record in self.store.subscribe(
-                self.stream, self.start_version, block_ms=self.block_ms, stop=self.stop
-            ):
-                if record.version <= self.last_version:
-                    continue  # published by this process already
-                self.add([HubEvent.of(record, self.decode)])
+            while not self.stop.is_set():
+                # From the last version the hub has, whoever gave it (this follower or a
+                # publish), and once the reply is in, without decoding what publish added
+                # meanwhile: this process's own appends cost the follower no decoding.
+                found = self.store.read_new(
+                    {self.stream: self.last_version}, block_ms=self.block_ms, known=self._known
+                )
+                records = found.get(self.stream)
+                if records:
+                    # One XREAD reply holds whole appends (each is one script): add it at once.
+                    self.add([HubEvent.of(record, self.decode) for record in records])
         except BaseException as exc:
             with self.cond:
                 self.failure = exc
                 self.cond.notify_all()
+
+    def _known(self, stream: str) -> int:
+        return self.last_version
 
     def add(self, batch: Sequence[HubEvent]) -> None:
         """Append the events that continue the hub's last version; ignore ones it has."""
@@ -102,12 +111,13 @@ class _Hub:
                 del self.events[: len(self.events) - WINDOW]
             self.cond.notify_all()
 
-    def window_from(self, version: int) -> list[HubEvent] | None:
-        """Events >= version held in memory; None when they start before the window."""
+    def window_from(self, version: int, limit: int) -> list[HubEvent] | None:
+        """At most `limit` events >= version held in memory; None when they start before the
+        window."""
         if not self.events or version < self.events[0].version:
             return None if version <= self.last_version else []
         offset = version - self.events[0].version
-        return self.events[offset:]
+        return self.events[offset : offset + limit]
 
 
 class TableFanout:
@@ -157,8 +167,15 @@ class TableFanout:
             ]
         )
 
-    def listen(self, stream: str, from_version: int, stop: threading.Event) -> Iterator[HubEvent]:
-        """Every event of `stream` with version >= from_version, then new ones, until stop."""
+    def listen(
+        self, stream: str, from_version: int, stop: threading.Event
+    ) -> Iterator[Sequence[HubEvent]]:
+        """Every event of `stream` with version >= from_version, then new ones, until stop.
+
+        Yields batches of consecutive events: each is every event available when it is taken
+        (at most MAX_BATCH), so a watcher that sends one message per batch sends fewer the
+        busier the table is, and a hub never holds part of an append (`add` takes an append's
+        events at once), so a caught-up watcher gets at least one whole append per batch."""
         hub = self._join(stream)
         try:
             next_version = from_version
@@ -169,16 +186,16 @@ class TableFanout:
                     if hub.last_version < next_version:
                         hub.cond.wait(self.block_ms / 1000)
                         continue
-                    batch = hub.window_from(next_version)
+                    batch = hub.window_from(next_version, MAX_BATCH)
                 if batch is None:  # older than the hub's window: read the store
                     batch = [
                         HubEvent.of(record, self.decode)
                         for record in self.store.read(stream, next_version, limit=PAGE)
                     ]
-                for entry in batch:  # (both start at next_version: the window has no gaps)
-                    yield entry
-                    next_version = entry.version + 1
-                    if stop.is_set():
-                        return
+                if not batch:
+                    continue
+                # (both start at next_version: the window has no gaps)
+                yield batch
+                next_version = batch[-1].version + 1
         finally:
             self._leave(hub)

@@ -176,7 +176,9 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         principal = current_principal()
         stop = threading.Event()
         context.add_callback(stop.set)
-        yield from self.watcher.watch(request.table_id, principal, request.from_version, stop)
+        yield from self.watcher.watch(
+            request.table_id, principal, request.from_version, stop, request.batch
+        )
 
     def GetHandHistory(  # noqa: N802
         self, request: table_pb2.GetHandHistoryRequest, context: grpc.ServicerContext

@@ -127,9 +127,15 @@ class TableWatcher:
         )
 
     def watch(
-        self, table_id: str, principal: Principal, from_version: int, stop: threading.Event
+        self,
+        table_id: str,
+        principal: Principal,
+        from_version: int,
+        stop: threading.Event,
+        batch: bool = False,
     ) -> Iterator[table_pb2.WatchTableResponse]:
-        """A fresh view then every later event; or, resuming, every event after from_version."""
+        """A fresh view then every later event; or, resuming, every event after from_version.
+        With `batch`, the events come several to a message (`WatchTableResponse.events`)."""
         stream = table_stream(table_id)
         if from_version <= 0:
             table = self.app.load(table_id)
@@ -140,32 +146,71 @@ class TableWatcher:
                 table = self.app.load(table_id)  # NotFound for an unknown table
             table = fold_recorded(table_id, recorded)
         try:
-            yield from self._follow(table, principal, stream, stop)
+            yield from self._follow(table, principal, stream, stop, batch)
         except Exception:
             if stop.is_set():
                 return  # the watcher went away while we were reading: nothing to report
             raise
 
     def _follow(
-        self, table: Table, principal: Principal, stream: str, stop: threading.Event
+        self,
+        table: Table,
+        principal: Principal,
+        stream: str,
+        stop: threading.Event,
+        batch: bool,
     ) -> Iterator[table_pb2.WatchTableResponse]:
         table_id = table.table_id
         # Only the viewer's seat matters for redaction, and only seating events change it, so
         # a watcher follows those instead of folding the whole table for every event.
         seat = viewer_seat(table, principal)
-        for entry in self.fanout.listen(stream, table.version + 1, stop):
-            event = entry.event
-            if isinstance(event, ev.PlayerSeated) and event.player == principal.subject:
-                seat = event.seat
-            response = _response_for(table_id, entry, seat)
-            if isinstance(event, ev.PlayerLeft) and event.seat == seat:
-                seat = None
-            if response is not None:
+        for entries in self.fanout.listen(stream, table.version + 1, stop):
+            first_seat = seat
+            responses: list[table_pb2.WatchTableResponse] = []
+            for entry in entries:
+                event = entry.event
+                if isinstance(event, ev.PlayerSeated) and event.player == principal.subject:
+                    seat = event.seat
+                response = _response_for(table_id, entry, seat)
+                if isinstance(event, ev.PlayerLeft) and event.seat == seat:
+                    seat = None
+                if response is not None:
+                    responses.append(response)
+            if not responses:
+                continue  # only bookkeeping: nothing to send
+            if batch:
+                # A seat that changed inside the batch makes it this watcher's own.
+                yield _batch_for(entries, first_seat, responses, shared=seat == first_seat)
+                continue
+            for response in responses:
                 yield response
+                if stop.is_set():
+                    return
 
 
 # The key of the response every viewer gets when redaction leaves an event as it is.
 _UNREDACTED = "unredacted"
+
+
+def _batch_for(
+    entries: Sequence[HubEvent],
+    seat: int | None,
+    responses: Sequence[table_pb2.WatchTableResponse],
+    shared: bool,
+) -> table_pb2.WatchTableResponse:
+    """One message of `responses` (the per-event messages of `entries` for a viewer at
+    `seat`); when `shared`, made once for every watcher of that seat that takes the same
+    batch (caught-up spectators of a table take the same events at once)."""
+    key = ("batch", seat, entries[-1].version)
+    views = entries[0].views
+    cached: table_pb2.WatchTableResponse | None = views.get(key) if shared else None
+    if cached is None:
+        cached = table_pb2.WatchTableResponse(
+            events=table_pb2.TableEventBatch(events=[r.event for r in responses])
+        )
+        if shared:
+            views[key] = cached
+    return cached
 
 
 def _response_for(

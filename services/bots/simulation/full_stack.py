@@ -92,7 +92,9 @@ def run_full_stack(
     )
     table_id = created.table_id
     # The stream ends at `timeout`: a table that stalls cannot hang the run.
-    watch = admin.WatchTable(table_pb2.WatchTableRequest(table_id=table_id), timeout=timeout)
+    watch = admin.WatchTable(
+        table_pb2.WatchTableRequest(table_id=table_id, batch=True), timeout=timeout
+    )
     seated = seating(spec.bots, spec.seats)
     players: dict[str, table_pb2_grpc.TableServiceStub] = {}
     deposited = BANKROLL_BUY_INS * stack
@@ -208,18 +210,16 @@ def _watch_hands(
     # 0) before the ChipsAdded lands, and a second top-up would then exceed the max buy-in.
     topping: set[int] = set()
     try:
-        for message in watch:
-            if not message.HasField("event"):
-                continue
-            kind = message.event.WhichOneof("event")
+        for event in (event for message in watch for event in message.events.events):
+            kind = event.WhichOneof("event")
             if kind == "chips_added":
-                added = message.event.chips_added
+                added = event.chips_added
                 before[added.seat] += added.amount
                 topping.discard(added.seat)
                 continue
             if kind != "hand_ended":
                 continue
-            ended = message.event.hand_ended
+            ended = event.hand_ended
             after = list(before)
             for entry in ended.stacks:
                 after[entry.seat] = entry.amount

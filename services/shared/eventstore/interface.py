@@ -8,7 +8,7 @@ guarded by the version the caller last saw and by an idempotency key that makes 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -87,6 +87,23 @@ class EventStore(Protocol):
 
         Waits at most `block_ms` at a time and ends once `stop` is set (or when the caller
         closes the iterator). To resume, subscribe again from the last seen version + 1.
+        """
+        ...
+
+    def read_new(
+        self,
+        after: Mapping[str, int],
+        *,
+        block_ms: int = 1000,
+        known: Callable[[str], int] | None = None,
+    ) -> dict[str, list[RecordedEvent]]:
+        """The events after version `after[stream]` of each of the streams, oldest first, a
+        page at most per stream; when none has any yet, waits up to `block_ms` for the first
+        (then returns {}). Only streams with events are in the result. One wait serves all
+        the streams (on a Redis Cluster they must therefore share one slot).
+
+        `known(stream)`, asked once the events are in, is the last version of the stream the
+        caller meanwhile got elsewhere: events up to it are left out before being decoded.
         """
         ...
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from google.protobuf.message import Message
@@ -28,6 +28,8 @@ from services.shared.eventstore.interface import (
     RecordedEvent,
 )
 from services.shared.eventstore.registry import EventRegistry
+
+_READ_PAGE = 1000  # most events `read_new` returns per stream (as the Redis store)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,16 +120,39 @@ class InMemoryEventStore:
         stop: threading.Event | None = None,
     ) -> Iterator[RecordedEvent]:
         arguments.check_read(stream, from_version, None)
-        next_version = from_version
+        last = from_version - 1
         while stop is None or not stop.is_set():
-            with self._data.changed:
-                if self.version(stream) < next_version:
-                    self._data.changed.wait(block_ms / 1000)
-            for event in self.read(stream, next_version):
-                next_version = event.version + 1
-                yield event
+            for record in self.read_new({stream: last}, block_ms=block_ms).get(stream, ()):
+                last = record.version
+                yield record
                 if stop is not None and stop.is_set():
                     return
+
+    def read_new(
+        self,
+        after: Mapping[str, int],
+        *,
+        block_ms: int = 1000,
+        known: Callable[[str], int] | None = None,
+    ) -> dict[str, list[RecordedEvent]]:
+        for stream, version in after.items():
+            arguments.check_read(stream, version + 1, None)
+        streams = self._data.streams
+        with self._data.changed:
+            if after and all(len(streams.get(s, ())) <= v for s, v in after.items()):
+                self._data.changed.wait(block_ms / 1000)
+            new = {s: streams.get(s, [])[v : v + _READ_PAGE] for s, v in after.items()}
+        found: dict[str, list[RecordedEvent]] = {}
+        for stream, entries in new.items():
+            have = known(stream) if known is not None else 0
+            records = [
+                decode_entry(self._registry, stream, fields)
+                for fields in entries
+                if int(fields[b"version"]) > have  # (before decoding, as Redis does)
+            ]
+            if records:
+                found[stream] = records
+        return found
 
     def save_snapshot(
         self, stream: str, version: int, message: Message, schema_version: int = 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 import redis
@@ -196,24 +196,52 @@ class RedisEventStore:
         stop: threading.Event | None = None,
     ) -> Iterator[RecordedEvent]:
         arguments.check_read(stream, from_version, None)
-        last_id = f"{from_version - 1}-0"
+        last = from_version - 1
+        while stop is None or not stop.is_set():
+            for record in self.read_new({stream: last}, block_ms=block_ms).get(stream, ()):
+                last = record.version
+                yield record
+                if stop is not None and stop.is_set():
+                    return
+
+    def read_new(
+        self,
+        after: Mapping[str, int],
+        *,
+        block_ms: int = 1000,
+        known: Callable[[str], int] | None = None,
+    ) -> dict[str, list[RecordedEvent]]:
+        if not after:
+            return {}
+        for stream, version in after.items():
+            arguments.check_read(stream, version + 1, None)
         # A blocked XREAD longer than the client's socket timeout would end in TimeoutError:
         # block for at most half of it, and treat a late reply as an empty one (redis-py drops
-        # the connection on a timeout, and last_id is unchanged, so nothing is skipped).
+        # the connection on a timeout; the caller asks again from the same versions).
         socket_timeout = _connection_kwargs(self._client).get("socket_timeout")
         if socket_timeout:
             block_ms = max(1, min(block_ms, int(socket_timeout * 500)))
-        while stop is None or not stop.is_set():
-            try:
-                reply = self._client.xread({stream: last_id}, count=_READ_PAGE, block=block_ms)
-            except redis.TimeoutError:
-                continue
-            for _, entries in cast(list[tuple[bytes, list[Entry]]], reply or []):
-                for entry_id, fields in entries:
-                    last_id = entry_id.decode()
-                    yield decode_entry(self._registry, stream, fields)
-                    if stop is not None and stop.is_set():
-                        return
+        try:
+            reply = self._client.xread(
+                {stream: f"{version}-0" for stream, version in after.items()},
+                count=_READ_PAGE,
+                block=block_ms,
+            )
+        except redis.TimeoutError:
+            return {}
+        found: dict[str, list[RecordedEvent]] = {}
+        for key, entries in cast(list[tuple[bytes, list[Entry]]], reply or []):
+            stream = key.decode()
+            have = known(stream) if known is not None else 0
+            records = [
+                decode_entry(self._registry, stream, fields)
+                for entry_id, fields in entries
+                # The entry id is `<version>-0`: skip what the caller has before decoding.
+                if int(entry_id.partition(b"-")[0]) > have
+            ]
+            if records:
+                found[stream] = records
+        return found
 
     def save_snapshot(
         self, stream: str, version: int, message: Message, schema_version: int = 1

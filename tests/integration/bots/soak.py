@@ -359,7 +359,9 @@ class SoakTable:
     def _watch(
         self, stop: threading.Event, errors: list[str], until_hands: int, until_empty: bool
     ) -> None:
-        stream = self.house.WatchTable(table_pb2.WatchTableRequest(table_id=self.table_id))
+        stream = self.house.WatchTable(
+            table_pb2.WatchTableRequest(table_id=self.table_id, batch=True)
+        )
         watchdog = threading.Thread(target=self._watchdog, args=(stream, stop), daemon=True)
         self._last_event = time.monotonic()
         self._stalled = False
@@ -373,21 +375,22 @@ class SoakTable:
                     if until_empty and not any(s.player_id for s in message.view.seats):
                         return
                     continue
-                kind = message.event.WhichOneof("event")
-                if kind == "timed_out":
-                    raise AssertionError(f"seat timed out: {message.event}")
-                if kind == "hand_voided":
-                    raise AssertionError(f"hand voided: {message.event.hand_voided}")
-                if kind == "chips_added":
-                    self._topping.discard(message.event.chips_added.seat)
-                if kind == "hand_ended":
-                    self._top_up_busted(message.event.hand_ended)
-                    if until_hands and message.event.hand_ended.hand >= until_hands:
-                        return
-                if kind == "player_left" and until_empty:
-                    view = self._table_view(self.house)
-                    if not any(s.player_id for s in view.seats):
-                        return
+                for event in message.events.events:
+                    kind = event.WhichOneof("event")
+                    if kind == "timed_out":
+                        raise AssertionError(f"seat timed out: {event}")
+                    if kind == "hand_voided":
+                        raise AssertionError(f"hand voided: {event.hand_voided}")
+                    if kind == "chips_added":
+                        self._topping.discard(event.chips_added.seat)
+                    if kind == "hand_ended":
+                        self._top_up_busted(event.hand_ended)
+                        if until_hands and event.hand_ended.hand >= until_hands:
+                            return
+                    if kind == "player_left" and until_empty:
+                        view = self._table_view(self.house)
+                        if not any(s.player_id for s in view.seats):
+                            return
         except grpc.RpcError as exc:
             if not self._stalled:
                 raise
