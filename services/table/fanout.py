@@ -1,16 +1,25 @@
-"""One event-store subscription per watched table, fanned out to every watcher in the process.
+"""The watched tables' event streams, read once per process and fanned out to every watcher.
 
-A hub follows a table's stream (one blocking read, one Redis connection) while at least one
-WatchTable stream of this process watches that table, and keeps the recent events in memory.
-Each watcher reads from the hub by version; events older than the hub's window (a resumed
-watch from far back, or a watcher that fell behind) come from the store directly.
+A hub holds the recent events of one table while at least one WatchTable stream of this
+process watches it. Each watcher reads from the hub by version, in batches (every event the
+hub has for it at once); events older than the hub's window (a resumed watch from far back,
+or a watcher that fell behind) come from the store directly.
 
-Events this process appended itself are also handed to the hub straight away (`publish`, from
-the appending thread, right after the append committed), so its own watchers do not wait for
-the Redis round trip and the follower's wake-up; the follower still reads every event, which
-is how other instances' writes arrive, and skips the versions the hub already has. A published
-batch that does not continue the hub's last version (another instance wrote in between and the
-follower has not read it yet) is dropped: the follower delivers it in order a moment later.
+Events this process appended itself are handed to the hub straight away (`publish`, from the
+appending thread, right after the append committed), so its own watchers do not wait for the
+Redis round trip. A published batch that does not continue the hub's last version (another
+instance wrote in between and the follower has not read it yet) is dropped: the follower
+delivers it in order a moment later.
+
+One follower thread waits for new events on every watched table's stream at once (one
+`read_new`, i.e. one XREAD, over all of them), which is how other instances' writes arrive.
+Its reads start at each hub's last version, whoever brought it there, and it does not decode
+entries the hub already has. Redis wakes it for this process's own appends too (it cannot
+tell them apart), so it (1) gives publish up to SETTLE_MS to deliver an entry before decoding
+it itself, and (2) after a wake that brought nothing new, waits PAUSE_MS before reading
+again, so a busy process's own appends cost one wake per PAUSE_MS instead of one per append.
+Both delay only other instances' writes, by at most SETTLE_MS + PAUSE_MS. On a Redis Cluster
+one XREAD cannot span tables (slots): there each table has its own follower.
 
 Each event is decoded once per hub (`HubEvent.event`), and what watchers make of it (the
 redacted, translated message per viewer seat, watching.py) is cached on it, so N watchers of
@@ -20,6 +29,7 @@ one table do that work once per distinct view instead of N times.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -33,6 +43,16 @@ WINDOW = 2048
 PAGE = 500
 # Most events `listen` yields at once (a watcher far behind catches up in batches this big).
 MAX_BATCH = PAGE
+# How long one wait of the follower blocks. A table first watched while it waits joins the
+# next wait, so other instances' first writes to it can take this long to arrive (its own
+# arrive by publish at once); an idle process pays 1000 / FOLLOW_BLOCK_MS reads a second.
+FOLLOW_BLOCK_MS = 100
+# How long the follower gives this process's publish to deliver entries Redis woke it for
+# (ms): the appending thread has the decoded events already, the follower would decode again.
+SETTLE_MS = 2.0
+# How long the follower waits after a wake that brought nothing new (ms): this process's own
+# appends then wake it once per PAUSE_MS at most instead of once per append.
+PAUSE_MS = 5.0
 
 Decode = Callable[[Message], object]
 
@@ -57,40 +77,16 @@ class HubEvent:
 
 
 class _Hub:
-    def __init__(self, store: EventStore, stream: str, block_ms: int, decode: Decode) -> None:
-        self.store = store
+    """The recent events of one watched table, in version order without gaps."""
+
+    def __init__(self, stream: str, last_version: int, group: str) -> None:
         self.stream = stream
-        self.block_ms = block_ms
-        self.decode = decode
+        self.group = group  # the follower that reads it
         self.cond = threading.Condition()
         self.events: list[HubEvent] = []
         self.watchers = 0
-        self.stop = threading.Event()
         self.failure: BaseException | None = None
-        self.last_version = store.version(stream)
-        self.thread = threading.Thread(target=self._follow, name=f"fanout-{stream}", daemon=True)
-        self.thread.start()
-
-    def _follow(self) -> None:
-        try:
-            while not self.stop.is_set():
-                # From the last version the hub has, whoever gave it (this follower or a
-                # publish), and once the reply is in, without decoding what publish added
-                # meanwhile: this process's own appends cost the follower no decoding.
-                found = self.store.read_new(
-                    {self.stream: self.last_version}, block_ms=self.block_ms, known=self._known
-                )
-                records = found.get(self.stream)
-                if records:
-                    # One XREAD reply holds whole appends (each is one script): add it at once.
-                    self.add([HubEvent.of(record, self.decode) for record in records])
-        except BaseException as exc:
-            with self.cond:
-                self.failure = exc
-                self.cond.notify_all()
-
-    def _known(self, stream: str) -> int:
-        return self.last_version
+        self.last_version = last_version
 
     def add(self, batch: Sequence[HubEvent]) -> None:
         """Append the events that continue the hub's last version; ignore ones it has."""
@@ -111,6 +107,18 @@ class _Hub:
                 del self.events[: len(self.events) - WINDOW]
             self.cond.notify_all()
 
+    def settle(self, version: int, timeout_s: float) -> int:
+        """The hub's last version once it reaches `version` or `timeout_s` has passed."""
+        if self.last_version < version and timeout_s > 0:
+            with self.cond:
+                self.cond.wait_for(lambda: self.last_version >= version, timeout_s)
+        return self.last_version
+
+    def fail(self, failure: BaseException) -> None:
+        with self.cond:
+            self.failure = failure
+            self.cond.notify_all()
+
     def window_from(self, version: int, limit: int) -> list[HubEvent] | None:
         """At most `limit` events >= version held in memory; None when they start before the
         window."""
@@ -122,30 +130,85 @@ class _Hub:
 
 class TableFanout:
     def __init__(
-        self, store: EventStore, block_ms: int = 500, decode: Decode = lambda m: m
+        self,
+        store: EventStore,
+        block_ms: int = 500,
+        decode: Decode = lambda m: m,
+        *,
+        settle_ms: float = SETTLE_MS,
+        pause_ms: float = PAUSE_MS,
     ) -> None:
         self.store = store
-        self.block_ms = block_ms
+        self.block_ms = block_ms  # how often a waiting watcher checks whether it was stopped
         self.decode = decode
+        self.settle_s = settle_ms / 1000
+        self.pause_s = pause_ms / 1000
+        # Every stream in one follower, unless one read cannot wait on several (a cluster).
+        self._per_stream = bool(getattr(store, "cluster", False))
         self._hubs: dict[str, _Hub] = {}
+        self._followers: dict[str, threading.Thread] = {}  # by group
         self._lock = threading.Lock()
 
     def _join(self, stream: str) -> _Hub:
         with self._lock:
             hub = self._hubs.get(stream)
-            if hub is None or hub.stop.is_set() or hub.failure is not None:
-                hub = _Hub(self.store, stream, self.block_ms, self.decode)
+            if hub is None or hub.failure is not None:
+                group = stream if self._per_stream else ""
+                hub = _Hub(stream, self.store.version(stream), group)
                 self._hubs[stream] = hub
+                if group not in self._followers:
+                    follower = threading.Thread(
+                        target=self._follow, args=(group,), name=f"fanout{group}", daemon=True
+                    )
+                    self._followers[group] = follower
+                    follower.start()
             hub.watchers += 1
             return hub
 
     def _leave(self, hub: _Hub) -> None:
         with self._lock:
             hub.watchers -= 1
-            if hub.watchers == 0:
-                hub.stop.set()
-                if self._hubs.get(hub.stream) is hub:
-                    del self._hubs[hub.stream]
+            if hub.watchers == 0 and self._hubs.get(hub.stream) is hub:
+                del self._hubs[hub.stream]  # its follower drops it from its next wait
+
+    def _follow(self, group: str) -> None:
+        """Wait for new events of every hub of `group` at once, until it has none left."""
+        try:
+            while True:
+                with self._lock:
+                    hubs = {s: h for s, h in self._hubs.items() if h.group == group}
+                    if not hubs:
+                        del self._followers[group]
+                        return
+                found = self._read_new(hubs)
+                for stream, records in found.items():
+                    # One reply holds whole appends (each is one script): add it at once.
+                    hubs[stream].add([HubEvent.of(record, self.decode) for record in records])
+                if not found and self.pause_s:
+                    time.sleep(self.pause_s)
+        except BaseException as exc:
+            with self._lock:
+                self._followers.pop(group, None)
+                for stream, hub in list(self._hubs.items()):
+                    if hub.group == group:
+                        hub.fail(exc)  # its watchers end with it; the next watch starts afresh
+                        del self._hubs[stream]
+
+    def _read_new(self, hubs: dict[str, _Hub]) -> dict[str, list[RecordedEvent]]:
+        """One wait for the events after each hub's last version, without those publish
+        delivers within SETTLE_MS of their arrival."""
+        settled_by: list[float] = []
+
+        def known(stream: str, newest: int) -> int:
+            if not settled_by:  # one SETTLE_MS for the whole reply, however many tables
+                settled_by.append(time.monotonic() + self.settle_s)
+            return hubs[stream].settle(newest, settled_by[0] - time.monotonic())
+
+        return self.store.read_new(
+            {stream: hub.last_version for stream, hub in hubs.items()},
+            block_ms=FOLLOW_BLOCK_MS,
+            known=known,
+        )
 
     def publish(
         self,
@@ -174,8 +237,9 @@ class TableFanout:
 
         Yields batches of consecutive events: each is every event available when it is taken
         (at most MAX_BATCH), so a watcher that sends one message per batch sends fewer the
-        busier the table is, and a hub never holds part of an append (`add` takes an append's
-        events at once), so a caught-up watcher gets at least one whole append per batch."""
+        busier the table is. A hub takes each append's events at once (publish and the
+        follower both add whole appends), so a watcher that is caught up gets at least one
+        whole append per batch."""
         hub = self._join(stream)
         try:
             next_version = from_version

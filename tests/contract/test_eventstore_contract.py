@@ -295,6 +295,61 @@ def test_subscribe_ends_when_stopped(store, stream) -> None:
     assert time.monotonic() - started < 2.0
 
 
+def test_read_new_returns_the_events_after_the_version_given(store, stream) -> None:
+    store.append(stream, [s("a"), s("b"), s("c")], 0, "k1")
+    found = store.read_new({stream: 1}, block_ms=50)
+    assert [(e.version, e.message.value) for e in found[stream]] == [(2, "b"), (3, "c")]  # type: ignore[attr-defined]
+    assert store.read_new({stream: 3}, block_ms=50) == {}  # nothing new: waits, then empty
+
+
+def test_read_new_waits_for_the_next_append_and_returns_all_of_it(store, stream) -> None:
+    store.append(stream, [s("a")], 0, "k1")
+    timer = threading.Timer(0.1, lambda: store.append(stream, [s("b"), s("c")], 1, "k2"))
+    timer.start()
+    started = time.monotonic()
+    found = store.read_new({stream: 1}, block_ms=5000)
+    timer.join()
+    assert [e.version for e in found[stream]] == [2, 3]
+    assert time.monotonic() - started < 2.0
+
+
+def test_read_new_leaves_out_what_the_caller_already_has_before_decoding_it(
+    make_store, stream
+) -> None:
+    writer_registry = default_registry()
+    writer_registry.register(BoolValue)
+    make_store(writer_registry).append(stream, [s("a"), BoolValue(value=True), s("c")], 0, "k")
+    reader = make_store(default_registry())  # cannot decode version 2
+    asked: list[tuple[str, int]] = []
+
+    def known(name: str, newest: int) -> int:
+        asked.append((name, newest))
+        return 2
+
+    found = reader.read_new({stream: 0}, block_ms=50, known=known)
+    assert [e.version for e in found[stream]] == [3] and asked == [(stream, 3)]
+    with pytest.raises(UnknownEventType):  # (without `known`, version 2 is decoded)
+        reader.read_new({stream: 0}, block_ms=50)
+
+
+def test_read_new_waits_on_several_streams_at_once(
+    store, stream, request: pytest.FixtureRequest
+) -> None:
+    other = stream_key("test", uuid.uuid4().hex)
+    store.append(stream, [s("a")], 0, "k1")
+    if request.node.callspec.params["make_store"] == "redis-cluster":
+        # Two aggregates live in two slots, and one command cannot span slots.
+        with pytest.raises(InvalidArgument, match="one slot"):
+            store.read_new({stream: 0, other: 0}, block_ms=50)
+        return
+    assert [e.version for e in store.read_new({stream: 0, other: 0}, block_ms=50)[stream]] == [1]
+    timer = threading.Timer(0.1, lambda: store.append(other, [s("x"), s("y")], 0, "k2"))
+    timer.start()
+    found = store.read_new({stream: 1, other: 0}, block_ms=5000)
+    timer.join()
+    assert list(found) == [other] and [e.version for e in found[other]] == [1, 2]
+
+
 def test_no_snapshot_means_none(store, stream) -> None:
     assert store.load_snapshot(stream, StringValue) is None
 

@@ -95,15 +95,17 @@ class EventStore(Protocol):
         after: Mapping[str, int],
         *,
         block_ms: int = 1000,
-        known: Callable[[str], int] | None = None,
+        known: Callable[[str, int], int] | None = None,
     ) -> dict[str, list[RecordedEvent]]:
         """The events after version `after[stream]` of each of the streams, oldest first, a
         page at most per stream; when none has any yet, waits up to `block_ms` for the first
         (then returns {}). Only streams with events are in the result. One wait serves all
-        the streams (on a Redis Cluster they must therefore share one slot).
+        the streams; on a Redis Cluster, where one command cannot span slots, that is one
+        aggregate's stream only (InvalidArgument otherwise).
 
-        `known(stream)`, asked once the events are in, is the last version of the stream the
-        caller meanwhile got elsewhere: events up to it are left out before being decoded.
+        `known(stream, newest)`, asked once a stream's events (up to version `newest`) are
+        in, is the last version of the stream the caller meanwhile got elsewhere: events up
+        to it are left out before being decoded.
         """
         ...
 

@@ -133,7 +133,7 @@ class InMemoryEventStore:
         after: Mapping[str, int],
         *,
         block_ms: int = 1000,
-        known: Callable[[str], int] | None = None,
+        known: Callable[[str, int], int] | None = None,
     ) -> dict[str, list[RecordedEvent]]:
         for stream, version in after.items():
             arguments.check_read(stream, version + 1, None)
@@ -144,11 +144,12 @@ class InMemoryEventStore:
             new = {s: streams.get(s, [])[v : v + _READ_PAGE] for s, v in after.items()}
         found: dict[str, list[RecordedEvent]] = {}
         for stream, entries in new.items():
-            have = known(stream) if known is not None else 0
+            versions = [int(fields[b"version"]) for fields in entries]
+            have = known(stream, versions[-1]) if known is not None and versions else 0
             records = [
                 decode_entry(self._registry, stream, fields)
-                for fields in entries
-                if int(fields[b"version"]) > have  # (before decoding, as Redis does)
+                for version, fields in zip(versions, entries, strict=True)
+                if version > have  # (before decoding, as Redis does)
             ]
             if records:
                 found[stream] = records

@@ -14,7 +14,7 @@ from redis.cluster import RedisCluster
 from redis.connection import ConnectionInterface
 from redis.exceptions import NoScriptError
 
-from services.shared.errors import Unavailable
+from services.shared.errors import InvalidArgument, Unavailable
 from services.shared.eventstore import arguments, keys, scripts
 from services.shared.eventstore.codec import decode_entry, encode_batch, parse_snapshot
 from services.shared.eventstore.durability import Durability, durability_from_env
@@ -49,6 +49,9 @@ class RedisEventStore:
         if _connection_kwargs(client).get("decode_responses"):
             raise ValueError("RedisEventStore needs a client with decode_responses=False")
         self._client = client
+        # A cluster cannot wait on several aggregates' streams in one read_new (their slots
+        # differ): callers that follow many streams wait on each separately there.
+        self.cluster = isinstance(client, RedisCluster)
         self._registry = registry
         self.durability: Durability = durability or durability_from_env()
         self._idempotency_ttl_s = idempotency_ttl_s
@@ -209,12 +212,17 @@ class RedisEventStore:
         after: Mapping[str, int],
         *,
         block_ms: int = 1000,
-        known: Callable[[str], int] | None = None,
+        known: Callable[[str, int], int] | None = None,
     ) -> dict[str, list[RecordedEvent]]:
         if not after:
             return {}
         for stream, version in after.items():
             arguments.check_read(stream, version + 1, None)
+        if self.cluster and len({keys.hash_tag(stream) for stream in after}) > 1:
+            raise InvalidArgument(
+                f"read_new over {len(after)} aggregates: on a Redis Cluster one XREAD waits on "
+                "streams of one slot only; wait on each aggregate's stream separately"
+            )
         # A blocked XREAD longer than the client's socket timeout would end in TimeoutError:
         # block for at most half of it, and treat a late reply as an empty one (redis-py drops
         # the connection on a timeout; the caller asks again from the same versions).
@@ -232,12 +240,13 @@ class RedisEventStore:
         found: dict[str, list[RecordedEvent]] = {}
         for key, entries in cast(list[tuple[bytes, list[Entry]]], reply or []):
             stream = key.decode()
-            have = known(stream) if known is not None else 0
+            # Entry ids are `<version>-0`: what the caller has is skipped before decoding.
+            versions = [int(entry_id.partition(b"-")[0]) for entry_id, _ in entries]
+            have = known(stream, versions[-1]) if known is not None and versions else 0
             records = [
                 decode_entry(self._registry, stream, fields)
-                for entry_id, fields in entries
-                # The entry id is `<version>-0`: skip what the caller has before decoding.
-                if int(entry_id.partition(b"-")[0]) > have
+                for version, (_, fields) in zip(versions, entries, strict=True)
+                if version > have
             ]
             if records:
                 found[stream] = records

@@ -188,6 +188,13 @@ def seat(platform: Platform, table_id: str, player: str, seat_no: int, buy_in: i
     return stub
 
 
+def events_in(message: table_pb2.WatchTableResponse) -> list:
+    """The events of one WatchTable message: one unbatched, several batched, none in a view."""
+    if message.HasField("events"):
+        return list(message.events.events)
+    return [message.event] if message.HasField("event") else []
+
+
 def view_of(stub, table_id: str) -> table_pb2.TableView:
     return stub.GetTableView(table_pb2.GetTableViewRequest(table_id=table_id)).view
 

@@ -1,8 +1,9 @@
 """Over many hands, no client ever receives an unrevealed card of another seat.
 
-Every message each client gets is captured: its WatchTable stream, its table views, the
-errors it provokes and its hand histories. The stored stream (read directly, as only the
-service may) says which cards were secret from whom at every version.
+Every message each client gets is captured: its WatchTable streams (one event per message and
+batched), its table views, the errors it provokes and its hand histories. The stored stream
+(read directly, as only the service may) says which cards were secret from whom at every
+version.
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from services.games import events as ev
 from services.shared.eventstore import RedisEventStore
 from services.table import codec
 from services.table.application import table_stream
-from tests.integration.table.conftest import Platform, act, create_table, seat, view_of
+from tests.integration.table.conftest import (
+    Platform,
+    act,
+    create_table,
+    events_in,
+    seat,
+    view_of,
+)
 
 CARDS = re.compile(r"^(?:[2-9TJQKA][cdhs])+$")
 PLAYERS = ["p0", "p1", "p2", "p3"]
@@ -86,15 +94,22 @@ def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(platform: Platfo
     spectator = platform.table("watcher")
     received: dict[int | None, list[tuple[str, int, Message]]] = {i: [] for i in stubs}
     received[None] = []
+    viewers: dict[int | None, object] = {**stubs, None: spectator}
+    # Each viewer watches twice: one event per message, and batched.
     streams = {
-        i: stubs[i].WatchTable(table_pb2.WatchTableRequest(table_id=table_id)) for i in stubs
+        (viewer, batch): stub.WatchTable(  # type: ignore[attr-defined]
+            table_pb2.WatchTableRequest(table_id=table_id, batch=batch)
+        )
+        for viewer, stub in viewers.items()
+        for batch in (False, True)
     }
-    streams[None] = spectator.WatchTable(table_pb2.WatchTableRequest(table_id=table_id))
+    streamed: dict[tuple[int | None, bool], list[Message]] = {key: [] for key in streams}
 
-    def collect(viewer, stream):
+    def collect(key, stream):
         try:
             for message in stream:
-                received[viewer].append(("stream", 0, message))
+                received[key[0]].append(("stream", 0, message))
+                streamed[key].extend(events_in(message))
         except grpc.RpcError:
             pass
 
@@ -142,13 +157,18 @@ def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(platform: Platfo
     checked = 0
     for viewer, messages in received.items():
         for kind, hand, message in messages:
+            if kind == "stream" and not message.HasField("view"):
+                for event in events_in(message):  # each event of a batch at its own version
+                    hidden = secrets.hidden_from(
+                        viewer, secrets.hand_at[event.version], event.version
+                    )
+                    leaked = cards_in(event) & hidden
+                    assert not leaked, f"event to seat {viewer} leaks {leaked}: {event}"
+                    checked += 1
+                continue
             if kind == "stream":
-                if message.HasField("view"):
-                    version = message.view.version
-                    hand = message.view.hand_number
-                else:
-                    version = message.event.version
-                    hand = secrets.hand_at[version]
+                version = message.view.version
+                hand = message.view.hand_number
             elif kind == "history":
                 version = 10**9  # after the hand: shown cards are public, mucked stay secret
             else:
@@ -158,3 +178,9 @@ def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(platform: Platfo
             checked += 1
     assert checked > 500
     assert sum(1 for m in received[None] if m[0] == "stream") > 100
+    # Batched, each viewer got the same events as one per message (the streams were
+    # cancelled at slightly different points: compare what both received).
+    for viewer in viewers:
+        plain, batched = streamed[(viewer, False)], streamed[(viewer, True)]
+        common = min(len(plain), len(batched))
+        assert common > 100 and batched[:common] == plain[:common], viewer

@@ -1,16 +1,75 @@
-"""WatchTable: a fresh view first, then events; resumable after a disconnect; tables listed."""
+"""WatchTable: a fresh view first, then events; resumable after a disconnect; tables listed;
+batched (`WatchTableRequest.batch`) the same events in the same order, several a message."""
 
 from __future__ import annotations
 
+from collections import defaultdict
+
+import pytest
+import redis
+
 from croupier.table.v1 import table_pb2
+from services.table.application import table_stream
 from tests.integration.table.conftest import (
     Platform,
     act,
     create_table,
+    events_in,
     passive_action,
     seat,
     view_of,
 )
+
+# A stream that stops short of what a test waits for fails the test instead of hanging it.
+STREAM_TIMEOUT_S = 30
+
+
+def play_passively(stubs: dict, table_id: str, actions: int) -> int:
+    """Up to `actions` passive actions by whoever is to act; the last action's version."""
+    last = 0
+    for _ in range(actions):
+        view = view_of(next(iter(stubs.values())), table_id)
+        if not view.hand_in_progress or view.to_act < 0:
+            break
+        stub = stubs[list(stubs)[view.to_act]]
+        action, amount, cards = passive_action(view_of(stub, table_id))
+        last = act(stub, table_id, view.hand_number, action, amount, cards).version
+    assert last > 0
+    return last
+
+
+def read_through(stream, version: int) -> list[table_pb2.WatchTableResponse]:
+    """The stream's messages up to the first one with an event at `version` or later."""
+    messages = []
+    for message in stream:
+        messages.append(message)
+        if any(e.version >= version for e in events_in(message)):
+            break
+    stream.cancel()
+    return messages
+
+
+def events_through(messages, version: int) -> list:
+    return [e for m in messages for e in events_in(m) if e.version <= version]
+
+
+def stored_entries(redis_url: str, table_id: str) -> dict[int, dict[bytes, bytes]]:
+    """The table's stream as stored: each version's entry fields (type, idem: its append)."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        entries = client.xrange(table_stream(table_id))
+    finally:
+        client.close()
+    return {int(fields[b"version"]): fields for _, fields in entries}
+
+
+def streamed_versions(redis_url: str, table_id: str, after: int, through: int) -> list[int]:
+    """The stored versions in (after, through] a viewer is sent: all but command bookkeeping."""
+    return [
+        version
+        for version, fields in sorted(stored_entries(redis_url, table_id).items())
+        if after < version <= through and fields[b"type"] != b"croupier.table.v1.CommandAccepted"
+    ]
 
 
 def test_a_resumed_watch_continues_right_after_the_last_version_seen(platform: Platform):
@@ -91,7 +150,8 @@ def test_an_action_request_carries_what_the_seat_to_act_may_do(platform: Platfor
     assert requested.to_call == (call.min_amount if call else 0)
 
 
-def test_watchers_on_either_instance_see_every_event_once_in_order(platform: Platform):
+@pytest.mark.parametrize("batch", [False, True], ids=["one-per-message", "batched"])
+def test_watchers_on_either_instance_see_every_event_once_in_order(platform: Platform, batch: bool):
     """Instance one publishes its own appends locally; instance two learns them from Redis.
     Commands alternate between the instances, so each stream mixes both paths."""
     assert platform.start_instance is not None
@@ -104,7 +164,10 @@ def test_watchers_on_either_instance_see_every_event_once_in_order(platform: Pla
         "two": {name: platform.table(name, port=second) for name in ("alice", "bob")},
     }
     streams = {
-        where: stubs[where]["alice"].WatchTable(table_pb2.WatchTableRequest(table_id=table_id))
+        where: stubs[where]["alice"].WatchTable(
+            table_pb2.WatchTableRequest(table_id=table_id, batch=batch),
+            timeout=STREAM_TIMEOUT_S,
+        )
         for where in stubs
     }
     start = {where: next(stream).view.version for where, stream in streams.items()}
@@ -119,13 +182,92 @@ def test_watchers_on_either_instance_see_every_event_once_in_order(platform: Pla
         last = act(stub, table_id, view.hand_number, action, amount, cards).version
     assert last > 0
     for where, stream in streams.items():
-        versions = []
-        for message in stream:
-            versions.append(message.event.version)
-            if message.event.version >= last:
-                break
-        stream.cancel()
+        messages = read_through(stream, last)
+        assert all(m.HasField("events" if batch else "event") for m in messages), where
+        versions = [e.version for m in messages for e in events_in(m)]
         # Every version after the opening view once, in order (CommandAccepted is not
         # streamed, so only a subset of the numbers appears, but never twice or backwards).
         assert versions == sorted(set(versions)), where
-        assert versions[0] > start[where] and versions[-1] == last, where
+        assert versions[0] > start[where] and last in versions, where
+        assert versions[-1] == last or batch, where  # (a batch may run on past `last`)
+
+
+def test_batched_and_unbatched_watchers_see_the_same_events_in_the_same_order(
+    platform: Platform, redis_url: str
+):
+    table_id = create_table(platform, seats=2)
+    players = {"a": seat(platform, table_id, "a", 0, 200)}
+    viewers = {"a": players["a"], "spectator": platform.table("spectator")}
+    streams = {
+        (viewer, batch): stub.WatchTable(
+            table_pb2.WatchTableRequest(table_id=table_id, batch=batch), timeout=STREAM_TIMEOUT_S
+        )
+        for viewer, stub in viewers.items()
+        for batch in (False, True)
+    }
+    opening = {key: next(stream).view.version for key, stream in streams.items()}
+    assert len(set(opening.values())) == 1  # all opened on the same state
+    players["b"] = seat(platform, table_id, "b", 1, 200)  # the hand starts: hole cards dealt
+    last = play_passively(players, table_id, 10)
+    got = {key: read_through(stream, last) for key, stream in streams.items()}
+    for viewer in viewers:
+        plain, batched = got[(viewer, False)], got[(viewer, True)]
+        assert all(m.HasField("event") for m in plain)
+        assert all(m.HasField("events") and m.events.events for m in batched)
+        assert events_through(batched, last) == events_through(plain, last), viewer
+        assert len(batched) < len(plain)  # several events a message
+    # Redaction per viewer holds in batches: the player's own hole cards, the spectator's ??.
+    dealt = {
+        viewer: [
+            list(e.cards_dealt.cards)
+            for e in events_through(got[(viewer, True)], last)
+            if e.WhichOneof("event") == "cards_dealt"
+            and e.cards_dealt.HasField("seat")
+            and e.cards_dealt.seat == 0
+        ]
+        for viewer in viewers
+    }
+    assert dealt["a"] and all("??" not in cards for cards in dealt["a"])
+    assert all(set(cards) == {"??"} for cards in dealt["spectator"]), dealt["spectator"]
+    # Every streamed version once, in order, none missing.
+    start = next(iter(opening.values()))
+    versions = [e.version for e in events_through(got[("a", True)], last)]
+    assert versions == streamed_versions(redis_url, table_id, start, last)
+    # A caught-up batched watcher gets at least whole appends: no append's events are split
+    # over two messages.
+    stored = stored_entries(redis_url, table_id)
+    messages_of_append: dict[bytes, set[int]] = defaultdict(set)
+    for i, message in enumerate(got[("a", True)]):
+        for event in message.events.events:
+            messages_of_append[stored[event.version][b"idem"]].add(i)
+    assert all(len(messages) == 1 for messages in messages_of_append.values())
+
+
+def test_a_batched_watch_resumes_right_after_the_version_given(platform: Platform, redis_url: str):
+    table_id = create_table(platform, seats=2)
+    players = {"alice": seat(platform, table_id, "alice", 0, 200)}
+    players["bob"] = seat(platform, table_id, "bob", 1, 200)
+    alice = players["alice"]
+    first = alice.WatchTable(
+        table_pb2.WatchTableRequest(table_id=table_id, batch=True), timeout=STREAM_TIMEOUT_S
+    )
+    assert next(first).HasField("view")
+    play_passively(players, table_id, 1)
+    seen = next(first).events.events[-1].version
+    first.cancel()  # the client drops its stream; the table goes on without it
+    last = play_passively(players, table_id, 6)
+    resumed = {
+        batch: read_through(
+            alice.WatchTable(
+                table_pb2.WatchTableRequest(table_id=table_id, from_version=seen, batch=batch),
+                timeout=STREAM_TIMEOUT_S,
+            ),
+            last,
+        )
+        for batch in (False, True)
+    }
+    assert not any(m.HasField("view") for m in resumed[True])  # resuming: events only
+    events = events_through(resumed[True], last)
+    assert events == events_through(resumed[False], last)
+    # Every version after `seen` alice may be sent, once, in order, none missing.
+    assert [e.version for e in events] == streamed_versions(redis_url, table_id, seen, last)

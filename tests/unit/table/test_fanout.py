@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -56,10 +57,11 @@ def test_a_hub_stops_when_its_last_watcher_leaves():
     stop = threading.Event()
     listener = fanout.listen(STREAM, 1, stop)
     assert [e.version for e in next(listener)] == [1, 2]
-    hub = fanout._hubs[STREAM]
+    follower = fanout._followers[""]
     listener.close()
-    assert hub.stop.is_set()
     assert STREAM not in fanout._hubs
+    follower.join(timeout=5)  # its next wait finds no table left to follow
+    assert not follower.is_alive() and fanout._followers == {}
 
 
 def test_events_published_by_this_process_reach_watchers_once_and_undecoded():
@@ -163,3 +165,132 @@ def test_a_hub_failure_reaches_its_watchers_and_the_next_watch_starts_a_fresh_hu
     append(store, 1, 2)
     assert [next(listener).version for _ in range(3)] == [1, 2, 3]
     listener.close()
+
+
+class _Recording(InMemoryEventStore):
+    """A store that records every read_new: which streams from which versions."""
+
+    def __init__(self, registry, *, cluster=False):
+        super().__init__(registry)
+        self.cluster = cluster
+        self.reads: list[dict[str, int]] = []
+
+    def read_new(self, after, **kwargs):
+        self.reads.append(dict(after))
+        return super().read_new(after, **kwargs)
+
+
+def counting_decode(decoded: list[object]):
+    def decode(message):
+        decoded.append(message)
+        return message
+
+    return decode
+
+
+def wait_for(condition, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_one_follower_waits_on_every_watched_table_at_once():
+    store = _Recording(codec.registry())
+    other = "{table:t2}:events"
+    append(store, 1, 0)
+    fanout = TableFanout(store, block_ms=20)
+    stop = threading.Event()
+    listeners = {s: events(fanout.listen(s, 1, stop)) for s in (STREAM, other)}
+    first = next(listeners[STREAM])  # (joins STREAM's hub; then other's)
+    threading.Thread(target=lambda: next(listeners[other]), daemon=True).start()
+    wait_for(lambda: other in fanout._hubs)
+    store.append(other, [events_pb2.TimedOut(seat=0)], 0, "k-other")
+    wait_for(lambda: fanout._hubs[other].last_version == 1)
+    assert first.version == 1 and list(fanout._followers) == [""]
+    wait_for(lambda: any(set(read) == {STREAM, other} for read in store.reads))
+    stop.set()
+
+
+def test_on_a_cluster_each_table_has_its_own_follower():
+    store = _Recording(codec.registry(), cluster=True)
+    other = "{table:t2}:events"
+    fanout = TableFanout(store, block_ms=20)
+    stop = threading.Event()
+    for s in (STREAM, other):
+        threading.Thread(target=lambda s=s: list(fanout.listen(s, 1, stop)), daemon=True).start()
+    wait_for(lambda: len(fanout._followers) == 2)
+    append(store, 1, 0)
+    wait_for(lambda: fanout._hubs[STREAM].last_version == 1)
+    assert all(len(read) == 1 for read in store.reads)  # one stream per wait
+    stop.set()
+
+
+def test_the_follower_reads_on_from_what_publish_delivered():
+    store = _Recording(codec.registry())
+    append(store, 1, 0)
+    fanout = TableFanout(store, block_ms=20, settle_ms=0, pause_ms=0)
+    stop = threading.Event()
+    threading.Thread(target=lambda: list(fanout.listen(STREAM, 2, stop)), daemon=True).start()
+    wait_for(lambda: STREAM in fanout._hubs)
+    fanout.publish(STREAM, 2, ["a", "b"], [events_pb2.TimedOut(seat=1)] * 2, 1)
+    wait_for(lambda: any(read.get(STREAM) == 3 for read in store.reads))
+    stop.set()
+
+
+def test_the_follower_gives_publish_time_before_decoding_what_redis_woke_it_for():
+    """Redis answers the follower's wait as soon as an append commits, often before the
+    appending thread has published: it waits for publish instead of decoding a copy."""
+    store = InMemoryEventStore(codec.registry())
+    append(store, 1, 0)
+    decoded: list[object] = []
+    fanout = TableFanout(store, block_ms=20, decode=counting_decode(decoded), settle_ms=5000)
+    stop = threading.Event()
+    listener = events(fanout.listen(STREAM, 2, stop))
+    got: list[object] = []
+    reader = threading.Thread(target=lambda: got.extend(next(listener) for _ in range(2)))
+    reader.start()
+    wait_for(lambda: STREAM in fanout._hubs)
+    messages = [events_pb2.TimedOut(seat=1), events_pb2.TimedOut(seat=2)]
+    store.append(STREAM, messages, 1, "k-own")  # commits: the follower wakes
+    time.sleep(0.1)
+    own = [object(), object()]
+    fanout.publish(STREAM, 2, own, messages, 1234)  # the appending thread, a little later
+    reader.join(timeout=10)
+    assert [e.event for e in got] == own and decoded == []  # type: ignore[attr-defined]
+    stop.set()
+
+
+def test_another_instances_writes_are_decoded_and_delivered_after_the_settle_time():
+    store = InMemoryEventStore(codec.registry())
+    decoded: list[object] = []
+    fanout = TableFanout(store, block_ms=20, decode=counting_decode(decoded), settle_ms=50)
+    stop = threading.Event()
+    listener = fanout.listen(STREAM, 1, stop)
+    threading.Timer(0.05, lambda: append(store, 3, 0)).start()  # nobody publishes these
+    versions: list[int] = []
+    for batch in listener:
+        versions += [e.version for e in batch]
+        if versions[-1] == 3:
+            break
+    assert versions == [1, 2, 3] and len(decoded) == 3
+    stop.set()
+
+
+def test_own_appends_wake_the_follower_once_per_pause_not_once_per_append():
+    store = _Recording(codec.registry())
+    fanout = TableFanout(store, block_ms=20, settle_ms=5, pause_ms=100)
+    stop = threading.Event()
+    threading.Thread(target=lambda: list(fanout.listen(STREAM, 1, stop)), daemon=True).start()
+    wait_for(lambda: STREAM in fanout._hubs)
+    reads_before = len(store.reads)
+    started = time.monotonic()
+    for version in range(1, 31):  # 30 appends of this process in ~0.3 s
+        message = events_pb2.TimedOut(seat=0)
+        fanout.publish(STREAM, version, [message], [message], 1)
+        store.append(STREAM, [message], version - 1, f"k{version}")
+        time.sleep(0.01)
+    elapsed = time.monotonic() - started
+    assert fanout._hubs[STREAM].last_version == 30
+    assert len(store.reads) - reads_before <= elapsed / 0.1 + 2
+    stop.set()
