@@ -49,10 +49,10 @@ MAX_BATCH = PAGE
 FOLLOW_BLOCK_MS = 100
 # How long the follower gives this process's publish to deliver entries Redis woke it for
 # (ms): the appending thread has the decoded events already, the follower would decode again.
-SETTLE_MS = 2.0
+SETTLE_MS = 1.0
 # How long the follower waits after a wake that brought nothing new (ms): this process's own
 # appends then wake it once per PAUSE_MS at most instead of once per append.
-PAUSE_MS = 5.0
+PAUSE_MS = 3.0
 
 Decode = Callable[[Message], object]
 

@@ -1,11 +1,14 @@
 """What a viewer may see: table views and the WatchTable stream, redacted per viewer.
 
 The engine's `view_for` and `redact` are the only places that decide visibility; this module
-works out who the viewer is (the seat whose player is the caller, else a spectator) and fans
-one event-store subscription per table (fanout.py) out to every watcher of this process. The
-table service's own events are redacted here the same way: a shuffle's reveal carries only
-the seed and commitment to viewers (anyone can re-derive and check the deck with
+works out who the viewer is (the seat whose player is the caller, else a spectator) and turns
+the table's events, as the process's fan-out hub has them (fanout.py), into each watcher's
+messages. The table service's own events are redacted here the same way: a shuffle's reveal
+carries only the seed and commitment to viewers (anyone can re-derive and check the deck with
 `croupier verify`), and command bookkeeping is not streamed at all.
+
+A batched watch (`WatchTableRequest.batch`) sends every event the hub has ready for the watcher
+in one message: the sync gRPC server pays a thread hand-off per message sent, not per event.
 """
 
 from __future__ import annotations

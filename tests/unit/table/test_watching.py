@@ -6,7 +6,7 @@ from croupier.table.v1 import events_pb2
 from services.games import events as ev
 from services.table import codec, translate
 from services.table.fanout import HubEvent
-from services.table.watching import _response_for, redact_any
+from services.table.watching import _batch_for, _response_for, redact_any
 
 
 def entry_of(version: int, event: object) -> HubEvent:
@@ -43,3 +43,19 @@ def test_command_bookkeeping_is_not_streamed_to_anyone():
     entry = entry_of(3, events_pb2.CommandAccepted(key="k", by="alice", events=2))
     assert _response_for("t1", entry, 0) is None
     assert _response_for("t1", entry, None) is None
+
+
+def test_a_batch_is_one_message_of_the_viewers_events_shared_by_watchers_of_that_seat():
+    entries = [
+        entry_of(7, ev.ActionTaken(seat=1, action="call", to=4, added=2)),
+        entry_of(8, events_pb2.CommandAccepted(key="k", by="bob", events=1)),
+        entry_of(9, ev.CardsDealt(seat=0, cards=("As", "Kd"))),
+    ]
+    for seat in (0, None):
+        responses = [r for r in (_response_for("t1", e, seat) for e in entries) if r is not None]
+        batch = _batch_for(entries, seat, responses, shared=True)
+        assert list(batch.events.events) == [expected(e, seat) for e in (entries[0], entries[2])]
+        assert _batch_for(entries, seat, responses, shared=True) is batch  # the next spectator
+    spectators = _batch_for(entries, None, responses, shared=True)
+    # A watcher whose seat changed inside the batch gets its own message, never a shared one.
+    assert _batch_for(entries, None, responses, shared=False) is not spectators
