@@ -19,7 +19,9 @@ tell them apart), so it (1) gives publish up to SETTLE_MS to deliver an entry be
 it itself, and (2) after a wake that brought nothing new, waits PAUSE_MS before reading
 again, so a busy process's own appends cost one wake per PAUSE_MS instead of one per append.
 Both delay only other instances' writes, by at most SETTLE_MS + PAUSE_MS. On a Redis Cluster
-one XREAD cannot span tables (slots): there each table has its own follower.
+one XREAD cannot span tables (slots): there each table has its own follower. A failed read
+(Redis gone) ends every watcher of the follower's tables; an event this build cannot decode
+ends only its table's watchers. Either way the next watch starts afresh.
 
 Each event is decoded once per hub (`HubEvent.event`), and what watchers make of it (the
 redacted, translated message per viewer seat, watching.py) is cached on it, so N watchers of
@@ -35,7 +37,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from services.shared.eventstore import EventStore, RecordedEvent
+from services.shared.eventstore import EventDecodingError, EventStore, RecordedEvent
 
 # Events a hub keeps for watchers that are a little behind.
 WINDOW = 2048
@@ -180,10 +182,20 @@ class TableFanout:
                     if not hubs:
                         del self._followers[group]
                         return
-                found = self._read_new(hubs)
+                try:
+                    found = self._read_new(hubs)
+                except EventDecodingError:
+                    # A table's stream holds an event this build cannot read (written by a
+                    # newer instance): that table's watchers end with the error, not all.
+                    found = self._read_each(hubs)
                 for stream, records in found.items():
-                    # One reply holds whole appends (each is one script): add it at once.
-                    hubs[stream].add([HubEvent.of(record, self.decode) for record in records])
+                    try:
+                        # One reply holds whole appends (each is one script): add it at once.
+                        entries = [HubEvent.of(record, self.decode) for record in records]
+                    except Exception as exc:  # (the table's own decode: as above)
+                        self._fail(hubs[stream], exc)
+                        continue
+                    hubs[stream].add(entries)
                 if not found and self.pause_s:
                     time.sleep(self.pause_s)
         except BaseException as exc:
@@ -193,6 +205,25 @@ class TableFanout:
                     if hub.group == group:
                         hub.fail(exc)  # its watchers end with it; the next watch starts afresh
                         del self._hubs[stream]
+
+    def _read_each(self, hubs: dict[str, _Hub]) -> dict[str, list[RecordedEvent]]:
+        """The new events of each hub read on their own, failing the hubs that cannot be."""
+        found: dict[str, list[RecordedEvent]] = {}
+        for stream, hub in hubs.items():
+            try:
+                records = self.store.read(stream, hub.last_version + 1, limit=PAGE)
+            except EventDecodingError as exc:
+                self._fail(hub, exc)
+                continue
+            if records:
+                found[stream] = records
+        return found
+
+    def _fail(self, hub: _Hub, failure: BaseException) -> None:
+        with self._lock:
+            hub.fail(failure)
+            if self._hubs.get(hub.stream) is hub:
+                del self._hubs[hub.stream]  # the next watch of the table starts a fresh hub
 
     def _read_new(self, hubs: dict[str, _Hub]) -> dict[str, list[RecordedEvent]]:
         """One wait for the events after each hub's last version, without those publish

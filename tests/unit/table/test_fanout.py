@@ -1,4 +1,5 @@
-"""Watchers of one table share one subscription and each get every event, in order."""
+"""Watchers of one table share its events and each get every event, in order, in batches;
+one follower reads every watched table for the process."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ import threading
 import time
 
 import pytest
+from google.protobuf.wrappers_pb2 import BoolValue
 
 from croupier.table.v1 import events_pb2
-from services.shared.eventstore import InMemoryEventStore
+from services.shared.eventstore import EventDecodingError, InMemoryEventStore
 from services.table import codec
 from services.table.fanout import TableFanout
 
@@ -293,4 +295,40 @@ def test_own_appends_wake_the_follower_once_per_pause_not_once_per_append():
     elapsed = time.monotonic() - started
     assert fanout._hubs[STREAM].last_version == 30
     assert len(store.reads) - reads_before <= elapsed / 0.1 + 2
+    stop.set()
+
+
+def test_an_event_this_build_cannot_read_ends_only_its_own_tables_watchers():
+    """A newer instance wrote a type this one does not know to one table: the follower fails
+    that table's hub and goes on following the others."""
+    newer = codec.registry()
+    newer.register(BoolValue)
+    writer = InMemoryEventStore(newer)
+    store = InMemoryEventStore(codec.registry(), shared_with=writer)
+    other = "{table:t2}:events"
+    fanout = TableFanout(store, block_ms=20, settle_ms=0, pause_ms=0)
+    stop = threading.Event()
+    failures: list[BaseException] = []
+    got: list[int] = []
+
+    def watch_broken() -> None:
+        try:
+            list(fanout.listen(STREAM, 1, stop))
+        except EventDecodingError as exc:
+            failures.append(exc)
+
+    def watch_other() -> None:
+        got.extend(e.version for e in events(fanout.listen(other, 1, stop)))
+
+    threads = [threading.Thread(target=t, daemon=True) for t in (watch_broken, watch_other)]
+    for thread in threads:
+        thread.start()
+    wait_for(lambda: len(fanout._hubs) == 2)
+    writer.append(STREAM, [BoolValue(value=True)], 0, "k-new")
+    writer.append(other, [events_pb2.TimedOut(seat=0)], 0, "k1")
+    threads[0].join(timeout=5)
+    assert failures and "BoolValue" in str(failures[0])
+    writer.append(other, [events_pb2.TimedOut(seat=1)], 1, "k2")
+    wait_for(lambda: got == [1, 2])
+    assert list(fanout._followers) == [""]  # the follower itself goes on
     stop.set()
