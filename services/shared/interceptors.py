@@ -1,8 +1,10 @@
 """Server interceptors every croupier gRPC server installs, outermost first:
 
 1. `MetricsInterceptor` — request count by service/method/code and a latency histogram.
-2. `ErrorInterceptor` — the one place domain errors become gRPC statuses; anything else
-   becomes INTERNAL with a generic message and a logged traceback (no internals leak).
+2. `ErrorInterceptor` — the one place domain errors become gRPC statuses; a storage
+   connection that is down (Redis refused, dropped, timed out, loading) becomes UNAVAILABLE;
+   anything else becomes INTERNAL with a generic message and a logged traceback (no
+   internals leak).
 3. `AuthInterceptor` — verifies the bearer token and binds the caller's `Principal` for the
    duration of the call (health and reflection are exempt so probes need no token).
 
@@ -19,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
+import redis
 import structlog
 
 from services.shared import auth
@@ -164,6 +167,12 @@ class MetricsInterceptor(_WrappingInterceptor):
         return unary
 
 
+# Errors of the storage connection itself (redis-py raises them for a refused or dropped
+# connection, a timeout, a server loading its data): the service's own adapters map the ones
+# they expect; this is the net under every other read.
+_STORAGE_DOWN = (redis.ConnectionError, redis.TimeoutError)
+
+
 def _abort_for(exc: BaseException, context: grpc.ServicerContext, method: str) -> None:
     """Turn `exc` into the call's status; always raises (context.abort does)."""
     if isinstance(exc, DomainError):
@@ -171,6 +180,15 @@ def _abort_for(exc: BaseException, context: grpc.ServicerContext, method: str) -
     if _status_code(context) not in (None, grpc.StatusCode.OK):
         # The servicer already aborted with a status of its own: keep it.
         raise exc
+    if isinstance(exc, _STORAGE_DOWN):
+        # Redis down, restarting or still loading its AOF: a condition to wait out, not a
+        # bug. Commands are idempotent by key, so the caller's retry is safe.
+        log.warning("storage unreachable", method=method, error=repr(exc))
+        context.abort(
+            grpc.StatusCode.UNAVAILABLE,
+            f"storage unreachable ({type(exc).__name__}): retry shortly; a command retried"
+            " with the same idempotency key is applied at most once",
+        )
     error_id = uuid.uuid4().hex[:12]
     log.error("unexpected error in rpc", method=method, error_id=error_id, exc_info=exc)
     context.abort(grpc.StatusCode.INTERNAL, f"internal error (error id {error_id})")
