@@ -122,3 +122,21 @@ class EventStore(Protocol):
         """The latest snapshot as (version, state), or None when there is none or it was saved
         with another message type or schema version (then replay from version 1)."""
         ...
+
+
+def follow(
+    store: EventStore,
+    stream: str,
+    from_version: int,
+    *,
+    block_ms: int,
+    stop: threading.Event | None,
+) -> Iterator[RecordedEvent]:
+    """`subscribe` in terms of `read_new`: every store follows one stream the same way."""
+    last = from_version - 1
+    while stop is None or not stop.is_set():
+        for record in store.read_new({stream: last}, block_ms=block_ms).get(stream, ()):
+            last = record.version
+            yield record
+            if stop is not None and stop.is_set():
+                return

@@ -23,6 +23,7 @@ from services.shared.eventstore.interface import (
     AppendResult,
     M,
     RecordedEvent,
+    follow,
 )
 from services.shared.eventstore.registry import EventRegistry
 
@@ -199,13 +200,7 @@ class RedisEventStore:
         stop: threading.Event | None = None,
     ) -> Iterator[RecordedEvent]:
         arguments.check_read(stream, from_version, None)
-        last = from_version - 1
-        while stop is None or not stop.is_set():
-            for record in self.read_new({stream: last}, block_ms=block_ms).get(stream, ()):
-                last = record.version
-                yield record
-                if stop is not None and stop.is_set():
-                    return
+        return follow(self, stream, from_version, block_ms=block_ms, stop=stop)
 
     def read_new(
         self,
