@@ -60,7 +60,9 @@ class Platform:
             self._channel(self.ledger_port, "test", auth.Role.SERVICE)
         )
 
-    def fund(self, player: str, amount: int, currency: str = "CHIP") -> None:
+    def fund(self, player: str, amount: int, currency: str = "CHIP", key: str = "") -> None:
+        """Open `player`'s account (if new) and deposit `amount` into it, under the
+        deposit's idempotency `key` when given (a fresh one otherwise)."""
         stub = self.ledger()
         stub.OpenAccount(
             ledger_pb2.OpenAccountRequest(
@@ -69,7 +71,7 @@ class Platform:
         )
         stub.Deposit(
             ledger_pb2.DepositRequest(
-                idempotency_key=f"fund/{player}/{uuid.uuid4().hex}",
+                idempotency_key=key or f"fund/{player}/{uuid.uuid4().hex}",
                 account_id=f"player:{player}:{currency}",
                 amount=chips_pb2.ChipAmount(currency=currency, amount=amount),
             )

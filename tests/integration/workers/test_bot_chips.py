@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 import grpc
 import pytest
 
-from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2
 from croupier.table.v1 import table_pb2
 from services.shared import auth
@@ -129,19 +128,7 @@ def test_chips_a_crashed_try_left_out_are_returned_once_however_often_the_task_g
     bot = seated_bot_id(table_id, 0, "tight", 0.5)
     account = f"player:{bot}:CHIP"
     # A try issued round 0's chips and died before joining (the worker was killed).
-    ledger = platform.ledger()
-    ledger.OpenAccount(
-        ledger_pb2.OpenAccountRequest(
-            kind=ledger_pb2.ACCOUNT_KIND_PLAYER, name=bot, currency="CHIP"
-        )
-    )
-    ledger.Deposit(
-        ledger_pb2.DepositRequest(
-            idempotency_key=issue_key(table_id, 0, 0),
-            account_id=account,
-            amount=chips_pb2.ChipAmount(currency="CHIP", amount=BUY_IN),
-        )
-    )
+    platform.fund(bot, BUY_IN, key=issue_key(table_id, 0, 0))
 
     # Redelivered, retried, duplicated: every give-up returns the same round, once.
     for _ in range(3):
@@ -158,19 +145,7 @@ def test_a_try_after_a_crash_joins_with_the_chips_already_issued_not_new_ones(pl
     table_id, _ = two_seat_table_with_a_sitting_out_human(platform)
     bot = seated_bot_id(table_id, 0, "equity", 0.25)
     account = f"player:{bot}:CHIP"
-    ledger = platform.ledger()
-    ledger.OpenAccount(
-        ledger_pb2.OpenAccountRequest(
-            kind=ledger_pb2.ACCOUNT_KIND_PLAYER, name=bot, currency="CHIP"
-        )
-    )
-    ledger.Deposit(
-        ledger_pb2.DepositRequest(
-            idempotency_key=issue_key(table_id, 0, 0),
-            account_id=account,
-            amount=chips_pb2.ChipAmount(currency="CHIP", amount=BUY_IN),
-        )
-    )
+    platform.fund(bot, BUY_IN, key=issue_key(table_id, 0, 0))
     assert seater_.seat(table_id, 0, "equity", 0.25) is SeatOutcome.SEATED
     assert platform.balance(account) == 0
     issued = [delta for ref, delta in movements(platform, account) if ref.startswith("seat-bot/")]

@@ -17,8 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from croupier.common.v1 import chips_pb2
-from croupier.ledger.v1 import ledger_pb2
 from croupier.table.v1 import table_pb2
 from services.shared import auth
 from services.workers.bot_chips import issue_key
@@ -191,19 +189,7 @@ def test_a_requested_bot_that_can_never_sit_is_not_sent_again_at_every_rebuild(
     # unknown policy, a bad difficulty, a table id too long for the bot's account name.)
     table_id = f"t{uuid.uuid4().hex}"
     squatter = f"squatter-{table_id}"
-    ledger = platform.ledger()
-    ledger.OpenAccount(
-        ledger_pb2.OpenAccountRequest(
-            kind=ledger_pb2.ACCOUNT_KIND_PLAYER, name=squatter, currency="CHIP"
-        )
-    )
-    ledger.Deposit(
-        ledger_pb2.DepositRequest(
-            idempotency_key=issue_key(table_id, 0, 0),
-            account_id=f"player:{squatter}:CHIP",
-            amount=chips_pb2.ChipAmount(currency="CHIP", amount=1),
-        )
-    )
+    platform.fund(squatter, 1, key=issue_key(table_id, 0, 0))
     create_table(
         platform,
         table_id,
