@@ -3,11 +3,12 @@
 The real services run as their own processes (`python -m services.dealer|ledger|table`) on a
 private Redis (AOF everysec). This process is the players: every table has six seated
 players, each with its own gRPC channel and token (the server verifies each player's token on
-every call, so each acts as itself), and a spectator whose WatchTable stream announces each
-turn (ActionRequested). The player whose turn it is answers with one Act, decided from the
-legal actions the request carries (as a bot would play; GetTableView only when the stream
-started mid-decision): a random legal action weighted FACING / UNOPENED, bets at the minimum,
-never all in, so the deep stacks never bust and every table keeps playing. The spectator's
+every call, so each acts as itself), and a spectator whose WatchTable stream (batched:
+several events a message) announces each turn (ActionRequested). The player whose turn it
+is answers with one Act, decided from the legal actions the request carries (as a bot would
+play; GetTableView only when the stream started mid-decision): a random legal action weighted
+FACING / UNOPENED, bets at the minimum, never all in, so the deep stacks never bust and every
+table keeps playing. The spectator's
 stream timestamps every event it receives.
 
 The client is one asyncio event loop with grpc.aio channels (no thread per table or stream),
