@@ -59,7 +59,10 @@ def play_turn(
     more: timed out, or the hand moved on). Both are still handled as before; the callback
     lets a caller that must see every action accepted (the soak tests) fail on them.
     `view`, when given, is a view the caller has just read: the first attempt decides on it
-    instead of reading it again (the SDK reads one to know the decision is its own)."""
+    instead of reading it again (the SDK reads one to know the decision is its own).
+
+    Raises Unavailable when the table cannot be reached, or when another write beat every
+    attempt's Act (ABORTED each time) while the decision stayed ours: try again shortly."""
     for attempt in range(ATTEMPTS):
         if attempt or view is None:
             try:
@@ -102,7 +105,15 @@ def play_turn(
                 return TurnResult.ACTED
             _raise_if_retryable(exc)
             raise
-    return TurnResult.STALE
+    # Every attempt lost to another write (a burst of top-ups, joins, sit-outs): the decision
+    # is still this bot's, and nobody else will ask for it again (the table re-requests a
+    # decision only when the hand changes). Reporting it stale would leave the table waiting
+    # for the timeout; "busy" makes the caller try again shortly (the worker's task retries,
+    # the SDK resumes its stream and looks again).
+    raise Unavailable(
+        f"table {table_id} changed under {ATTEMPTS} attempts at hand {hand_number} decision"
+        f" {action_number}: act again shortly"
+    )
 
 
 def _tell(

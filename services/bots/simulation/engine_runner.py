@@ -59,6 +59,7 @@ class SimulationReport:
     conserved: bool
     illegal: list[str] = field(default_factory=list)
     mode: str = "engine-only"
+    timed_out: int = 0  # decisions the table timed out (full stack: a bot that did not act)
 
 
 def run_engine_only(

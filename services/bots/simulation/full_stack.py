@@ -108,7 +108,8 @@ def run_full_stack(
             )
         )
     started = time.perf_counter()
-    deltas = _watch_hands(watch, table_id, spec.hands, list(players.values()), stack, progress)
+    watched = _watch_hands(watch, table_id, spec.hands, list(players.values()), stack, progress)
+    deltas = watched.deltas
     seconds = time.perf_counter() - started
     # Everyone leaves (after the hand in progress): the table stops and the chips go home.
     for stub in players.values():
@@ -139,10 +140,11 @@ def run_full_stack(
         spec=spec,
         results=results,
         hands=len(deltas),
-        decisions=0,
+        decisions=watched.decisions,
         seconds=seconds,
         conserved=conserved,
         mode=f"full-stack, table {table_id}",
+        timed_out=watched.timed_out,
     )
 
 
@@ -189,6 +191,13 @@ def _fund(ledger: ledger_pb2_grpc.LedgerServiceStub, player: str, amount: int, r
     )
 
 
+@dataclass(frozen=True)
+class _Watched:
+    deltas: list[list[int]]  # per hand, per seat
+    decisions: int
+    timed_out: int
+
+
 def _watch_hands(
     watch: Any,  # the WatchTable response stream
     table_id: str,
@@ -196,22 +205,31 @@ def _watch_hands(
     bots: list[table_pb2_grpc.TableServiceStub],  # each seat's own stub, by seat
     stack: int,
     progress: Callable[[int], None] | None,
-) -> list[list[int]]:
-    """Per-hand chip results per seat, from the `HandEnded` events' stacks.
+) -> _Watched:
+    """Per-hand chip results per seat, from the `HandEnded` events' stacks, and the
+    decisions the table asked for (`ActionRequested`) and the ones nobody made in time
+    (`TimedOut`: the workers' bots should make every one).
 
-        A seat left with nothing after a hand buys back in (it sits out of the next hand, so it
-        may); the `ChipsAdded` event, in stream order, moves its starting point, so a top-up is
-        never counted as winnings. Stops at `hands` hands, or early when the stream's deadline
+    A seat left with nothing after a hand buys back in (it sits out of the next hand, so it
+    may); the `ChipsAdded` event, in stream order, moves its starting point, so a top-up is
+    never counted as winnings. Stops at `hands` hands, or early when the stream's deadline
     (`run_full_stack`'s `timeout`) ends it: a stalled table reports the hands it did play.
     """
     before = [stack] * len(bots)
     results: list[list[int]] = []
+    decisions = timed_out = 0
     # Seats whose top-up the stream has not shown yet: a quick next hand can end (stack still
     # 0) before the ChipsAdded lands, and a second top-up would then exceed the max buy-in.
     topping: set[int] = set()
     try:
         for event in (event for message in watch for event in message.events.events):
             kind = event.WhichOneof("event")
+            if kind == "action_requested":
+                decisions += 1
+                continue
+            if kind == "timed_out":
+                timed_out += 1
+                continue
             if kind == "chips_added":
                 added = event.chips_added
                 before[added.seat] += added.amount
@@ -238,7 +256,7 @@ def _watch_hands(
             raise
     finally:
         watch.cancel()
-    return results
+    return _Watched(results, decisions, timed_out)
 
 
 def _top_up(bot: table_pb2_grpc.TableServiceStub, table_id: str, hand: int, stack: int) -> None:

@@ -33,6 +33,7 @@ def render(report: SimulationReport, console: Console) -> None:
     console.print(
         f"{report.decisions} decisions in {report.seconds:.1f} s ({rate:.1f} hands/s); "
         f"chips conserved: {'yes' if report.conserved else 'NO'}"
+        + (f"; [red]{report.timed_out} decisions timed out[/red]" if report.timed_out else "")
     )
     for problem in report.illegal[:10]:
         console.print(f"[red]illegal action[/red] {problem}")

@@ -52,6 +52,8 @@ def test_simulate_full_stack_tops_up_busted_bots_and_plays_every_hand(platform):
     )
     report = run_full_stack(spec, targets, timeout=120)
     assert report.hands == 12
+    assert report.decisions >= 12  # every hand asks at least one bot (workers play them all)
+    assert report.timed_out == 0
     assert report.conserved  # escrow empty, every deposited chip back in the bots' accounts
     assert sum(r.net_chips for r in report.results) == 0
     table_id = report.mode.rsplit(" ", 1)[-1]
