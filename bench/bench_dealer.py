@@ -24,19 +24,17 @@ from __future__ import annotations
 import os
 import random
 import secrets
-import socket
 import statistics
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from functools import partial
 
-import grpc
 import numpy as np
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bench.service_process import cpu_seconds, free_port, start_service
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from services.dealer.application import register_events
 from services.dealer.decks import DeckSpec
@@ -172,17 +170,8 @@ def _rpc_rows(redis_url: str, n: int, label: str, in_memory: bool) -> list[dict]
     return rows
 
 
-def _cpu_seconds(pid: int) -> float:
-    """utime + stime of a process so far (Linux /proc), in seconds."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def _dealer_process(redis_url: str) -> tuple[subprocess.Popen[bytes], int]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
+    port = free_port()
     env = {
         **os.environ,
         "CROUPIER_AUTH_KEY": AUTH_KEY,
@@ -192,19 +181,7 @@ def _dealer_process(redis_url: str) -> tuple[subprocess.Popen[bytes], int]:
         "CROUPIER_DEALER_ADDR": f"127.0.0.1:{port}",
         "CROUPIER_DEALER_METRICS_PORT": "0",
     }
-    process = subprocess.Popen([sys.executable, "-m", "services.dealer"], env=env)
-    deadline = time.monotonic() + 30
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                return process, port
-            except grpc.RpcError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    process.kill()
-                    raise RuntimeError("the dealer service did not become healthy") from None
-                time.sleep(0.1)
+    return start_service("dealer", port, env), port
 
 
 def _hand_calls(stub: dealer_pb2_grpc.DealerServiceStub, prefix: str, hand: int) -> list:
@@ -245,12 +222,12 @@ def _cpu_rows(redis_url: str, hands: int, clients: int = 10) -> list[dict]:
             counts[c] = play(c, random.Random(c))
 
         threads = [threading.Thread(target=client, args=(c,)) for c in range(clients)]
-        before, started = _cpu_seconds(process.pid), time.perf_counter()
+        before, started = cpu_seconds(process.pid), time.perf_counter()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        cpu_ms, wall = (_cpu_seconds(process.pid) - before) * 1000, time.perf_counter() - started
+        cpu_ms, wall = (cpu_seconds(process.pid) - before) * 1000, time.perf_counter() - started
         calls = sum(counts)
         rows.append(
             {

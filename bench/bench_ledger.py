@@ -36,8 +36,8 @@ from collections.abc import Callable
 
 import grpc
 import redis
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bench.service_process import cpu_seconds, start_service
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.ledger import codec
@@ -257,19 +257,7 @@ def _serve(url: str, namespace: str, mode: Concurrency) -> tuple[subprocess.Pope
         "CROUPIER_LEDGER_CONCURRENCY": mode.value,
         "CROUPIER_LOG_LEVEL": "warning",
     }
-    process = subprocess.Popen([sys.executable, "-m", "services.ledger"], env=env)
-    deadline = time.monotonic() + 20
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                return process, port
-            except grpc.RpcError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    process.kill()
-                    raise RuntimeError("the ledger service did not become healthy") from None
-                time.sleep(0.1)
+    return start_service("ledger", port, env), port
 
 
 def _grpc_client(channel: grpc.Channel, c: int) -> Callable[[int], object]:
@@ -278,13 +266,6 @@ def _grpc_client(channel: grpc.Channel, c: int) -> Callable[[int], object]:
     return lambda i: stub.Transfer(
         ledger_pb2.TransferRequest(idempotency_key=f"{c}/{i}", legs=_pb_legs(rng)), timeout=30
     )
-
-
-def _cpu_seconds(pid: int) -> float:
-    """utime + stime of a process so far (Linux /proc), in seconds."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _buy_in_client(channel: grpc.Channel, c: int) -> Callable[[int], object]:
@@ -347,9 +328,9 @@ def _grpc_rows(
         channels = [connect(f"127.0.0.1:{port}", token) for _ in range(clients)]
         try:
             ops = [make_client(ch, c) for c, ch in enumerate(channels)]
-            cpu_before = _cpu_seconds(process.pid)
+            cpu_before = cpu_seconds(process.pid)
             latencies, wall = _drive(total, ops)
-            cpu_ms = (_cpu_seconds(process.pid) - cpu_before) * 1000
+            cpu_ms = (cpu_seconds(process.pid) - cpu_before) * 1000
             rows.append(
                 _row(
                     name,

@@ -63,17 +63,15 @@ import itertools
 import os
 import random
 import secrets
-import socket
 import statistics
 import subprocess
-import sys
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bench.service_process import free_port, start_service
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
@@ -107,27 +105,6 @@ WARM_UP_LIMIT = 30.0
 LAG_PROBE_S = 0.01
 # Tables set up at once (setup is not measured; this only bounds the burst on the services).
 SETUP_CONCURRENCY = 10
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _healthy(port: int, process: subprocess.Popen[bytes], name: str) -> None:
-    deadline = time.monotonic() + 30
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                return
-            except grpc.RpcError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    process.kill()
-                    raise RuntimeError(f"the {name} service did not become healthy") from None
-                time.sleep(0.1)
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -183,10 +160,9 @@ class Stack:
         self.roles.append(("client", os.getpid()))
 
     def _start(self, name: str, port: int, env: dict[str, str]) -> None:
-        process = subprocess.Popen([sys.executable, "-m", f"services.{name}"], env=env)
+        process = start_service(name, port, env)
         self.processes.append(process)
         self.roles.append((name, process.pid))
-        _healthy(port, process, name)
 
     def cpu(self) -> dict[str, float]:
         """CPU seconds used so far by each role (all table instances summed)."""
