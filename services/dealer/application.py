@@ -29,7 +29,6 @@ from google.protobuf.message import Message
 from croupier.dealer.v1 import events_pb2
 from services.dealer import shuffle as core
 from services.dealer import wire
-from services.dealer.cache import LruCache
 from services.dealer.decks import DeckSpec
 from services.dealer.derivation import Contribution, DerivationError, commitment, derive_order
 from services.dealer.seed_cipher import SeedCipher
@@ -47,6 +46,7 @@ from services.shared.errors import (
     PermissionDenied,
 )
 from services.shared.eventstore import EventRegistry, EventStore, stream_key
+from services.shared.lru_cache import LruCache
 
 T = TypeVar("T")
 Decide = Callable[["Loaded"], tuple[list[Message], str]]

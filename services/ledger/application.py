@@ -42,7 +42,6 @@ from services.ledger.core.events import (
     ReservationPosted,
 )
 from services.ledger.core.state import LedgerState, ReservationStatus
-from services.ledger.reservation_accounts import ReservationAccounts
 from services.ledger.store import (
     Commit,
     Committed,
@@ -55,6 +54,7 @@ from services.ledger.store import (
 )
 from services.shared.auth import Principal
 from services.shared.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from services.shared.lru_cache import LruCache
 
 R = TypeVar("R", bound=Message)
 ExternalResponse = TypeVar(
@@ -116,7 +116,12 @@ class LedgerApplication:
         self._store = store
         self._concurrency = concurrency
         self._max_attempts = max_attempts
-        self._reservation_accounts = ReservationAccounts()
+        # Which accounts each reservation moves, to save a Redis read: Post and Void name only
+        # a reservation, and its accounts are in its stored legs. Legs never change once opened
+        # (ids are never reused), so a hint can be missing but not wrong for a live reservation;
+        # `_resolve` still checks it against the legs it loads (a store rebuilt under a running
+        # process) and reads again when they differ.
+        self._reservation_accounts: LruCache[tuple[str, ...]] = LruCache(65536)
 
     # -- mutations ----------------------------------------------------------------------
 
@@ -209,7 +214,7 @@ class LedgerApplication:
         accounts = self._accounts_of(legs)
         response = self._mutate("Reserve", request, command, accounts, [command.key], respond)
         # The next Post or Void of it (usually the same table's) then reads in one round trip.
-        self._reservation_accounts.remember(response.reservation_id, accounts)
+        self._reservation_accounts.put(response.reservation_id, tuple(accounts))
         return response
 
     def post(
@@ -410,7 +415,7 @@ class LedgerApplication:
             raise NotFound(f"reservation {rid!r} does not exist")
         accounts = self._accounts_of(reservation.legs)
         if hint != tuple(accounts):
-            self._reservation_accounts.remember(rid, accounts)
+            self._reservation_accounts.put(rid, tuple(accounts))
         loaded = first if hint == tuple(accounts) else None
         return self._mutate(method, request, command, accounts, [rid], respond, loaded)
 

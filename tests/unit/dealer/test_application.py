@@ -252,7 +252,7 @@ def test_a_dealer_with_a_tiny_cache_still_deals_the_committed_order(store):
 
 
 def test_the_cache_keeps_only_the_most_recently_used_shuffles():
-    from services.dealer.cache import LruCache
+    from services.shared.lru_cache import LruCache
 
     cache = LruCache(2)
     cache.put("a", 1)

@@ -1,7 +1,8 @@
-"""A bounded, thread-safe least-recently-used map for shuffles the dealer has loaded.
+"""A bounded, thread-safe least-recently-used map, for what a service remembers to save reads.
 
-The stream is the source of truth; the cache only saves re-reading and re-deriving it. Bounding
-it keeps a long-running dealer's memory flat however many hands it has dealt.
+Used for the dealer's loaded shuffles and the ledger's reservation accounts. The stream is the
+source of truth in both; the cache only saves re-reading it. Bounding it keeps a long-running
+service's memory flat however many hands it has served.
 """
 
 from __future__ import annotations
