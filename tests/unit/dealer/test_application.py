@@ -372,3 +372,16 @@ def test_a_key_another_replica_dealt_is_answered_with_its_cards_not_dealt_again(
     again = first.deal(TABLE, "h1", 3, BOARD, idempotency_key="flop", burn=1)
     assert again == theirs
     assert store.version(shuffle_stream("h1")) == 5  # created, sealed, hole, burn, flop
+
+
+def test_creating_a_shuffle_another_replica_created_compares_specs_and_appends_nothing(store):
+    """The creating replica appends blind; one that has not seen the shuffle learns it exists
+    from the append and then compares the deck spec like any repeated creation."""
+    first, second = make_app(store), make_app(store)
+    created = first.create_shuffle(TABLE, "h1", DeckSpec())
+    version = store.version(shuffle_stream("h1"))
+    again = second.create_shuffle(TABLE, "h1", DeckSpec())
+    assert again.state.commitment == created.state.commitment
+    with pytest.raises(AlreadyExists):
+        make_app(store).create_shuffle(TABLE, "h1", DeckSpec.parse("standard", copies=2))
+    assert store.version(shuffle_stream("h1")) == version
