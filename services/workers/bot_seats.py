@@ -65,6 +65,18 @@ def seated_bot_id(table_id: str, index: int, policy: str, difficulty: float) -> 
     return bot_id(policy, f"{table_id}-s{index}", difficulty)
 
 
+def never_bought_in(
+    table_id: str, requested: Sequence[tuple[str, float]], bots_seated: Iterable[str]
+) -> list[BotSeatRequest]:
+    """The requested bots that never bought in at the table, in request order."""
+    ever = set(bots_seated)
+    return [
+        BotSeatRequest(table_id, index, policy, difficulty)
+        for index, (policy, difficulty) in enumerate(requested)
+        if seated_bot_id(table_id, index, policy, difficulty) not in ever
+    ]
+
+
 def unseated_bots(
     table_id: str,
     requested: Sequence[tuple[str, float]],
@@ -78,13 +90,7 @@ def unseated_bots(
     """
     if free_seats <= 0:
         return []
-    ever = set(bots_seated)
-    missing = [
-        BotSeatRequest(table_id, index, policy, difficulty)
-        for index, (policy, difficulty) in enumerate(requested)
-        if seated_bot_id(table_id, index, policy, difficulty) not in ever
-    ]
-    return missing[:free_seats]
+    return never_bought_in(table_id, requested, bots_seated)[:free_seats]
 
 
 def all_bought_in(
@@ -92,11 +98,7 @@ def all_bought_in(
 ) -> bool:
     """Every requested bot has bought in at the table (or none was requested). For good:
     the requested bots are fixed at CreateTable and `bots_seated` only ever grows."""
-    ever = set(bots_seated)
-    return all(
-        seated_bot_id(table_id, index, policy, difficulty) in ever
-        for index, (policy, difficulty) in enumerate(requested)
-    )
+    return not never_bought_in(table_id, requested, bots_seated)
 
 
 def _sits_or_sat(view: table_pb2.TableView, player: str) -> bool:
