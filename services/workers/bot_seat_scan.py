@@ -16,7 +16,7 @@ import threading
 import grpc
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from services.workers.bot_seats import all_bought_in, unseated_bots
+from services.workers.bot_seats import all_bought_in, free_seats, unseated_bots
 from services.workers.grpc_table import RPC_TIMEOUT, translate
 from services.workers.ports import BotSeatRequest
 
@@ -47,7 +47,7 @@ class GrpcPendingBotSeats:
                     with self._lock:
                         self._done.add(view.table_id)
                     continue
-                free = view.options.seats - sum(1 for s in view.seats if s.player_id)
+                free = len(free_seats(view))
                 missing += unseated_bots(view.table_id, requested, view.bots_seated, free)
         except grpc.RpcError as exc:
             raise translate(exc, "looking for unseated bots") from exc

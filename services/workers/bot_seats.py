@@ -107,7 +107,7 @@ def _sits_or_sat(view: table_pb2.TableView, player: str) -> bool:
     return player in view.bots_seated or any(s.player_id == player for s in view.seats)
 
 
-def _free_seats(view: table_pb2.TableView) -> list[int]:
+def free_seats(view: table_pb2.TableView) -> list[int]:
     taken = {s.seat for s in view.seats if s.player_id}
     return [i for i in range(view.options.seats) if i not in taken]
 
@@ -166,7 +166,7 @@ class GrpcBotSeater:
             funding = self._funding(bot, currency)
         except _Refused:
             return SeatOutcome.REFUSED  # no account for this bot: nothing was issued
-        free = _free_seats(view)
+        free = free_seats(view)
         if not free:
             self._close(bot, funding, currency)
             return SeatOutcome.NO_SEAT
