@@ -12,8 +12,10 @@ from contextlib import contextmanager
 
 import redis
 
+from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.dealer.server import build as build_dealer
 from services.dealer.settings import DealerSettings
+from services.shared import auth
 from services.shared.eventstore import RedisEventStore
 from services.shared.grpc_server import create_server
 from services.shared.settings import RuntimeSettings
@@ -71,3 +73,18 @@ def table_stack(redis_url: str, namespace: str, scheduler: SchedulerPort) -> Ite
         ledger_server.stop(0).wait()
         dealer_server.stop(0).wait()
         client.close()
+
+
+def seat_bot(
+    platform: Platform, table_id: str, bot: str, seat_no: int, buy_in: int
+) -> table_pb2_grpc.TableServiceStub:
+    """The table tests' `seat` for a bot: fund it, join `seat_no` with a bot-role token (so
+    the table schedules its turns as a bot's); returns the bot's stub."""
+    platform.fund(bot, buy_in)
+    stub = platform.table(bot, auth.Role.BOT)
+    stub.JoinTable(
+        table_pb2.JoinTableRequest(
+            table_id=table_id, seat=seat_no, buy_in=buy_in, idempotency_key=f"join-{bot}"
+        )
+    )
+    return stub

@@ -19,7 +19,7 @@ from services.shared import auth
 from services.table.ports import NoScheduler
 from tests.integration.table.conftest import KEY, create_table, view_of
 
-from .table_stack import table_stack
+from .table_stack import seat_bot, table_stack
 
 pytestmark = pytest.mark.integration
 
@@ -32,13 +32,8 @@ def test_sdk_bots_play_and_resume_after_the_table_server_restarts(redis_url):
         clients, threads = [], []
         for seat_no in (0, 1):
             name = f"sdk-bot-{seat_no}-{uuid.uuid4().hex[:6]}"
-            platform.fund(name, 400)
+            seat_bot(platform, table_id, name, seat_no, 400)
             token = auth.issue_token(KEY, name, auth.Role.BOT, 600)
-            platform.table(name, auth.Role.BOT).JoinTable(
-                table_pb2.JoinTableRequest(
-                    table_id=table_id, seat=seat_no, buy_in=400, idempotency_key=f"join-{name}"
-                )
-            )
             client = BotClient(f"127.0.0.1:{platform.port}", token, name=name)
             thread = threading.Thread(
                 target=_play, args=(client, table_id, stop, errors), daemon=True
@@ -80,12 +75,7 @@ def test_after_the_table_moves_under_a_decision_decide_gets_the_new_table_view(r
         names = [f"sdk-bot-{seat_no}-{uuid.uuid4().hex[:6]}" for seat_no in (0, 1)]
         clients = []
         for seat_no, name in enumerate(names):
-            platform.fund(name, 400)
-            platform.table(name, auth.Role.BOT).JoinTable(
-                table_pb2.JoinTableRequest(
-                    table_id=table_id, seat=seat_no, buy_in=400, idempotency_key=f"join-{name}"
-                )
-            )
+            seat_bot(platform, table_id, name, seat_no, 400)
             token = auth.issue_token(KEY, name, auth.Role.BOT, 600)
             clients.append(BotClient(f"127.0.0.1:{platform.port}", token, name=name))
         workers = platform.table("workers", auth.Role.SERVICE)

@@ -19,7 +19,7 @@ from services.shared.errors import Unavailable
 from services.table.ports import NoScheduler
 from tests.integration.table.conftest import create_table, view_of
 
-from .table_stack import table_stack
+from .table_stack import seat_bot, table_stack
 
 pytestmark = pytest.mark.integration
 
@@ -28,16 +28,9 @@ def test_a_turn_that_loses_every_attempt_to_other_writes_is_busy_not_stale(redis
     with table_stack(redis_url, f"ledger-busy-{uuid.uuid4().hex[:6]}", NoScheduler()) as platform:
         table_id = create_table(platform, seats=3)
         names = [f"busy-bot-{seat_no}-{uuid.uuid4().hex[:6]}" for seat_no in range(3)]
-        stubs = []
-        for seat_no, name in enumerate(names):
-            platform.fund(name, 400)
-            stub = platform.table(name, auth.Role.BOT)
-            stub.JoinTable(
-                table_pb2.JoinTableRequest(
-                    table_id=table_id, seat=seat_no, buy_in=400, idempotency_key=f"join-{name}"
-                )
-            )
-            stubs.append(stub)
+        stubs = [
+            seat_bot(platform, table_id, name, seat_no, 400) for seat_no, name in enumerate(names)
+        ]
         house = platform.table("house", auth.Role.ADMIN)
         table = view_of(house, table_id)
         assert table.hand_number >= 1 and table.to_act >= 0

@@ -23,7 +23,7 @@ from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY, act, create_table, seat, view_of
 
-from .table_stack import table_stack
+from .table_stack import seat_bot, table_stack
 from .worker_process import running_worker, worker_env
 
 pytestmark = pytest.mark.integration
@@ -190,13 +190,7 @@ def test_bots_play_hands_through_the_table_service_without_an_illegal_action(pla
     table_id = create_table(platform, seats=3, action_time_ms=30_000)
     bots = [bot_id(policy, uuid.uuid4().hex[:6], 0.0) for policy in ("equity", "tight", "random")]
     for seat_no, bot in enumerate(bots):
-        platform.fund(bot, 200)
-        stub = platform.table(bot, auth.Role.BOT)
-        stub.JoinTable(
-            table_pb2.JoinTableRequest(
-                table_id=table_id, seat=seat_no, buy_in=200, idempotency_key=f"join-{bot}"
-            )
-        )
+        seat_bot(platform, table_id, bot, seat_no, 200)
     house = platform.table("house", auth.Role.ADMIN)
     end = time.time() + 60
     while time.time() < end and view_of(house, table_id).hand_number < 8:
