@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from bench.service_process import free_port, start_service
+from bench.service_process import cpu_seconds, free_port, start_service
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
@@ -105,13 +105,6 @@ WARM_UP_LIMIT = 30.0
 LAG_PROBE_S = 0.01
 # Tables set up at once (setup is not measured; this only bounds the burst on the services).
 SETUP_CONCURRENCY = 10
-
-
-def _cpu_seconds(pid: int) -> float:
-    """utime + stime of a process so far (Linux /proc), in seconds."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Stack:
@@ -168,7 +161,7 @@ class Stack:
         """CPU seconds used so far by each role (all table instances summed)."""
         used: dict[str, float] = {}
         for role, pid in self.roles:
-            used[role] = used.get(role, 0.0) + _cpu_seconds(pid)
+            used[role] = used.get(role, 0.0) + cpu_seconds(pid)
         return used
 
     def table_port(self, n: int) -> int:
