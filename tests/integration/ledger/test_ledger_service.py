@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import grpc
 import pytest
@@ -279,6 +280,11 @@ def test_get_reservation_tells_pending_from_posted_and_voided(funded, ledger: Le
     ]
     missing = lambda: status("nobody")  # noqa: E731
     assert code_of(missing)[0] is grpc.StatusCode.NOT_FOUND
+    # An id no Reserve key could be is refused as such, not looked up (keys are 1-200
+    # printable characters); the longest possible one is merely not there.
+    for bad in ("", "x" * 201, "kept\n"):
+        assert code_of(partial(status, bad))[0] is grpc.StatusCode.INVALID_ARGUMENT, bad
+    assert code_of(lambda: status("x" * 200))[0] is grpc.StatusCode.NOT_FOUND
     alice = ledger.stub("alice", Role.PLAYER)
     refused = lambda: alice.GetReservation(  # noqa: E731
         ledger_pb2.GetReservationRequest(reservation_id="kept")
