@@ -33,7 +33,7 @@ from services.ledger.core.commands import (
     Void,
     Withdraw,
 )
-from services.ledger.core.decide import decide, funds_message, validate_key
+from services.ledger.core.decide import MAX_KEY_LENGTH, decide, funds_message, validate_key
 from services.ledger.core.entries import Legs, net_outflow
 from services.ledger.core.events import (
     EntryPosted,
@@ -278,10 +278,11 @@ class LedgerApplication:
     ) -> ledger_pb2.GetReservationResponse:
         authorization.may_read_reservations(principal)
         rid = request.reservation_id
-        if not rid or len(rid) > 200 or not rid.isprintable():
+        if not rid or len(rid) > MAX_KEY_LENGTH or not rid.isprintable():
+            # A reservation's id is its Reserve's key: the same rule as validate_key's.
             raise InvalidArgument(
-                f"reservation_id must be 1-200 printable characters (the Reserve's key), "
-                f"got {rid!r}"
+                f"reservation_id must be 1-{MAX_KEY_LENGTH} printable characters (the "
+                f"Reserve's key), got {rid!r}"
             )
         reservation = self._store.load([], [rid], "").state.reservations.get(rid)
         if reservation is None:
