@@ -414,10 +414,11 @@ class LedgerApplication:
         reservation = first.state.reservations.get(rid)
         if reservation is None:
             raise NotFound(f"reservation {rid!r} does not exist")
-        accounts = self._accounts_of(reservation.legs)
-        if hint != tuple(accounts):
-            self._reservation_accounts.put(rid, tuple(accounts))
-        loaded = first if hint == tuple(accounts) else None
+        accounts = tuple(self._accounts_of(reservation.legs))
+        hinted = hint == accounts
+        if not hinted:
+            self._reservation_accounts.put(rid, accounts)
+        loaded = first if hinted else None
         return self._mutate(method, request, command, accounts, [rid], respond, loaded)
 
     @staticmethod
