@@ -110,9 +110,10 @@ def play_turn(
     # decision only when the hand changes). Reporting it stale would leave the table waiting
     # for the timeout; "busy" makes the caller try again shortly (the worker's task retries,
     # the SDK resumes its stream and looks again).
+    assert view is not None  # every attempt read one (or was given one)
     raise Unavailable(
-        f"table {table_id} changed under {ATTEMPTS} attempts at hand {hand_number} decision"
-        f" {action_number}: act again shortly"
+        f"table {table_id} changed under {ATTEMPTS} attempts at hand {view.hand_number}"
+        f" decision {view.action_number}: act again shortly"
     )
 
 

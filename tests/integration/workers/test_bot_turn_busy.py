@@ -51,7 +51,8 @@ def test_a_turn_that_loses_every_attempt_to_other_writes_is_busy_not_stale(redis
             writes.append(len(writes))
             return call_or_check(view)
 
-        with pytest.raises(Unavailable, match="changed under"):
+        asked = f"hand {table.hand_number} decision {table.action_number}"
+        with pytest.raises(Unavailable, match=f"changed under 3 attempts at {asked}:"):
             play_turn(
                 bot,
                 (),
