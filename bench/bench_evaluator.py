@@ -21,7 +21,6 @@ from __future__ import annotations
 import itertools
 import os
 import random
-import socket
 import subprocess
 import sys
 import time
@@ -264,13 +263,8 @@ def _low_and_equity_rows(quick: bool) -> list[dict[str, Any]]:
     ]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _showdown_row(quick: bool) -> dict[str, Any]:
+    from bench.service_process import free_port
     from croupier.evaluator.v1 import evaluator_pb2 as pb
     from croupier.evaluator.v1 import evaluator_pb2_grpc
     from services.evaluator.server import SERVICE_NAME
@@ -279,7 +273,7 @@ def _showdown_row(quick: bool) -> dict[str, Any]:
     from services.shared.healthcheck import wait_until_serving
 
     key = "bench-evaluator-signing-key-0123456789"
-    address = f"127.0.0.1:{_free_port()}"
+    address = f"127.0.0.1:{free_port()}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
     env.update(
         CROUPIER_AUTH_KEY=key,

@@ -11,9 +11,7 @@ import subprocess
 import sys
 import time
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-
+from services.shared.healthcheck import is_serving
 from services.shared.redis_embedded import free_port
 
 __all__ = ["cpu_seconds", "free_port", "start_service", "wait_healthy"]
@@ -24,20 +22,14 @@ HEALTHY_WITHIN_S = 30.0
 
 
 def wait_healthy(port: int, process: subprocess.Popen[bytes], name: str) -> None:
-    """Return once the service on `port` answers a health Check; kill it and raise if it exits
-    or does not answer within HEALTHY_WITHIN_S."""
+    """Return once the service on `port` answers SERVING; kill it and raise if it exits or
+    does not within HEALTHY_WITHIN_S."""
     deadline = time.monotonic() + HEALTHY_WITHIN_S
-    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        health = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                health.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                return
-            except grpc.RpcError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    process.kill()
-                    raise RuntimeError(f"the {name} service did not become healthy") from None
-                time.sleep(0.1)
+    while not is_serving(f"127.0.0.1:{port}", timeout=1.0):
+        if time.monotonic() > deadline or process.poll() is not None:
+            process.kill()
+            raise RuntimeError(f"the {name} service did not become healthy")
+        time.sleep(0.1)
 
 
 def start_service(name: str, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
