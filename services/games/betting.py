@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.games.definitions import Structure
 from services.games.events import Action
-from services.games.plan import plan_of
+from services.games.plan import Plan, plan_of
 from services.games.state import HandPlayer, HandState, SeatState, TableState
 
 
@@ -36,14 +35,6 @@ class BetOptions:
 def able(state: TableState, p: HandPlayer) -> bool:
     """Still in the hand with chips behind: can take betting actions."""
     return not p.folded and state.stack(p.seat) > 0
-
-
-def fixed_unit(state: TableState) -> int:
-    """The fixed-limit bet size now: the big bet in a big-bet betting round, else the small."""
-    hand = state.hand
-    if hand is None or hand.phase < 0:
-        return state.config.small_bet
-    return plan_of(state.config).units[hand.phase]
 
 
 def next_to_act(state: TableState, hand: HandState, start: int, include: bool) -> int | None:
@@ -87,12 +78,15 @@ def next_bettor(
     return None
 
 
-def reopened_for(state: TableState, hand: HandState, p: HandPlayer) -> bool:
+def reopened_for(plan: Plan, hand: HandState, p: HandPlayer) -> bool:
+    """May `p` raise again this round? Yes before it has acted; after, only if the bets since
+    it last acted add up to a full raise (half a bet or more in fixed limit): a short all-in
+    does not reopen the betting for those who already acted."""
     if not p.acted:
         return True
     faced = hand.current_bet - p.acted_level
-    if state.config.limit is Structure.FIXED_LIMIT:
-        return 2 * faced >= fixed_unit(state)
+    if plan.fixed_limit:
+        return 2 * faced >= plan.units[hand.phase]
     return faced >= hand.min_raise
 
 
@@ -135,12 +129,8 @@ def _options(state: TableState, hand: HandState, seat: int) -> BetOptions:
     all_in_to = p.bet + stack
     plan = plan_of(state.config)
     can_raise = stack > owed and others_can_respond
-    if can_raise and p.acted:  # `reopened_for`, inlined
-        faced = current - p.acted_level
-        if plan.fixed_limit:
-            can_raise = 2 * faced >= plan.units[hand.phase]
-        else:
-            can_raise = faced >= hand.min_raise
+    if can_raise and p.acted:  # not acted: `reopened_for` is True, skip the call
+        can_raise = reopened_for(plan, hand, p)
     min_to = max_to = 0
     if plan.fixed_limit:
         if hand.capped and hand.bets_made >= 1 + state.config.fixed_limit_raises:

@@ -30,6 +30,7 @@ from services.games import (
 from services.games.betting import reopened_for
 from services.games.cardtext import FULL_DECK
 from services.games.events import PotAwarded
+from services.games.plan import plan_of
 from services.games.reference_ranking import ReferenceRanker
 from tests.unit.games.support import run, seated_table
 from tests.unit.games.test_golden_hands import engine_command, pokerkit_advance
@@ -90,7 +91,11 @@ def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
         ours = bool({"bet", "raise", "all-in"} & legal.actions) and legal.all_in_to > (
             state.hand.current_bet
         )
-        if can_raise and not ours and not reopened_for(state, state.hand, state.hand.player(seat)):
+        if (
+            can_raise
+            and not ours
+            and not reopened_for(plan_of(state.config), state.hand, state.hand.player(seat))
+        ):
             # pokerkit lets a player who already acted re-raise after a short all-in
             # (uoftcprg/pokerkit#45); the engine follows TDA Rule 43. Neither raises here.
             can_raise = False
