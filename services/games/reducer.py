@@ -56,13 +56,6 @@ def _chips(state: TableState, seat: int, delta: int) -> TableState:
     return _seat(state, seat, stack=state.stack(seat) + delta)
 
 
-def _player(hand: HandState, seat: int, **changes: Any) -> HandState:
-    players = list(hand.players)
-    i = hand.index(seat)
-    players[i] = evolve(players[i], **changes)
-    return evolve(hand, players=tuple(players))
-
-
 _new = object.__new__
 _set = object.__setattr__
 _FOLD = Action.FOLD
