@@ -58,6 +58,20 @@ def test_the_direct_seven_card_path_equals_the_best_of_every_five():
         assert score_natural(cards)[0] == brute
 
 
+def test_the_direct_path_finds_straight_flushes_in_the_flush_suit_only():
+    # Random seven-card samples almost never hold a straight flush: pin the flush-suit cases.
+    for hand, category, top in [
+        ("9h Th Jh Qh Kh 2c 3d", "straight flush", 13),
+        ("Ah 2h 3h 4h 5h Kd Kc", "straight flush", 5),  # the wheel, ace low
+        ("2h 3h 4h 5h 9h 6c Kd", "flush", 9),  # the straight is not all hearts
+    ]:
+        cards = hand.split()
+        brute = max(score_five(f, frozenset(), True) for f in combinations(cards, 5))
+        assert score_natural(cards)[0] == brute
+        label = RANKER.rank_high(cards, frozenset(), True).label
+        assert label.startswith(category) and brute[1][0] == top, label
+
+
 def test_high_hands_order_like_the_evaluator_library_with_and_without_wild_cards():
     rng = random.Random(11)
     for trial in range(600):
