@@ -178,10 +178,7 @@ def _best_straight(values: Iterable[int]) -> int | None:
     mask = 0
     for v in values:
         mask |= 1 << v
-    for top, window in _STRAIGHT_MASKS:
-        if mask & window == window:
-            return top
-    return None
+    return _STRAIGHT_TOP[mask >> 2] or None  # the table built for the no-flush case
 
 
 def _cards_for(score: Score, cards: Sequence[Card], suit: str | None) -> tuple[Card, ...]:
