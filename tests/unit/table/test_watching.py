@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+
 from croupier.table.v1 import events_pb2
 from services.games import events as ev
+from services.games.catalog import TEXAS_HOLDEM
+from services.games.definitions import TableConfig
+from services.games.state import new_table
+from services.shared.auth import Principal, Role
 from services.table import codec, translate
 from services.table.fanout import HubEvent
-from services.table.watching import _batch_for, _response_for, redact_any
+from services.table.shell import ShellState, Table
+from services.table.watching import TableWatcher, _batch_for, _response_for, redact_any
 
 
 def entry_of(version: int, event: object) -> HubEvent:
@@ -59,3 +67,36 @@ def test_a_batch_is_one_message_of_the_viewers_events_shared_by_watchers_of_that
     spectators = _batch_for(entries, None, responses, shared=True)
     # A watcher whose seat changed inside the batch gets its own message, never a shared one.
     assert _batch_for(entries, None, responses, shared=False) is not spectators
+
+
+class _OneBatch:
+    """A fan-out that hands every watcher the same one batch (as a hub does to caught-up
+    watchers of a table)."""
+
+    def __init__(self, entries: list[HubEvent]) -> None:
+        self.entries = entries
+
+    def listen(
+        self, stream: str, from_version: int, stop: threading.Event
+    ) -> Iterator[list[HubEvent]]:
+        yield self.entries
+
+
+def test_a_watcher_seated_inside_a_batch_never_shares_its_hole_cards_with_spectators():
+    entries = [
+        entry_of(5, ev.PlayerSeated(seat=1, player="pat", stack=100)),
+        entry_of(6, ev.CardsDealt(seat=1, cards=("As", "Kd"))),
+    ]
+    watcher = object.__new__(TableWatcher)
+    watcher.fanout = _OneBatch(entries)  # type: ignore[assignment]
+    table = Table("t1", 4, new_table(TableConfig(game=TEXAS_HOLDEM, seats=2)), ShellState())
+
+    def watch(subject: str) -> list[events_pb2.TableEvent]:
+        principal = Principal(subject, Role.PLAYER)
+        stream = watcher._follow(table, principal, "s", threading.Event(), batch=True)
+        return [event for response in stream for event in response.events.events]
+
+    # pat sits down inside the batch, so it shows pat's own cards; the spectator who takes the
+    # same batch next must get the spectators' one, not pat's.
+    assert watch("pat") == [expected(entries[0], None), expected(entries[1], 1)]
+    assert watch("sam") == [expected(entries[0], None), expected(entries[1], None)]
