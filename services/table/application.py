@@ -903,16 +903,12 @@ def _same_decision(before: Table, after: Table) -> bool:
     and give the decision a new number, making its scheduled timeout stale; its deadline
     moves only by a time-bank extension."""
     hand, decision = after.engine.hand, before.shell.decision
-    if (
-        hand is None
-        or decision is None
-        or (decision.hand, decision.seat)
-        != (
-            hand.number,
-            hand.to_act,
-        )
-    ):
+    if hand is None or decision is None:
         return False
+    if (decision.hand, decision.seat) != (hand.number, hand.to_act):
+        return False  # (an action moved the turn on: no need to compare the hands)
+    # Commands that leave the hand alone keep its very object (the reducer replaces only
+    # what an event changes), so `is` answers at once; `==` is the fallback for a copy.
     previous = before.engine.hand
     return hand is previous or hand == previous
 
