@@ -224,3 +224,35 @@ def test_two_instances_taking_the_same_steps_append_them_once(world: World):
     assert len(world.store.appends) == appends  # its append found the other's done
     board, record = flop_and_record(world)
     assert len(board) == 1 and record.dealt_count == 8
+
+
+class RakeLedger(NullLedger):
+    """NullLedger remembering the rake it was asked to move, by hand."""
+
+    def __init__(self) -> None:
+        self.raked: list[tuple[int, int]] = []
+
+    def rake(self, key: str, table_id: str, hand: int, amount: int, currency: str) -> None:
+        self.raked.append((hand, amount))
+
+
+def test_a_raked_settlement_never_joins_the_command_that_ends_the_hand():
+    """Rake moves chips in the ledger: a command that then lost its append would leave the
+    house paid for a hand that never ended, so the settlement is the next append's first step."""
+    store, dealer, ledger = Store(), InProcessDealer(), RakeLedger()
+    app = TableApplication(store, dealer, ledger, LibraryRanker(), NoScheduler())  # type: ignore[arg-type]
+    config = TableConfig(
+        game=TEXAS_HOLDEM, seats=2, small_blind=10, big_blind=20, rake_basis_points=1000
+    )
+    table_id = app.create_table(TableSpec(config, table_id="t1"), "house", "create").table_id
+    for seat, player in enumerate(("alice", "bob")):
+        app.join(table_id, player, seat, 200, "", f"join-{player}")
+    world = World(store, dealer, app, table_id)
+    world.to_last_action()
+    appends = len(store.appends)
+    world.passive()  # the second show ends the hand
+    last, between = store.appends[appends:]
+    assert last[:2] == ["CommandAccepted", "CardsShown"] and "HandEnded" in last
+    assert "HandSettled" not in last
+    assert between[0] == "HandSettled"
+    assert ledger.raked == [(1, 4)]  # 10% of the 40 chips of blinds
