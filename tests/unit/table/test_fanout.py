@@ -12,7 +12,7 @@ from google.protobuf.wrappers_pb2 import BoolValue
 from croupier.table.v1 import events_pb2
 from services.shared.eventstore import EventDecodingError, InMemoryEventStore
 from services.table import codec
-from services.table.fanout import TableFanout
+from services.table.fanout import MAX_BATCH, TableFanout
 
 STREAM = "{table:t1}:events"
 
@@ -331,4 +331,20 @@ def test_an_event_this_build_cannot_read_ends_only_its_own_tables_watchers():
     writer.append(other, [events_pb2.TimedOut(seat=1)], 1, "k2")
     wait_for(lambda: got == [1, 2])
     assert list(fanout._followers) == [""]  # the follower itself goes on
+    stop.set()
+
+
+def test_a_watcher_behind_in_the_window_catches_up_in_batches_of_at_most_max_batch():
+    store = InMemoryEventStore(codec.registry())
+    append(store, 1, 0)
+    fanout = TableFanout(store, block_ms=20)
+    stop = threading.Event()
+    listener = fanout.listen(STREAM, 1, stop)
+    assert [e.version for e in next(listener)] == [1]  # from the store: the hub starts after it
+    count = MAX_BATCH + 10
+    messages = [events_pb2.TimedOut(seat=i % 6) for i in range(count)]
+    fanout.publish(STREAM, 2, messages, messages, 1234)  # the window now holds all of them
+    assert len(next(listener)) == MAX_BATCH
+    assert len(next(listener)) == 10
+    listener.close()
     stop.set()
