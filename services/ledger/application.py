@@ -4,8 +4,9 @@ Every mutation follows one path (`_mutate`): check the caller, load the accounts
 reservations the command names plus its idempotency record in one atomic read, let the pure
 core decide, build the response from the events, and commit events + projection + response
 in one atomic step whose preconditions (funds, reservation status) are re-checked by the
-store. A replayed key returns the stored response bytes; a stale precondition reloads and
-decides again, so concurrent duplicates execute once and nothing changes on any error.
+store. A replayed key returns the stored response bytes (a Reserve's with its reservation's
+status now: `refresh`); a stale precondition reloads and decides again, so concurrent
+duplicates execute once and nothing changes on any error.
 """
 
 from __future__ import annotations
@@ -208,11 +209,26 @@ class LedgerApplication:
             opened = events[-1]
             assert isinstance(opened, ReservationOpened)
             return ledger_pb2.ReserveResponse(
-                reservation_id=opened.reservation_id, legs=codec.legs_to_pb(opened.legs)
+                reservation_id=opened.reservation_id,
+                legs=codec.legs_to_pb(opened.legs),
+                status=ledger_pb2.RESERVATION_STATUS_PENDING,
             )
 
+        def refresh(
+            state: LedgerState, replayed: ledger_pb2.ReserveResponse
+        ) -> ledger_pb2.ReserveResponse:
+            # The stored bytes say PENDING (or, stored before the field existed, nothing):
+            # a retry must learn that its hold was posted or voided since, or it would
+            # rely on chips that are no longer held for it.
+            # (The commit that stored the response opened the reservation, and reservations
+            # are never removed: a missing one is a broken store, INTERNAL.)
+            replayed.status = _RESERVATION_STATUS[state.reservations[command.key].status]
+            return replayed
+
         accounts = self._accounts_of(legs)
-        response = self._mutate("Reserve", request, command, accounts, [command.key], respond)
+        response = self._mutate(
+            "Reserve", request, command, accounts, [command.key], respond, refresh=refresh
+        )
         # The next Post or Void of it (usually the same table's) then reads in one round trip.
         self._reservation_accounts.put(response.reservation_id, tuple(accounts))
         return response
@@ -343,9 +359,12 @@ class LedgerApplication:
         reservation_ids: Sequence[str],
         respond: Callable[[LedgerState, Sequence[Event]], R],
         loaded: Snapshot | None = None,
+        refresh: Callable[[LedgerState, R], R] | None = None,
     ) -> R:
         """`loaded`: a snapshot of exactly these accounts, reservations and key, just read by
-        the caller; the first attempt decides on it instead of reading them again."""
+        the caller; the first attempt decides on it instead of reading them again.
+        `refresh`: how a replayed response is brought up to date from the state read with
+        its stored record (the same atomic read); without it a replay is the stored bytes."""
         key = "" if isinstance(command, OpenAccount) else validate_key(command.key)
         digest = request_hash(method, request)
         for attempt in range(self._max_attempts):
@@ -354,7 +373,8 @@ class LedgerApplication:
             else:
                 snapshot = self._store.load(account_ids, reservation_ids, key)
             if snapshot.idempotent is not None:
-                return cast(R, self._replay(snapshot.idempotent, digest, request))
+                replayed = cast(R, self._replay(snapshot.idempotent, digest, request))
+                return replayed if refresh is None else refresh(snapshot.state, replayed)
             events = decide(snapshot.state, command)
             response = respond(snapshot.state, events)
             if not events:
@@ -376,6 +396,11 @@ class LedgerApplication:
                 )
             )
             match result:
+                case Committed(response=stored, replayed=True) if refresh is not None:
+                    # A concurrent duplicate committed first; what became of its effect
+                    # since is only known from a fresh read (this rare race only).
+                    state = self._store.load(account_ids, reservation_ids, key).state
+                    return refresh(state, cast(R, self._replay(stored, digest, request)))
                 case Committed(response=stored):
                     return cast(R, self._replay(stored, digest, request))
                 case InsufficientFunds(account_id=account_id, needed=needed):
@@ -423,7 +448,7 @@ class LedgerApplication:
 
     @staticmethod
     def _replay(stored: StoredResponse, digest: bytes, request: Message) -> Any:
-        """The stored response of a key, exactly as first returned; refused for another request."""
+        """The stored response of a key, as first returned; refused for another request."""
         if stored.request_hash != digest:
             raise InvalidArgument(REUSED_KEY)
         return _RESPONSES[type(request)].FromString(stored.response)

@@ -196,7 +196,7 @@ class RedisLedgerStore:
         if outcome == "ok":
             return Committed(StoredResponse(commit.request_hash, commit.response))
         if outcome == "dup":
-            return Committed(StoredResponse(reply[1], reply[2]))
+            return Committed(StoredResponse(reply[1], reply[2]), replayed=True)
         if outcome == "funds":
             needed, balance, held = (int(x) for x in reply[2:5])
             return InsufficientFunds(reply[1].decode(), needed, balance, held)

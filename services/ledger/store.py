@@ -64,9 +64,12 @@ class Commit:
 
 @dataclass(frozen=True, slots=True)
 class Committed:
-    """The commit was applied, or an identical key had been: `response` is what to return."""
+    """The commit was applied, or an identical key had been: `response` is what to return.
+    `replayed`: the key had been (a concurrent duplicate committed first), so `response` is
+    that first execution's, stored before this commit was decided."""
 
     response: StoredResponse
+    replayed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -249,8 +249,7 @@ def test_idempotency_records_are_kept_at_least_a_day(funded, ledger: LedgerServe
 
 
 def test_get_reservation_tells_pending_from_posted_and_voided(funded, ledger: LedgerServer) -> None:
-    # A replayed Reserve answers with the original id whatever became of it: GetReservation
-    # is how a caller finds out whether the hold still stands.
+    # Any service or admin may ask about a reservation it did not reserve itself.
     def status(rid: str) -> int:
         return funded.GetReservation(ledger_pb2.GetReservationRequest(reservation_id=rid)).status
 
@@ -290,3 +289,27 @@ def test_get_reservation_tells_pending_from_posted_and_voided(funded, ledger: Le
         ledger_pb2.GetReservationRequest(reservation_id="kept")
     )
     assert code_of(refused)[0] is grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_a_replayed_reserve_reports_what_became_of_its_reservation(funded) -> None:
+    # The stored response says PENDING; a retry relying on it after a Post or Void would use
+    # chips no longer held for it, so the replay reports the status now (otherwise as stored).
+    def reserve(rid: str) -> ledger_pb2.ReserveResponse:
+        return funded.Reserve(
+            ledger_pb2.ReserveRequest(
+                idempotency_key=rid, legs=[debit(ALICE, 100), credit(TABLE, 100)]
+            )
+        )
+
+    first = {rid: reserve(rid) for rid in ("kept", "used", "dropped")}
+    assert {r.status for r in first.values()} == {ledger_pb2.RESERVATION_STATUS_PENDING}
+    assert reserve("kept").SerializeToString() == first["kept"].SerializeToString()
+    funded.Post(ledger_pb2.PostRequest(idempotency_key="used/post", reservation_id="used"))
+    funded.Void(ledger_pb2.VoidRequest(idempotency_key="dropped/void", reservation_id="dropped"))
+    used, dropped = reserve("used"), reserve("dropped")
+    assert used.status == ledger_pb2.RESERVATION_STATUS_POSTED
+    assert dropped.status == ledger_pb2.RESERVATION_STATUS_VOIDED
+    # Still a replay: the same reservation and legs, and nothing held or moved again.
+    assert (dropped.reservation_id, list(dropped.legs)) == ("dropped", list(first["dropped"].legs))
+    assert (used.reservation_id, list(used.legs)) == ("used", list(first["used"].legs))
+    assert (balance(funded, ALICE).balance, balance(funded, ALICE).held) == (400, 100)
