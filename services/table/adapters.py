@@ -25,7 +25,7 @@ from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.games.cardtext import Card
 from services.shared import auth, errors
-from services.table.ports import Commitment
+from services.table.ports import BuyInHold, Commitment
 
 # Where a service's bearer token comes from (a renewing source, see channels.py).
 TokenSource = Callable[[], str]
@@ -198,7 +198,7 @@ class GrpcLedger:
 
     def reserve_buy_in(
         self, key: str, table_id: str, account: str, amount: int, currency: str
-    ) -> str:
+    ) -> BuyInHold:
         request = ledger_pb2.ReserveRequest(
             idempotency_key=key,
             legs=[
@@ -216,15 +216,10 @@ class GrpcLedger:
             "ledger Reserve",
             lambda: self._stub.Reserve(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
-        return response.reservation_id
-
-    def reservation_status(self, reservation_id: str) -> str:
-        request = ledger_pb2.GetReservationRequest(reservation_id=reservation_id)
-        response = call(
-            "ledger GetReservation",
-            lambda: self._stub.GetReservation(request, CALL_TIMEOUT_S, _metadata(self._token)),
-        )
-        return _RESERVATION_STATUS.get(response.status, "unknown")
+        # A replayed Reserve tells its reservation's status now; a ledger that sends none
+        # (older than the field) reads "unknown", which no buy-in relies on.
+        status = _RESERVATION_STATUS.get(response.status, "unknown")
+        return BuyInHold(response.reservation_id, status)
 
     def post(self, key: str, reservation_id: str, table_id: str) -> None:
         request = ledger_pb2.PostRequest(

@@ -671,21 +671,18 @@ class TableApplication:
             self._release_orphan(command_key, refusal)
             raise domain_error(violation) from violation
         currency = table.shell.currency
-        reservation = self.ledger.reserve_buy_in(
-            command_key, table.table_id, account, amount, currency
-        )
-        # A retried key gets the ledger's replay: the original reservation id, even when
-        # that hold was voided (the first attempt was refused) or posted long ago. Seating
-        # on it would put chips on the table that never reached its escrow.
-        status = self.ledger.reservation_status(reservation)
-        if status != "pending":
+        hold = self.ledger.reserve_buy_in(command_key, table.table_id, account, amount, currency)
+        # A retried key gets the ledger's replay: the original reservation, whose status says
+        # whether it was voided since (the first attempt was refused) or posted long ago.
+        # Seating on such a hold would put chips on the table that never reached its escrow.
+        if hold.status != "pending":
             latest = self.load(table.table_id)
             done = latest.shell.version_of_key(command_key)
             if done is not None:  # a concurrent retry of this command already succeeded
                 return latest, done
             again = "join" if isinstance(command, cmd.SitDown) else "top up"
             raise errors.FailedPrecondition(
-                f"the buy-in of {command_key} was {status} in the ledger by an earlier "
+                f"the buy-in of {command_key} was {hold.status} in the ledger by an earlier "
                 f"attempt, so it cannot bring chips now: {again} again with a new "
                 f"idempotency_key"
             )
@@ -694,7 +691,7 @@ class TableApplication:
             player=player,
             amount=amount,
             account=account,
-            reservation_id=reservation,
+            reservation_id=hold.reservation_id,
             transfer_key=f"{command_key}/post",
             is_bot=is_bot,
         )
@@ -705,7 +702,7 @@ class TableApplication:
         try:
             return self.execute(table.table_id, command_key, player, decide)
         except errors.DomainError:
-            self.ledger.void(f"{command_key}/void", reservation, refusal)
+            self.ledger.void(f"{command_key}/void", hold.reservation_id, refusal)
             raise
 
     def _release_orphan(self, command_key: str, reason: str) -> None:

@@ -24,6 +24,16 @@ class Commitment:
     commitment: str
 
 
+@dataclass(frozen=True, slots=True)
+class BuyInHold:
+    """A buy-in's hold in the ledger: its reservation id and its status as the ledger answered
+    ("pending", "posted", "voided"). A retried Reserve gets the original reservation, which
+    may have been posted or voided since; only a pending one holds chips for the table."""
+
+    reservation_id: str
+    status: str
+
+
 class DealerPort(Protocol):
     """The only holder of undealt cards."""
 
@@ -66,13 +76,8 @@ class LedgerPort(Protocol):
 
     def reserve_buy_in(
         self, key: str, table_id: str, account: str, amount: int, currency: str
-    ) -> str:
-        """Hold `amount` in `account` for the table; returns the reservation id."""
-        ...
-
-    def reservation_status(self, reservation_id: str) -> str:
-        """ "pending", "posted" or "voided": a replayed reserve returns the original
-        reservation id whatever became of it, so a buy-in checks it is still held."""
+    ) -> BuyInHold:
+        """Hold `amount` in `account` for the table (a repeated key finds its first hold)."""
         ...
 
     def post(self, key: str, reservation_id: str, table_id: str) -> None:
