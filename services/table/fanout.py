@@ -153,8 +153,9 @@ class TableFanout:
 
     def _join(self, stream: str) -> _Hub:
         with self._lock:
+            # (A failed hub is never found here: it is failed and removed in one locked step.)
             hub = self._hubs.get(stream)
-            if hub is None or hub.failure is not None:
+            if hub is None:
                 group = stream if self._per_stream else ""
                 hub = _Hub(stream, self.store.version(stream), group)
                 self._hubs[stream] = hub
