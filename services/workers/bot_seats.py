@@ -163,6 +163,7 @@ class GrpcBotSeater:
             return SeatOutcome.ALREADY
         currency = view.options.currency or "CHIP"
         try:
+            self._open_account(bot, currency)
             funding = self._funding(bot, currency)
         except _Refused:
             return SeatOutcome.REFUSED  # no account for this bot: nothing was issued
@@ -228,7 +229,10 @@ class GrpcBotSeater:
         if _sits_or_sat(view, bot.player):
             return SeatOutcome.ALREADY
         currency = view.options.currency or "CHIP"
-        with contextlib.suppress(_Refused):  # no account: nothing was ever issued
+        # Reads the account without opening it, so a bot whose tries never got that far is
+        # not left with an empty one. Refused (NOT_FOUND: never opened; or a name the
+        # ledger will not take): nothing was ever issued, nothing to return.
+        with contextlib.suppress(_Refused):
             self._close(bot, self._funding(bot, currency), currency)
         return SeatOutcome.GAVE_UP
 
@@ -246,9 +250,8 @@ class GrpcBotSeater:
         except grpc.RpcError as exc:
             raise translate(exc, f"seating bot {bot.player}") from exc
 
-    def _funding(self, bot: _Bot, currency: str) -> Funding:
-        """The bot's open round, from its account's movements (opening the account first)."""
-        account = bot.account(currency)
+    def _open_account(self, bot: _Bot, currency: str) -> None:
+        """Open the bot's account (its chips are issued into it); an open one stays as is."""
 
         def open_account() -> object:
             try:
@@ -264,6 +267,11 @@ class GrpcBotSeater:
                 return None
 
         self._ledger_call(bot, "opening its account", open_account)
+
+    def _funding(self, bot: _Bot, currency: str) -> Funding:
+        """The bot's open round, from its account's movements (read only: `_Refused` with
+        NOT_FOUND when the account was never opened)."""
+        account = bot.account(currency)
         movements: list[Movement] = []
         request = ledger_pb2.HistoryRequest(account_id=account, limit=500)
         while True:

@@ -140,6 +140,18 @@ def test_chips_a_crashed_try_left_out_are_returned_once_however_often_the_task_g
     ]
 
 
+def test_giving_up_before_any_account_was_opened_opens_none(platform, seater):
+    # Every try failed before the bot's account was opened (the ledger was down): giving up
+    # reads the account, finds none, and leaves none behind (no empty account per bot).
+    seater_, _ = seater
+    table_id, _ = two_seat_table_with_a_sitting_out_human(platform)
+    account = f"player:{seated_bot_id(table_id, 0, 'random', 0.0)}:CHIP"
+    assert seater_.give_up(table_id, 0, "random", 0.0) is SeatOutcome.GAVE_UP
+    with pytest.raises(grpc.RpcError) as missing:
+        platform.ledger().GetBalance(ledger_pb2.GetBalanceRequest(account_id=account))
+    assert missing.value.code() is grpc.StatusCode.NOT_FOUND
+
+
 def test_a_try_after_a_crash_joins_with_the_chips_already_issued_not_new_ones(platform, seater):
     seater_, _ = seater
     table_id, _ = two_seat_table_with_a_sitting_out_human(platform)
