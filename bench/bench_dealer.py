@@ -34,6 +34,7 @@ from functools import partial
 import numpy as np
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bench.percentiles import percentile
 from bench.service_process import cpu_seconds, free_port, start_service
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from services.dealer.application import register_events
@@ -117,7 +118,7 @@ def _latencies(call: Callable[[int], object], n: int) -> dict[str, float]:
     return {
         "rpc_per_s": n / sum(samples),
         "p50_ms": statistics.median(samples) * 1000,
-        "p99_ms": samples[min(n - 1, int(n * 0.99))] * 1000,
+        "p99_ms": percentile(samples, 0.99) * 1000,
     }
 
 

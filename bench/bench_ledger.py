@@ -37,6 +37,7 @@ from collections.abc import Callable
 import grpc
 import redis
 
+from bench.percentiles import percentile
 from bench.service_process import cpu_seconds, start_service
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
@@ -70,7 +71,7 @@ def _row(name: str, impl: str, clients: int, latencies: list[float], wall_s: flo
         "ops": len(ordered),
         "ops_per_s": round(len(ordered) / wall_s, 1),
         "p50_ms": round(statistics.median(ordered) * 1000, 3),
-        "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 3),
+        "p99_ms": round(percentile(ordered, 0.99) * 1000, 3),
         **extra,
     }
 

@@ -17,6 +17,7 @@ from concurrent import futures
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bench.percentiles import percentile
 from services.shared import auth
 from services.shared.grpc_server import ServiceSpec, create_server, server_options
 from services.shared.settings import RuntimeSettings
@@ -93,7 +94,7 @@ def _compare(variants: dict[str, Callable[[], object]], calls: int, threads: int
                 "variant": name,
                 "calls": len(samples),
                 "p50_ms": statistics.median(samples) * 1000,
-                "p99_ms": samples[min(len(samples) - 1, int(len(samples) * 0.99))] * 1000,
+                "p99_ms": percentile(samples, 0.99) * 1000,
                 "seq_rpc_per_s": len(samples) / sum(samples),
                 f"rpc_per_s_{threads}_threads": done[name][0] / done[name][1],
             }

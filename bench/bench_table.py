@@ -71,6 +71,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
+from bench.percentiles import percentile
 from bench.service_process import cpu_seconds, free_port, start_service
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
@@ -361,13 +362,6 @@ def _legal(turn: events_pb2.ActionRequested) -> dict[int, int]:
     }
 
 
-def _percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 class Room:
     """The tables of one row, set up through the public API (not measured): the house creates
     each table, the bank funds six player accounts, each player joins with its own token."""
@@ -564,10 +558,10 @@ async def _play_row(
         "acts": acts,
         "acts_per_s": acts / elapsed,
         "acts_per_hand": acts / hands if hands else float("nan"),
-        "act_to_event_p50_ms": _percentile(latencies, 0.50),
-        "act_to_event_p99_ms": _percentile(latencies, 0.99),
+        "act_to_event_p50_ms": percentile(latencies, 0.50),
+        "act_to_event_p99_ms": percentile(latencies, 0.99),
         "mean_ms": statistics.fmean(latencies) if latencies else float("nan"),
-        "client_lag_p99_ms": _percentile(lags, 0.99),
+        "client_lag_p99_ms": percentile(lags, 0.99),
         "late_acts_pct": "-" if mean_think is None else 100 * late / acts if acts else 0.0,
         # CPU per finished hand, from /proc (less sensitive to the machine's load than
         # hands/s; the client is this process: the players' and spectators' gRPC calls).

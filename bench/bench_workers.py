@@ -23,6 +23,7 @@ import time
 import uuid
 from pathlib import Path
 
+from bench.percentiles import percentile
 from croupier.table.v1 import table_pb2
 from services.bots.engine_ranker import EvaluatorHandRanker
 from services.bots.engine_view import to_bot_view, to_command
@@ -45,11 +46,6 @@ from tests.integration.table.conftest import KEY, create_table, view_of
 from tests.integration.workers.recording_table import start_recording_table
 from tests.integration.workers.table_stack import table_stack
 from tests.integration.workers.worker_process import WorkerProcess, worker_env
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def _worker_env(redis_url: str, table_port: int) -> dict[str, str]:
@@ -96,7 +92,7 @@ def timeout_accuracy(quick: bool) -> dict[str, object]:
             "applied": len(lateness),
             "early": len(table.early),
             "p50": round(statistics.median(lateness), 1),
-            "p99": round(_percentile(lateness, 0.99), 1),
+            "p99": round(percentile(lateness, 0.99), 1),
             "max": round(max(lateness), 1),
         }
     finally:
