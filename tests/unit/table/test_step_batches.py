@@ -6,10 +6,15 @@ port, a ledger that accepts every call, the ranking library in process."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pytest
+from google.protobuf.message import Message
 
+from croupier.dealer.v1 import events_pb2 as dealer_events
+from croupier.table.v1 import events_pb2
+from services.dealer.shuffle import ShuffleState
 from services.evaluator.ranking.ports import LibraryRanker
 from services.games import commands as cmd
 from services.games import events as ev
@@ -17,37 +22,40 @@ from services.games.catalog import TEXAS_HOLDEM
 from services.games.definitions import TableConfig
 from services.games.legal import legal_actions
 from services.shared import errors
-from services.shared.eventstore import InMemoryEventStore
+from services.shared.eventstore import AppendResult, InMemoryEventStore
 from services.table import codec
 from services.table.application import TableApplication, TableSpec, table_stream
 from services.table.ports import Commitment, NoScheduler
 from tests.fixtures.table_ports import InProcessDealer, NullLedger
 
 
-class Store:
+class Store(InMemoryEventStore):
     """The in-memory event store, remembering each table append's event types (not the
     ones it answered as already done); `fail_next` makes
     the next append fail as a crash before it would (nothing is written)."""
 
     def __init__(self) -> None:
-        self.inner = InMemoryEventStore(codec.registry())
+        super().__init__(codec.registry())
         self.appends: list[list[str]] = []
         self.fail_next = False
         self.fail_after = 0  # with fail_next: appends to let through first
 
-    def append(self, stream, events, expected_version, idempotency_key):  # type: ignore[no-untyped-def]
+    def append(
+        self,
+        stream: str,
+        events: Sequence[Message],
+        expected_version: int,
+        idempotency_key: str,
+    ) -> AppendResult:
         if self.fail_next and self.fail_after:
             self.fail_after -= 1
         elif self.fail_next:
             self.fail_next = False
             raise RuntimeError("crashed before the append")
-        result = self.inner.append(stream, events, expected_version, idempotency_key)
+        result = super().append(stream, events, expected_version, idempotency_key)
         if stream.startswith("{table:") and not result.deduplicated:
             self.appends.append([type(e).__name__ for e in events])
         return result
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.inner, name)
 
 
 @dataclass
@@ -61,7 +69,7 @@ class World:
         """Another table service instance on the same store, dealer and ledger."""
         return TableApplication(
             self.store, self.dealer, self.app.ledger, LibraryRanker(), NoScheduler()
-        )  # type: ignore[arg-type]
+        )
 
     def to_last_action(self) -> None:
         """Play hand 1 up to its last action (the second show at the showdown)."""
@@ -90,7 +98,7 @@ class World:
 @pytest.fixture
 def world() -> World:
     store, dealer = Store(), InProcessDealer()
-    app = TableApplication(store, dealer, NullLedger(), LibraryRanker(), NoScheduler())  # type: ignore[arg-type]
+    app = TableApplication(store, dealer, NullLedger(), LibraryRanker(), NoScheduler())
     config = TableConfig(game=TEXAS_HOLDEM, seats=2)
     table_id = app.create_table(TableSpec(config, table_id="t1"), "house", "create").table_id
     for seat, player in enumerate(("alice", "bob")):
@@ -157,7 +165,7 @@ def test_a_command_remembers_the_version_its_whole_append_ended_at(world: World)
     accepted = next(
         e
         for _, e in recorded
-        if type(e).__name__ == "CommandAccepted" and e.key.endswith("/last-check")
+        if isinstance(e, events_pb2.CommandAccepted) and e.key.endswith("/last-check")
     )
     settled = next(v for v, e in recorded if type(e).__name__ == "HandSettled")
     assert table.shell.version_of_key(accepted.key) == settled
@@ -187,7 +195,7 @@ def test_a_dealer_down_mid_batch_keeps_the_steps_before_it_and_the_retry_finishe
     assert world.dealer.calls == ["CreateShuffle", "Deal"]
 
 
-def flop_and_record(world: World) -> tuple[list[ev.CardsDealt], object]:
+def flop_and_record(world: World) -> tuple[list[ev.CardsDealt], ShuffleState]:
     shuffle = world.app.load(world.table_id).shell.shuffle_id
     dealt = [e for e in table_events(world) if isinstance(e, ev.CardsDealt) and e.seat is None]
     return dealt, world.dealer.app.get(shuffle)[0]
@@ -205,8 +213,10 @@ def test_a_crash_before_a_batch_is_appended_is_finished_by_the_next_instance_wit
     table = world.instance().drive(world.table_id)
     board, record = flop_and_record(world)
     assert record.dealt_count == 8  # the same key: the same cards, none dealt twice
+    burn_and_flop = [h for h in record.history[-2:] if isinstance(h, dealer_events.CardsDealt)]
+    assert len(burn_and_flop) == 2
     assert [(*e.burned, *e.cards) for e in board] == [
-        tuple(c for h in record.history[-2:] for c in h.cards)
+        tuple(c for h in burn_and_flop for c in h.cards)
     ]
     assert table.engine.hand is not None and len(table.engine.hand.board) == 3
 
@@ -240,7 +250,7 @@ def test_a_raked_settlement_never_joins_the_command_that_ends_the_hand():
     """Rake moves chips in the ledger: a command that then lost its append would leave the
     house paid for a hand that never ended, so the settlement is the next append's first step."""
     store, dealer, ledger = Store(), InProcessDealer(), RakeLedger()
-    app = TableApplication(store, dealer, ledger, LibraryRanker(), NoScheduler())  # type: ignore[arg-type]
+    app = TableApplication(store, dealer, ledger, LibraryRanker(), NoScheduler())
     config = TableConfig(
         game=TEXAS_HOLDEM, seats=2, small_blind=10, big_blind=20, rake_basis_points=1000
     )
