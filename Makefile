@@ -48,7 +48,7 @@ test-e2e: protos
 lint: protos proto-lint
 	$(BIN)/ruff check services tests bench tools
 	$(BIN)/ruff format --check services tests bench tools
-	$(BIN)/mypy services tools
+	$(BIN)/mypy services tools bench
 
 # buf (from the npm registry) when node is available; the same conventions are also
 # checked in Python by tests/unit/protos, which `make test` always runs.

@@ -81,7 +81,7 @@ def _verify_hand(hand: tuple[bytes, str, tuple[Dealt, ...]], _i: int) -> None:
     assert verify(commitment(sid, seed), seed, sid, DeckSpec(), CONTRIBUTIONS, steps).ok
 
 
-def _pure_rows(n: int) -> list[dict]:
+def _pure_rows(n: int) -> list[dict[str, object]]:
     seed = bytes(32)
     order = derive_order(seed, "bench", CONTRIBUTIONS, 0, DECK)
     hand = (seed, "bench", tuple(Dealt((card,)) for card in order))
@@ -122,7 +122,7 @@ def _latencies(call: Callable[[int], object], n: int) -> dict[str, float]:
     }
 
 
-def _rpc_rows(redis_url: str, n: int, label: str, in_memory: bool) -> list[dict]:
+def _rpc_rows(redis_url: str, n: int, label: str, in_memory: bool) -> list[dict[str, object]]:
     env = {
         "CROUPIER_AUTH_KEY": AUTH_KEY,
         "CROUPIER_DEALER_METRICS_PORT": "0",
@@ -147,21 +147,20 @@ def _rpc_rows(redis_url: str, n: int, label: str, in_memory: bool) -> list[dict]
 
             rows.append({"variant": f"CreateShuffle RPC ({label})", **_latencies(create, n)})
         # Deal 2 cards at a time, 26 deals per shuffle, a fresh shuffle when one runs out.
-        current = {"sid": "", "left": 0}
+        sid, left = "", 0
 
         def deal(i: int) -> None:
-            if current["left"] < 2:
-                current["sid"] = f"bench-{prefix}-d{i}"
-                stub.CreateShuffle(
-                    dealer_pb2.CreateShuffleRequest(shuffle_id=str(current["sid"]), deck=standard)
-                )
-                current["left"] = 52
+            nonlocal sid, left
+            if left < 2:
+                sid = f"bench-{prefix}-d{i}"
+                stub.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=standard))
+                left = 52
             reply = stub.Deal(
                 dealer_pb2.DealRequest(
-                    shuffle_id=str(current["sid"]), count=2, purpose=dealer_pb2.DEAL_PURPOSE_HOLE
+                    shuffle_id=sid, count=2, purpose=dealer_pb2.DEAL_PURPOSE_HOLE
                 )
             )
-            current["left"] = reply.remaining
+            left = reply.remaining
 
         # The deal that follows a CreateShuffle is timed together with it; 1 in 26.
         rows.append({"variant": f"Deal(2) RPC ({label})", **_latencies(deal, n)})
@@ -185,12 +184,16 @@ def _dealer_process(redis_url: str) -> tuple[subprocess.Popen[bytes], int]:
     return start_service("dealer", port, env), port
 
 
-def _hand_calls(stub: dealer_pb2_grpc.DealerServiceStub, prefix: str, hand: int) -> list:
+def _hand_calls(
+    stub: dealer_pb2_grpc.DealerServiceStub, prefix: str, hand: int
+) -> list[Callable[[], object]]:
     """The dealer calls of one hold'em hand, in the table's order (see the module docstring)."""
     sid, board = f"{prefix}-{hand}", dealer_pb2.DEAL_PURPOSE_BOARD
     standard = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD, copies=1)
 
-    def deal(count: int, burn: int, purpose: int, step: str) -> Callable[[], object]:
+    def deal(
+        count: int, burn: int, purpose: dealer_pb2.DealPurpose.ValueType, step: str
+    ) -> Callable[[], object]:
         request = dealer_pb2.DealRequest(
             shuffle_id=sid, count=count, burn=burn, purpose=purpose, idempotency_key=f"{sid}/{step}"
         )  # fmt: skip
@@ -208,7 +211,7 @@ def _hand_calls(stub: dealer_pb2_grpc.DealerServiceStub, prefix: str, hand: int)
     ]
 
 
-def _cpu_rows(redis_url: str, hands: int, clients: int = 10) -> list[dict]:
+def _cpu_rows(redis_url: str, hands: int, clients: int = 10) -> list[dict[str, object]]:
     process, port = _dealer_process(redis_url)
     token = auth.issue_token(AUTH_KEY, "table", auth.Role.SERVICE, 3600)
     channels = [connect(f"127.0.0.1:{port}", token) for _ in range(clients)]
@@ -277,7 +280,7 @@ def _cpu_rows(redis_url: str, hands: int, clients: int = 10) -> list[dict]:
     return rows
 
 
-def run(quick: bool) -> list[dict]:
+def run(quick: bool) -> list[dict[str, object]]:
     n_pure = 300 if quick else 3000
     n_rpc = 200 if quick else 2000
     rows = _pure_rows(n_pure)

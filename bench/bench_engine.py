@@ -142,6 +142,8 @@ def pokerkit_rate(hands: int, seed: int = 1) -> tuple[float, float]:
                     else:
                         low = state.min_completion_betting_or_raising_to_amount
                         high = state.max_completion_betting_or_raising_to_amount
+                        # (set whenever can_complete_bet_or_raise_to() offered "r")
+                        assert low is not None and high is not None
                         state.complete_bet_or_raise_to(rng.randint(low, high))
 
     return _timed(play, hands)

@@ -194,12 +194,13 @@ def _wild_rows(quick: bool) -> list[dict[str, Any]]:
             hand = [spit, *extra, *rng.sample(others, 5 - wilds)]
             hands.append((hand, rank_cards))
             enc = wild_encoding(frozenset(rank_cards))
-            encoded.append(tuple(enc[c] for c in hand))
+            first, second, third, fourth, fifth = (enc[card] for card in hand)
+            encoded.append((first, second, third, fourth, fifth))
         for hand, rank_cards in hands[: n // 20]:
             wild = frozenset(card_from_index(c) for c in rank_cards)
             friendly.append(([card_from_index(c) for c in hand], wild))
 
-        def fast_loop(encoded: list[tuple[int, ...]] = encoded) -> None:
+        def fast_loop(encoded: list[tuple[int, int, int, int, int]] = encoded) -> None:
             for h in encoded:
                 eval_wild5_ints(*h)
 

@@ -54,7 +54,7 @@ class _Run:
             self.xreads += 1
             return xread(*args, **kwargs)  # type: ignore[arg-type]
 
-        self.client.xread = counted  # type: ignore[method-assign]
+        self.client.xread = counted  # type: ignore[method-assign,assignment]
         self.store = RedisEventStore(self.client, codec.registry(), durability="everysec")
         self.decoded = 0
 

@@ -70,7 +70,9 @@ def _throughput(call: Callable[[], object], calls: int, threads: int) -> tuple[i
         return per_thread * threads, time.perf_counter() - started
 
 
-def _compare(variants: dict[str, Callable[[], object]], calls: int, threads: int) -> list[dict]:
+def _compare(
+    variants: dict[str, Callable[[], object]], calls: int, threads: int
+) -> list[dict[str, object]]:
     """Measure the variants in interleaved rounds so load from other processes on the
     machine hits all of them alike; report each variant's pooled numbers."""
     rounds = 10
@@ -102,7 +104,7 @@ def _compare(variants: dict[str, Callable[[], object]], calls: int, threads: int
     return rows
 
 
-def run(quick: bool) -> list[dict]:
+def run(quick: bool) -> list[dict[str, object]]:
     calls = 300 if quick else 3000
     threads = 4
     token = auth.issue_token(KEY, "bench", auth.Role.SERVICE, 3600)
@@ -114,8 +116,9 @@ def run(quick: bool) -> list[dict]:
     bare_channel = grpc.insecure_channel(f"127.0.0.1:{bare_port}")
     full_channel = grpc.insecure_channel(f"127.0.0.1:{full_port}")
     try:
-        bare_echo = bare_channel.unary_unary(METHOD)
-        full_echo = full_channel.unary_unary(METHOD)
+        # No (de)serializers: the echo sends and gets raw bytes.
+        bare_echo: grpc.UnaryUnaryMultiCallable[bytes, bytes] = bare_channel.unary_unary(METHOD)
+        full_echo: grpc.UnaryUnaryMultiCallable[bytes, bytes] = full_channel.unary_unary(METHOD)
         health = health_pb2_grpc.HealthStub(full_channel)
         check = health_pb2.HealthCheckRequest(service=SERVICE)
         return _compare(

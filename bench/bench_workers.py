@@ -111,7 +111,7 @@ def _decision_points(game: str, hands: int) -> list[BotView]:
         for seat in range(6):
             state = apply_all(state, decide(state, SitDown(seat, f"p{seat}", 200)))
 
-        def collect(s, legal):  # type: ignore[no-untyped-def]
+        def collect(s, legal):
             view = to_bot_view(s, legal)
             views.append(view)
             return to_command(s, legal.seat, policy.choose(view, rng))
@@ -183,7 +183,7 @@ def full_stack_hands(quick: bool) -> dict[str, object]:
     }
 
 
-def _seat_bots(platform, table_id: str) -> None:  # type: ignore[no-untyped-def]
+def _seat_bots(platform, table_id: str) -> None:
     for seat_no, policy in enumerate(("equity", "tight", "random")):
         bot = bot_id(policy, uuid.uuid4().hex[:6], 0.0)
         platform.fund(bot, 10_000)
