@@ -7,8 +7,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PROTOS := $(shell find protos -name '*.proto' | sort)
 GEN_STAMP := croupier/.generated
+# The rules engine compiled with mypyc (tools/build_engine.py): rebuilt when any of it changes.
+ENGINE_SOURCES := $(wildcard services/games/*.py)
+ENGINE_STAMP := build/mypyc/.compiled
 
-.PHONY: soak bench-seven all venv protos test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
+.PHONY: soak bench-seven all venv protos engine test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
 
 all: test
 
@@ -30,19 +33,27 @@ $(GEN_STAMP): $(STAMP) $(PROTOS) tools/gen_protos.py
 
 protos: $(GEN_STAMP)
 
-test: protos
+$(ENGINE_STAMP): $(STAMP) $(ENGINE_SOURCES) tools/build_engine.py
+	@mkdir -p build/mypyc
+	@$(BIN)/python tools/build_engine.py >build/mypyc/build.log 2>&1 || { cat build/mypyc/build.log; exit 1; }
+	@tail -n 1 build/mypyc/build.log
+	@touch $@
+
+engine: $(ENGINE_STAMP)
+
+test: protos engine
 	$(BIN)/python -m pytest tests
 
-test-unit: protos
+test-unit: protos engine
 	$(BIN)/python -m pytest tests/unit
 
-test-contract: protos
+test-contract: protos engine
 	$(BIN)/python -m pytest tests/contract
 
-test-integration: protos
+test-integration: protos engine
 	$(BIN)/python -m pytest tests/integration
 
-test-e2e: protos
+test-e2e: protos engine
 	$(BIN)/python -m pytest tests/e2e
 
 lint: protos proto-lint
@@ -58,14 +69,14 @@ proto-lint:
 		.tools/node_modules/.bin/buf lint; \
 	else echo "npm not found: skipping buf lint (tests/unit/protos checks the conventions)"; fi
 
-run: protos
+run: protos engine
 	$(BIN)/croupier run
 
-bench: protos
+bench: protos engine
 	$(BIN)/python -m bench
 
 # All 133,784,560 seven-card hands through the evaluator's batch path (about 30 s).
-bench-seven: protos
+bench-seven: protos engine
 	$(BIN)/python -m bench.seven_card_census
 
 # Bots play SOAK_HANDS hands of every poker variant through the real services and every check
@@ -74,7 +85,7 @@ bench-seven: protos
 # process is bound to one core by the GIL. `make soak SOAK_HANDS=200` for a shorter run.
 SOAK_HANDS ?= 2000
 SOAK_SPLIT ?= nlhe,six-card plhe,spit flhe,hilo
-soak: protos
+soak: protos engine
 	@pids=""; for group in $(SOAK_SPLIT); do \
 		CROUPIER_SOAK_HANDS=$(SOAK_HANDS) CROUPIER_SOAK_VARIANTS=$$group \
 			$(BIN)/python -m pytest tests/integration/bots/test_soak.py -q -s -p no:cacheprovider \
@@ -82,4 +93,5 @@ soak: protos
 	done; status=0; for pid in $$pids; do wait $$pid || status=1; done; exit $$status
 
 clean:
-	rm -rf $(VENV) croupier .tools .mypy_cache .ruff_cache .pytest_cache
+	-$(BIN)/python tools/build_engine.py --clean
+	rm -rf $(VENV) croupier build .tools .mypy_cache .ruff_cache .pytest_cache

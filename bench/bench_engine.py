@@ -7,11 +7,19 @@ check/call, and bet/raise (a uniform amount in the legal range; all-in when that
 way to raise); draws discard a uniform number of random cards. Every hand runs from the
 deal to the award, including showdown ranking (the engine's stdlib reference ranker; pokerkit
 its own evaluator) and, for the engine, the event fold it needs for replay.
+
+The engine runs as `make` builds it, compiled with mypyc (tools/build_engine.py), and again
+from its source in a second process (`build` = interpreted), both against the same pokerkit
+measurement; pokerkit is pure Python as published. The bench's own random player and stub
+are interpreted on both sides.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -149,12 +157,51 @@ def pokerkit_rate(hands: int, seed: int = 1) -> tuple[float, float]:
     return _timed(play, hands)
 
 
+VARIANTS = (
+    ("texas-holdem", Structure.NO_LIMIT),
+    ("texas-holdem", Structure.POT_LIMIT),
+    ("texas-holdem", Structure.FIXED_LIMIT),
+    ("holdem-hilo", Structure.FIXED_LIMIT),
+    ("spit-in-the-ocean", Structure.FIXED_LIMIT),
+    ("six-card-open-draw", Structure.FIXED_LIMIT),
+)
+
+
+def engine_rates(hands: int) -> list[tuple[str, str, float, float]]:
+    """(game, structure, hands/s, hands per CPU-s) for every variant in this process."""
+    rates = []
+    for game, structure in VARIANTS:
+        wall, cpu = engine_rate(game, structure, hands)
+        rates.append((game, structure.value, wall, cpu))
+    return rates
+
+
+def _interpreted_rates(hands: int) -> list[tuple[str, str, float, float]]:
+    """`engine_rates` in a second process that runs the engine from its source."""
+    code = (
+        "import json, sys; from tools.build_engine import use_interpreted; use_interpreted(); "
+        "from bench.bench_engine import engine_rates; "
+        f"json.dump(engine_rates({hands}), sys.stdout)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    return [tuple(row) for row in json.loads(result.stdout)]  # type: ignore[misc]
+
+
+def _build() -> str:
+    from tools.build_engine import is_compiled
+
+    return "mypyc" if is_compiled() else "interpreted"
+
+
 def run(quick: bool) -> list[dict[str, Any]]:
     hands = 200 if quick else 1500
     peer_wall, peer_cpu = pokerkit_rate(hands)
     rows: list[dict[str, Any]] = [
         {
             "engine": "pokerkit 0.7",
+            "build": "interpreted",
             "game": "texas-holdem",
             "structure": "no-limit",
             "hands": hands,
@@ -163,24 +210,21 @@ def run(quick: bool) -> list[dict[str, Any]]:
             "x_pokerkit_cpu": 1.0,
         }
     ]
-    for game, structure in (
-        ("texas-holdem", Structure.NO_LIMIT),
-        ("texas-holdem", Structure.POT_LIMIT),
-        ("texas-holdem", Structure.FIXED_LIMIT),
-        ("holdem-hilo", Structure.FIXED_LIMIT),
-        ("spit-in-the-ocean", Structure.FIXED_LIMIT),
-        ("six-card-open-draw", Structure.FIXED_LIMIT),
-    ):
-        wall, cpu = engine_rate(game, structure, hands)
-        rows.append(
-            {
-                "engine": "croupier",
-                "game": game,
-                "structure": structure.value,
-                "hands": hands,
-                "hands_per_s": wall,
-                "hands_per_cpu_s": cpu,
-                "x_pokerkit_cpu": cpu / peer_cpu,
-            }
-        )
+    builds = [(_build(), engine_rates(hands))]
+    if builds[0][0] != "interpreted":
+        builds.append(("interpreted", _interpreted_rates(hands)))
+    for build, rates in builds:
+        for game, structure, wall, cpu in rates:
+            rows.append(
+                {
+                    "engine": "croupier",
+                    "build": build,
+                    "game": game,
+                    "structure": structure,
+                    "hands": hands,
+                    "hands_per_s": wall,
+                    "hands_per_cpu_s": cpu,
+                    "x_pokerkit_cpu": cpu / peer_cpu,
+                }
+            )
     return rows

@@ -8,6 +8,18 @@ import pytest
 import redis
 
 from tests.fixtures.redis_server import RedisServer, unique_prefix
+from tools import build_engine
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse to test a compiled engine older than its source: it would run the old code."""
+    stale = build_engine.stale_modules()
+    if stale:
+        pytest.exit(
+            f"the compiled engine is older than {', '.join(stale)}: run `make engine` "
+            "(`make test` does it) or `python tools/build_engine.py --clean` to test the source",
+            returncode=2,
+        )
 
 
 @pytest.fixture(scope="session")

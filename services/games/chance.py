@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from services.games.cardtext import DECK_SIZE, Card
 from services.games.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
 from services.games.definitions import DealBoard, DealHole, ForcedBets
@@ -23,6 +25,8 @@ class NeedHandStart:
     """No hand in progress and two or more players can be dealt in: send `StartHand`."""
 
 
+# An ordinary class under mypyc (a native one has no __dict__ for the one-store __init__).
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, init=False)
 class NeedCards:
     """Deal `count` cards to each target (seat, or None for the board) in `targets` order,

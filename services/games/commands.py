@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from services.games.cardtext import Card
 from services.games.ranking import SeatRank
 
@@ -55,6 +57,8 @@ class StartHand:
     pass
 
 
+# An ordinary class under mypyc (a native one has no __dict__ for the one-store __init__).
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, init=False)
 class Act:
     """One player decision. `amount` is the "raise to" total for bet and raise; `cards` for
@@ -100,6 +104,8 @@ class TimeOut:
     hand: int | None = None
 
 
+# An ordinary class under mypyc (a native one has no __dict__ for the one-store __init__).
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, init=False)
 class DealCards:
     """Chance input: cards for the pending `NeedCards` request, target None = the board.

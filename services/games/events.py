@@ -9,7 +9,7 @@ defaults, never rename.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from services.games.cardtext import Card
 from services.games.definitions import TableConfig
@@ -19,20 +19,20 @@ from services.games.ranking import SeatRank
 class Action:
     """Action names as used in `Act` commands, `ActionTaken` events and `LegalActions`."""
 
-    FOLD = "fold"
-    CHECK = "check"
-    CALL = "call"
-    BET = "bet"
-    RAISE = "raise"
-    ALL_IN = "all-in"
-    DISCARD = "discard"
-    OPEN_DISCARD = "open-discard"
-    SHOW = "show"
-    MUCK = "muck"
-    DECLARE_BOARD = "declare-board"
+    FOLD: Final = "fold"
+    CHECK: Final = "check"
+    CALL: Final = "call"
+    BET: Final = "bet"
+    RAISE: Final = "raise"
+    ALL_IN: Final = "all-in"
+    DISCARD: Final = "discard"
+    OPEN_DISCARD: Final = "open-discard"
+    SHOW: Final = "show"
+    MUCK: Final = "muck"
+    DECLARE_BOARD: Final = "declare-board"
 
-    BETTING = frozenset({FOLD, CHECK, CALL, BET, RAISE, ALL_IN})
-    ALL = frozenset({*BETTING, DISCARD, OPEN_DISCARD, SHOW, MUCK, DECLARE_BOARD})
+    BETTING: Final = frozenset({FOLD, CHECK, CALL, BET, RAISE, ALL_IN})
+    ALL: Final = frozenset({*BETTING, DISCARD, OPEN_DISCARD, SHOW, MUCK, DECLARE_BOARD})
 
 
 @dataclass(frozen=True, slots=True)

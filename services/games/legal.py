@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from mypy_extensions import mypyc_attr
+
 from services.games.betting import options
 from services.games.cardtext import Card
 from services.games.definitions import Draw, Showdown
@@ -19,6 +21,8 @@ from services.games.state import TableState
 _set = object.__setattr__
 
 
+# An ordinary class under mypyc (a native one has no __dict__ for the one-store __init__).
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, init=False)
 class LegalActions:
     """Empty `actions` means the seat cannot act now (`to_act` says who can, if anyone).

@@ -22,14 +22,15 @@ from services.games.chance import (
     rank_hands,
     reshuffle,
 )
-from services.games.commands import Act, Command, StartHand
+from services.games.commands import Act, Command, StartHand, TimeOut
 from services.games.events import Event
 from services.games.legal import LegalActions, legal_actions
 from services.games.ranking import HandRanker
 from services.games.rules import execute
 from services.games.state import TableState
 
-Policy = Callable[[TableState, LegalActions], Act]
+# A player's decision: an action, or letting the clock run out (TimeOut).
+Policy = Callable[[TableState, LegalActions], Act | TimeOut]
 
 
 class Stub(Protocol):

@@ -2,7 +2,9 @@
 
 The state classes are frozen dataclasses without __slots__ so that `evolve` can copy their
 __dict__: it is about seven times faster than dataclasses.replace, which dominated the
-engine's profile (replace re-runs __init__, one object.__setattr__ per field).
+engine's profile (replace re-runs __init__, one object.__setattr__ per field). For the same
+reason they stay ordinary Python classes when mypyc compiles the engine
+(`mypyc_attr(native_class=False)`, tools/build_engine.py): a native class has no __dict__.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from mypy_extensions import mypyc_attr
 
 from services.games.cardtext import Card
 from services.games.definitions import Betting, Phase, TableConfig
@@ -31,6 +35,7 @@ def evolve(obj: _T, **changes: Any) -> _T:
     return new
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class SeatState:
     player: str
@@ -43,6 +48,7 @@ class SeatState:
     timeouts: int = 0  # consecutive
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class HandPlayer:
     """One seat's part in the current hand."""
@@ -64,6 +70,7 @@ class HandPlayer:
     declared_board: bool = False
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class HandState:
     number: int
@@ -126,6 +133,7 @@ class HandState:
         return None
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class TableState:
     config: TableConfig

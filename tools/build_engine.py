@@ -1,0 +1,156 @@
+"""Compile the pure rules engine (services/games) to C with mypyc, in place.
+
+Run by `make engine` (and so by `make test`, `make run`, `make bench`). The engine is plain,
+fully typed Python (mypy --strict); mypyc turns each module into an extension module next to
+its source, which Python imports instead of the .py. The same source runs interpreted
+wherever nothing was compiled, and `tests/unit/games/test_compiled_engine.py` checks that both
+produce the same events for the same seeded hands.
+
+Why compiled: the engine's CPU per hand bounds both the pure-engine benchmark and the table
+service's work per command (`make bench`, bench/bench_engine.py reports both builds side by
+side).
+
+Modules left interpreted, and why:
+- __init__.py: it only re-exports, and the shared library of the compiled modules lives inside
+  the package, so importing it must not need the package's own compiled module first;
+- events.py: mypyc treats a dataclass's `ClassVar` as a field (mypyc/mypyc#1122), and every
+  event class carries `TYPE: ClassVar[str]`;
+- definitions.py, ranking.py: the table codec reads their dataclasses' field annotations to
+  decode stored events (services/table/codec.py), and compiled classes expose `type` in place
+  of `X | None` there.
+
+A compiled module older than its source would run the old code: `stale_modules` finds those,
+and the test suite refuses to start while there are any (tests/conftest.py).
+
+Usage: python tools/build_engine.py [--clean]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "services" / "games"
+INTERPRETED = frozenset({"__init__.py", "events.py", "definitions.py", "ranking.py"})
+# The shared library holding every compiled module (one library: calls between modules stay
+# native C calls). Named inside the package so that it travels with it.
+GROUP = "services.games.compiled"
+BUILD = ROOT / "build" / "mypyc"
+
+
+def sources() -> list[Path]:
+    """The engine modules that are compiled, in a stable order."""
+    return sorted(p for p in PACKAGE.glob("*.py") if p.name not in INTERPRETED)
+
+
+def _extension_suffix() -> str:
+    return importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
+def compiled_path(source: Path) -> Path:
+    return source.with_name(source.stem + _extension_suffix())
+
+
+def _built_files() -> list[Path]:
+    return sorted(PACKAGE.glob("*" + _extension_suffix()))
+
+
+def is_compiled() -> bool:
+    """Whether every compiled module is present (the running engine is the compiled one)."""
+    return all(compiled_path(source).exists() for source in sources())
+
+
+def stale_modules() -> list[str]:
+    """Sources the compiled build does not match: compiled once but now missing their module,
+    or changed since the build (one shared library holds every module, so a change to any
+    source needs a rebuild). Empty when nothing is compiled: that engine runs from source."""
+    modules = {source: compiled_path(source) for source in sources()}
+    present = [path for path in modules.values() if path.exists()]
+    if not present:
+        return []
+    built_at = min(path.stat().st_mtime for path in present)
+    return [
+        str(source.relative_to(ROOT))
+        for source, path in modules.items()
+        if not path.exists() or source.stat().st_mtime > built_at
+    ]
+
+
+def clean() -> None:
+    for path in _built_files():
+        path.unlink()
+
+
+def build() -> None:
+    # Imported here: only building needs mypyc and setuptools (dev dependencies).
+    from mypyc.build import mypycify
+    from setuptools import Distribution  # type: ignore[import-untyped]
+
+    clean()  # a module moved to INTERPRETED must not leave an old build behind
+    os.chdir(ROOT)  # mypycify derives module names from paths relative to here
+    extensions = mypycify(
+        [str(p.relative_to(ROOT)) for p in sources()],
+        group_name=GROUP,
+        target_dir=str(BUILD / "c"),
+    )
+    distribution = Distribution({"name": "croupier-engine", "ext_modules": extensions})
+    command = distribution.get_command_obj("build_ext")
+    command.inplace = True
+    command.build_temp = str(BUILD / "temp")
+    command.parallel = os.cpu_count() or 1
+    distribution.run_command("build_ext")
+    # build_ext copies an up-to-date library with its old times (a change to comments only
+    # regenerates the same C); the build now matches the sources, so date it now.
+    for path in _built_files():
+        os.utime(path)
+
+
+class _SourceOnlyFinder(importlib.abc.MetaPathFinder):
+    """Imports services.games from its .py files even where compiled modules exist."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        parts = fullname.split(".")
+        if parts[:2] != ["services", "games"] or len(parts) > 3:
+            return None
+        if len(parts) == 2:
+            return importlib.util.spec_from_file_location(
+                fullname, PACKAGE / "__init__.py", submodule_search_locations=[str(PACKAGE)]
+            )
+        return importlib.util.spec_from_file_location(fullname, PACKAGE / f"{parts[2]}.py")
+
+
+def use_interpreted() -> None:
+    """Make this process run the engine from source (call before anything imports it): the
+    reference the compiled build is compared against."""
+    if any(name == "services.games" or name.startswith("services.games.") for name in sys.modules):
+        raise RuntimeError("services.games is already imported; call use_interpreted() first")
+    sys.meta_path.insert(0, _SourceOnlyFinder())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--clean", action="store_true", help="remove the compiled modules")
+    args = parser.parse_args(argv)
+    if args.clean:
+        clean()
+        return 0
+    build()
+    if not is_compiled():
+        print("build finished but some modules are missing", file=sys.stderr)
+        return 1
+    print(f"compiled {len(sources())} engine modules with mypyc into {PACKAGE.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
