@@ -5,6 +5,7 @@ environment its settings code requires."""
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -146,3 +147,16 @@ def test_the_worker_runs_the_celery_app_the_workers_package_defines():
         assert worker_command() is not None
     else:
         assert worker_command() is None
+
+
+def test_the_image_compiles_the_engine_and_ships_the_compiled_modules():
+    # The image runs what `make` runs: the engine compiled by tools/build_engine.py, built
+    # before the wheel, whose package data must carry the extension modules.
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    build = dockerfile.index("python tools/build_engine.py")
+    assert (
+        dockerfile.index("python tools/gen_protos.py") < build < dockerfile.index("pip install .")
+    )
+    assert "gcc" in dockerfile[: dockerfile.index("AS runtime")]
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "*.so" in pyproject["tool"]["setuptools"]["package-data"]["services.games"]
