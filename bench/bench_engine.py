@@ -186,7 +186,9 @@ def _interpreted_rates(hands: int) -> list[tuple[str, str, float, float]]:
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
-    return [tuple(row) for row in json.loads(result.stdout)]  # type: ignore[misc]
+    return [
+        (game, structure, wall, cpu) for game, structure, wall, cpu in json.loads(result.stdout)
+    ]
 
 
 def _build() -> str:
