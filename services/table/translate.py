@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2, table_pb2
@@ -204,9 +205,23 @@ def view_to_proto(
     return message
 
 
-def _field_name(message: Message) -> str:
-    name = message.DESCRIPTOR.name
-    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+# The field of TableEvent's `event` oneof that carries each event message, by the message's
+# descriptor: looked up per streamed event, so worked out once here.
+EVENT_FIELDS: dict[Descriptor, FieldDescriptor] = {
+    field.message_type: field
+    for field in events_pb2.TableEvent.DESCRIPTOR.oneofs_by_name["event"].fields
+}
+
+
+def event_field(message: Message) -> FieldDescriptor:
+    """The TableEvent field that carries `message`."""
+    field = EVENT_FIELDS.get(message.DESCRIPTOR)
+    if field is None:
+        raise codec.CodecError(
+            f"TableEvent has no field for {message.DESCRIPTOR.full_name}: add it to its "
+            "`event` oneof in events.proto"
+        )
+    return field
 
 
 def event_to_proto(
@@ -217,5 +232,5 @@ def event_to_proto(
     wrapped = events_pb2.TableEvent(
         table_id=table_id, version=version, recorded_at_ms=recorded_at_ms
     )
-    getattr(wrapped, _field_name(message)).CopyFrom(message)
+    getattr(wrapped, event_field(message).name).CopyFrom(message)
     return wrapped

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from croupier.table.v1 import table_pb2
+import pytest
+
+from croupier.table.v1 import events_pb2, table_pb2
 from services.games.views import SeatView, View
-from services.table import translate
+from services.table import codec, translate
 
 
 def _view(hand: int | None) -> table_pb2.TableView:
@@ -86,3 +88,17 @@ def test_the_view_carries_the_requested_bots_and_the_bots_that_bought_in():
         ("equity", 0.75),
     ]
     assert list(message.bots_seated) == ["bot-random-0-t1-s0"]
+
+
+def test_every_event_type_the_stream_holds_travels_in_its_own_field_of_table_event():
+    for type_name in codec.registry().type_names():
+        message = getattr(events_pb2, type_name.rpartition(".")[2])()
+        wrapped = translate.event_to_proto("t1", 3, 1000, message)
+        field = wrapped.WhichOneof("event")
+        assert field == translate.event_field(message).name
+        assert getattr(wrapped, field).DESCRIPTOR is message.DESCRIPTOR
+
+
+def test_a_message_table_event_cannot_carry_is_refused_naming_it():
+    with pytest.raises(codec.CodecError, match=r"croupier\.table\.v1\.TableView"):
+        translate.event_to_proto("t1", 3, 1000, table_pb2.TableView())
