@@ -6,7 +6,7 @@ from __future__ import annotations
 import grpc
 import redis
 
-from croupier.table.v1 import table_pb2, table_pb2_grpc
+from croupier.table.v1 import table_pb2
 from services.games.ranking import HandRanker
 from services.shared.channels import RenewingServiceToken, connect
 from services.shared.eventstore import EventStore, RedisEventStore
@@ -19,6 +19,7 @@ from services.table.ports import DealerPort, NoScheduler, SchedulerPort
 from services.table.ranking import ranker_for
 from services.table.servicer import TableServicer
 from services.table.settings import TableSettings
+from services.table.watch_wire import add_table_service
 from services.table.watching import TableWatcher
 
 REDIS_CONNECTIONS = 2048
@@ -57,6 +58,6 @@ def build(
     watcher = TableWatcher(app, store)
 
     def register(server: grpc.Server) -> None:
-        table_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(app, watcher), server)
+        add_table_service(TableServicer(app, watcher), server)
 
     return ServiceSpec(name="table", register=register, service_names=[SERVICE_NAME])

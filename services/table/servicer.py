@@ -18,6 +18,7 @@ from services.shared.auth import Principal, Role, current_principal
 from services.table import translate
 from services.table.application import TableApplication, TableSpec
 from services.table.history import hand_history
+from services.table.watch_wire import WatchMessage
 from services.table.watching import TableWatcher
 
 
@@ -170,9 +171,11 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         table = self.app.load(request.table_id)
         return table_pb2.GetTableViewResponse(view=self.watcher.view(table, principal))
 
-    def WatchTable(  # noqa: N802
+    # Batched responses come serialized already: watch_wire.add_table_service registers this
+    # method with a response serializer that sends bytes as they are (hence the override).
+    def WatchTable(  # type: ignore[override]  # noqa: N802
         self, request: table_pb2.WatchTableRequest, context: grpc.ServicerContext
-    ) -> Iterator[table_pb2.WatchTableResponse]:
+    ) -> Iterator[WatchMessage]:
         principal = current_principal()
         stop = threading.Event()
         context.add_callback(stop.set)

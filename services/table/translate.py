@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2, table_pb2
@@ -206,16 +206,17 @@ def view_to_proto(
 
 
 # The field of TableEvent's `event` oneof that carries each event message, by the message's
-# descriptor: looked up per streamed event, so worked out once here.
-EVENT_FIELDS: dict[Descriptor, FieldDescriptor] = {
-    field.message_type: field
+# full name: looked up per streamed event, so worked out once here.
+EVENT_FIELDS: dict[str, FieldDescriptor] = {
+    field.message_type.full_name: field
     for field in events_pb2.TableEvent.DESCRIPTOR.oneofs_by_name["event"].fields
+    if field.message_type is not None
 }
 
 
 def event_field(message: Message) -> FieldDescriptor:
     """The TableEvent field that carries `message`."""
-    field = EVENT_FIELDS.get(message.DESCRIPTOR)
+    field = EVENT_FIELDS.get(message.DESCRIPTOR.full_name)
     if field is None:
         raise codec.CodecError(
             f"TableEvent has no field for {message.DESCRIPTOR.full_name}: add it to its "

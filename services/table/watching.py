@@ -25,10 +25,11 @@ from services.games import events as ev
 from services.games.views import redact, view_for
 from services.shared.auth import Principal
 from services.shared.eventstore import EventStore
-from services.table import codec, translate
+from services.table import codec, translate, watch_wire
 from services.table.application import TableApplication, fold_recorded, table_stream
 from services.table.fanout import HubEvent, TableFanout
 from services.table.shell import Table
+from services.table.watch_wire import WatchMessage
 
 log = structlog.get_logger(__name__)
 
@@ -136,9 +137,10 @@ class TableWatcher:
         from_version: int,
         stop: threading.Event,
         batch: bool = False,
-    ) -> Iterator[table_pb2.WatchTableResponse]:
+    ) -> Iterator[WatchMessage]:
         """A fresh view then every later event; or, resuming, every event after from_version.
-        With `batch`, the events come several to a message (`WatchTableResponse.events`)."""
+        With `batch`, the events come several to a message (`WatchTableResponse.events`),
+        serialized already (watch_wire.py)."""
         stream = table_stream(table_id)
         if from_version <= 0:
             table = self.app.load(table_id)
@@ -162,85 +164,99 @@ class TableWatcher:
         stream: str,
         stop: threading.Event,
         batch: bool,
-    ) -> Iterator[table_pb2.WatchTableResponse]:
+    ) -> Iterator[WatchMessage]:
         table_id = table.table_id
         # Only the viewer's seat matters for redaction, and only seating events change it, so
         # a watcher follows those instead of folding the whole table for every event.
         seat = viewer_seat(table, principal)
         for entries in self.fanout.listen(stream, table.version + 1, stop):
             first_seat = seat
-            responses: list[table_pb2.WatchTableResponse] = []
+            views: list[_View] = []
             for entry in entries:
                 event = entry.event
                 if isinstance(event, ev.PlayerSeated) and event.player == principal.subject:
                     seat = event.seat
-                response = _response_for(table_id, entry, seat)
+                view = _view_for(table_id, entry, seat)
                 if isinstance(event, ev.PlayerLeft) and event.seat == seat:
                     seat = None
-                if response is not None:
-                    responses.append(response)
-            if not responses:
+                if view is not None:
+                    views.append(view)
+            if not views:
                 continue  # only bookkeeping: nothing to send
             if batch:
                 # A seat that changed inside the batch makes it this watcher's own.
-                yield _batch_for(entries, first_seat, responses, shared=seat == first_seat)
+                yield _batch_for(entries, first_seat, views, shared=seat == first_seat)
                 continue
-            for response in responses:
-                yield response
+            for view in views:
+                yield view.response()
                 if stop.is_set():
                     return
 
 
-# The key of the response every viewer gets when redaction leaves an event as it is.
+class _View:
+    """One event as one view sees it (the redacted TableEvent), shared by every watcher of
+    the table in this process with that view, in the forms their streams send: a response
+    (one event a message) and a batch item (batched, serialized: watch_wire.py)."""
+
+    __slots__ = ("_item", "_response", "event")
+
+    def __init__(self, event: events_pb2.TableEvent) -> None:
+        self.event = event
+        self._response: table_pb2.WatchTableResponse | None = None
+        self._item: bytes | None = None
+
+    def response(self) -> table_pb2.WatchTableResponse:
+        if self._response is None:
+            self._response = table_pb2.WatchTableResponse(event=self.event)
+        return self._response
+
+    def item(self) -> bytes:
+        if self._item is None:
+            self._item = watch_wire.batch_item(self.event.SerializeToString())
+        return self._item
+
+
+# The key of the view every viewer gets when redaction leaves an event as it is.
 _UNREDACTED = "unredacted"
 
 
 def _batch_for(
-    entries: Sequence[HubEvent],
-    seat: int | None,
-    responses: Sequence[table_pb2.WatchTableResponse],
-    shared: bool,
-) -> table_pb2.WatchTableResponse:
-    """One message of `responses` (the per-event messages of `entries` for a viewer at
-    `seat`); when `shared`, made once for every watcher of that seat that takes the same
-    batch (caught-up spectators of a table take the same events at once)."""
+    entries: Sequence[HubEvent], seat: int | None, views: Sequence[_View], shared: bool
+) -> bytes:
+    """The serialized message of `views` (those of `entries` for a viewer at `seat`); when
+    `shared`, made once for every watcher of that seat that takes the same batch (caught-up
+    spectators of a table take the same events at once)."""
     key = ("batch", seat, entries[-1].version)
-    views = entries[0].views
-    cached: table_pb2.WatchTableResponse | None = views.get(key) if shared else None
+    cache = entries[0].views
+    cached: bytes | None = cache.get(key) if shared else None
     if cached is None:
-        cached = table_pb2.WatchTableResponse(
-            events=table_pb2.TableEventBatch(events=[r.event for r in responses])
-        )
+        cached = watch_wire.batch_response([view.item() for view in views])
         if shared:
-            views[key] = cached
+            cache[key] = cached
     return cached
 
 
-def _response_for(
-    table_id: str, entry: HubEvent, seat: int | None
-) -> table_pb2.WatchTableResponse | None:
-    """The stream message of `entry` for a viewer at `seat` (None: not streamed), made once
-    per distinct view and shared by every watcher of the table in this process."""
+def _view_for(table_id: str, entry: HubEvent, seat: int | None) -> _View | None:
+    """`entry` as a viewer at `seat` sees it (None: not streamed), made once per distinct
+    view and shared by every watcher of the table in this process."""
     views = entry.views
     if seat in views:
-        cached: table_pb2.WatchTableResponse | None = views[seat]
+        cached: _View | None = views[seat]
         return cached
     visible = redact_any(entry.event, seat)
     if visible is None:
-        response = None
+        view = None
     elif visible is entry.event:
-        response = views.get(_UNREDACTED)
-        if response is None:
+        view = views.get(_UNREDACTED)
+        if view is None:
             # Unchanged by redaction: wrap the stored message instead of encoding it again.
-            response = _wrap(table_id, entry, entry.message)
-            views[_UNREDACTED] = response
+            view = _wrap(table_id, entry, entry.message)
+            views[_UNREDACTED] = view
     else:
-        response = _wrap(table_id, entry, visible)
-    views[seat] = response
-    return response
+        view = _wrap(table_id, entry, visible)
+    views[seat] = view
+    return view
 
 
-def _wrap(table_id: str, entry: HubEvent, visible: object) -> table_pb2.WatchTableResponse:
-    return table_pb2.WatchTableResponse(
-        event=translate.event_to_proto(table_id, entry.version, entry.recorded_at_ms, visible)
-    )
+def _wrap(table_id: str, entry: HubEvent, visible: object) -> _View:
+    return _View(translate.event_to_proto(table_id, entry.version, entry.recorded_at_ms, visible))

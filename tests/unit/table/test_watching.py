@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
-from croupier.table.v1 import events_pb2
+from croupier.table.v1 import events_pb2, table_pb2
 from services.games import events as ev
 from services.games.catalog import TEXAS_HOLDEM
 from services.games.definitions import TableConfig
@@ -14,11 +14,20 @@ from services.shared.auth import Principal, Role
 from services.table import codec, translate
 from services.table.fanout import HubEvent
 from services.table.shell import ShellState, Table
-from services.table.watching import TableWatcher, _batch_for, _response_for, redact_any
+from services.table.watch_wire import serialize_response
+from services.table.watching import TableWatcher, _batch_for, _view_for, redact_any
 
 
 def entry_of(version: int, event: object) -> HubEvent:
     return HubEvent(version, 1000 + version, event, codec.to_message(event))
+
+
+def _response_for(
+    table_id: str, entry: HubEvent, seat: int | None
+) -> table_pb2.WatchTableResponse | None:
+    """The one-event-a-message response of `entry` for a viewer at `seat`."""
+    view = _view_for(table_id, entry, seat)
+    return None if view is None else view.response()
 
 
 def expected(entry: HubEvent, seat: int | None) -> events_pb2.TableEvent | None:
@@ -60,13 +69,14 @@ def test_a_batch_is_one_message_of_the_viewers_events_shared_by_watchers_of_that
         entry_of(9, ev.CardsDealt(seat=0, cards=("As", "Kd"))),
     ]
     for seat in (0, None):
-        responses = [r for r in (_response_for("t1", e, seat) for e in entries) if r is not None]
-        batch = _batch_for(entries, seat, responses, shared=True)
-        assert list(batch.events.events) == [expected(e, seat) for e in (entries[0], entries[2])]
-        assert _batch_for(entries, seat, responses, shared=True) is batch  # the next spectator
-    spectators = _batch_for(entries, None, responses, shared=True)
+        views = [v for v in (_view_for("t1", e, seat) for e in entries) if v is not None]
+        batch = _batch_for(entries, seat, views, shared=True)
+        events = table_pb2.WatchTableResponse.FromString(batch).events.events
+        assert list(events) == [expected(e, seat) for e in (entries[0], entries[2])]
+        assert _batch_for(entries, seat, views, shared=True) is batch  # the next spectator
+    spectators = _batch_for(entries, None, views, shared=True)
     # A watcher whose seat changed inside the batch gets its own message, never a shared one.
-    assert _batch_for(entries, None, responses, shared=False) is not spectators
+    assert _batch_for(entries, None, views, shared=False) is not spectators
 
 
 class _OneBatch:
@@ -94,7 +104,8 @@ def test_a_watcher_seated_inside_a_batch_never_shares_its_hole_cards_with_specta
     def watch(subject: str) -> list[events_pb2.TableEvent]:
         principal = Principal(subject, Role.PLAYER)
         stream = watcher._follow(table, principal, "s", threading.Event(), batch=True)
-        return [event for response in stream for event in response.events.events]
+        responses = [table_pb2.WatchTableResponse.FromString(serialize_response(r)) for r in stream]
+        return [event for response in responses for event in response.events.events]
 
     # pat sits down inside the batch, so it shows pat's own cards; the spectator who takes the
     # same batch next must get the spectators' one, not pat's.
