@@ -42,7 +42,8 @@ def viewer_seat(table: Table, principal: Principal) -> int | None:
 
 
 def redact_any(event: object, viewer: int | None) -> object | None:
-    """The event as `viewer` may see it; None when it is not streamed at all."""
+    """The event as `viewer` may see it; None when it is not streamed at all. The service's
+    own events (protobuf messages) look the same to every viewer."""
     if isinstance(event, events_pb2.CommandAccepted):
         return None
     if isinstance(event, events_pb2.ShuffleRevealed):
@@ -216,8 +217,10 @@ class _View:
         return self._item
 
 
-# The key of the view every viewer gets when redaction leaves an event as it is.
+# The keys of the view every viewer gets when redaction leaves an event as it is, and of the
+# one view of a service event (views of redacted engine events are keyed by the event).
 _UNREDACTED = "unredacted"
+_SERVICE_EVENT = "service event"
 
 
 def _batch_for(
@@ -237,23 +240,34 @@ def _batch_for(
 
 
 def _view_for(table_id: str, entry: HubEvent, seat: int | None) -> _View | None:
-    """`entry` as a viewer at `seat` sees it (None: not streamed), made once per distinct
-    view and shared by every watcher of the table in this process."""
+    """`entry` as a viewer at `seat` sees it (None: not streamed), shared by every watcher of
+    the table in this process who sees the same event. Views are keyed by what they show, so
+    no viewer ever gets another's: the stored event when redaction leaves it as it is, else
+    the redacted event (every seat but their owner's sees the same hidden hole cards). The
+    service's own events look the same to every viewer (`redact_any`): redacted once."""
     views = entry.views
     if seat in views:
         cached: _View | None = views[seat]
         return cached
-    visible = redact_any(entry.event, seat)
-    if visible is None:
-        view = None
-    elif visible is entry.event:
-        view = views.get(_UNREDACTED)
+    event = entry.event
+    view: _View | None
+    if isinstance(event, Message):
+        if _SERVICE_EVENT in views:
+            view = views[_SERVICE_EVENT]
+        else:
+            visible = redact_any(event, seat)
+            view = None if visible is None else _wrap(table_id, entry, visible)
+            views[_SERVICE_EVENT] = view
+    else:
+        # (what redact_any does with an engine event: the hub decoded it, so it is one)
+        visible = redact(event, seat)  # type: ignore[arg-type]
+        unredacted = visible is event
+        key = _UNREDACTED if unredacted else visible
+        view = views.get(key)
         if view is None:
             # Unchanged by redaction: wrap the stored message instead of encoding it again.
-            view = _wrap(table_id, entry, entry.message)
-            views[_UNREDACTED] = view
-    else:
-        view = _wrap(table_id, entry, visible)
+            view = _wrap(table_id, entry, entry.message if unredacted else visible)
+            views[key] = view
     views[seat] = view
     return view
 

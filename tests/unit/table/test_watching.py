@@ -54,6 +54,26 @@ def test_hole_cards_are_shown_to_their_seat_only_and_each_view_is_cached():
     assert "As" not in other.event.cards_dealt.cards
     assert other.event == expected(entry, 1) and spectator.event == expected(entry, None)
     assert _response_for("t1", entry, 1) is other  # the second watcher of seat 1 reuses it
+    # Every viewer but the owner sees the same hidden cards: one message for all of them.
+    assert _response_for("t1", entry, 2) is other and spectator is other
+
+
+def test_the_services_own_events_look_the_same_to_every_viewer_and_are_redacted_once():
+    reveal = '{"shuffle_id": "s", "revealed_seed_hex": "ab", "history": ["As"]}'
+    events = [
+        events_pb2.ShuffleRevealed(hand=1, shuffle_id="s", reveal_json=reveal),
+        events_pb2.ActionRequested(hand=1, seat=2, action_number=3, legal_actions=["fold"]),
+        events_pb2.CommandAccepted(key="k", by="alice", events=2),
+    ]
+    for version, event in enumerate(events, start=3):
+        entry = entry_of(version, event)
+        seen = [redact_any(event, seat) for seat in (None, 0, 1, 2)]
+        assert all(s == seen[0] for s in seen), event  # (what sharing one view relies on)
+        responses = [_response_for("t1", entry, seat) for seat in (None, 0, 1, 2)]
+        assert all(r is responses[0] for r in responses)
+        if responses[0] is not None:
+            assert responses[0].event == expected(entry, 2)
+    assert "history" not in str(_response_for("t1", entry_of(3, events[0]), 1))
 
 
 def test_command_bookkeeping_is_not_streamed_to_anyone():
