@@ -23,9 +23,10 @@ one XREAD cannot span tables (slots): there each table has its own follower. A f
 (Redis gone) ends every watcher of the follower's tables; an event this build cannot decode
 ends only its table's watchers. Either way the next watch starts afresh.
 
-Each event is decoded once per hub (`HubEvent.event`), and what watchers make of it (the
-redacted, translated message per viewer seat, watching.py) is cached on it, so N watchers of
-one table do that work once per distinct view instead of N times.
+Each event is decoded once per hub (`HubEvent.event`), and what watchers make of it (each
+distinct view's redacted, translated event and its serialized batch item, watching.py) is
+cached on it, so N watchers of one table do that work once per distinct view instead of N
+times.
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ carries only the seed and commitment to viewers (anyone can re-derive and check 
 
 A batched watch (`WatchTableRequest.batch`) sends every event the hub has ready for the watcher
 in one message: the sync gRPC server pays a thread hand-off per message sent, not per event.
+Its messages are bytes joined from each view's serialized TableEvent (watch_wire.py), the
+same bytes as the messages' own serialization.
 """
 
 from __future__ import annotations
