@@ -17,6 +17,7 @@ from services.ledger.settings import LedgerSettings
 from services.ledger.store import Concurrency
 from services.shared import auth
 from services.shared.channels import connect
+from services.shared.eventstore.durability import Durability
 from services.shared.grpc_server import create_server
 from services.shared.settings import RuntimeSettings
 
@@ -39,13 +40,18 @@ class LedgerServer:
 
 
 def start_ledger(
-    redis_url: str, namespace: str, concurrency: Concurrency = Concurrency.CHECKED
+    redis_url: str,
+    namespace: str,
+    concurrency: Concurrency = Concurrency.CHECKED,
+    durability: Durability = "everysec",
 ) -> tuple[grpc.Server, LedgerServer]:
     # The namespace becomes a stream hash tag: keep only the characters a tag allows.
     namespace = re.sub(r"[^A-Za-z0-9_.-]", "-", namespace)
     runtime = RuntimeSettings(service_name="ledger", address="127.0.0.1:0", auth_key=KEY)
     client = redis.Redis.from_url(redis_url)
-    settings = LedgerSettings(redis_url=redis_url, namespace=namespace, concurrency=concurrency)
+    settings = LedgerSettings(
+        redis_url=redis_url, namespace=namespace, concurrency=concurrency, durability=durability
+    )
     server, port = create_server(build(settings, client), runtime)
     return server, LedgerServer(port=port, namespace=namespace, client=client)
 

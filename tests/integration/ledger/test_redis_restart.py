@@ -1,6 +1,11 @@
 """Redis killed (SIGKILL) and restarted from its AOF in the middle of a run: clients retry
-with their keys, and afterwards the audit is clean and every acknowledged transfer is in the
-journal exactly once."""
+with their keys, and afterwards the audit is clean and no transfer is in the journal twice.
+
+In strict durability (WAITAOF) every acknowledged transfer is also in the journal and in the
+balances. In the default everysec mode that is not guaranteed: while a background fsync is
+still running Redis postpones its AOF write (up to 2 s) and answers clients meanwhile, so a
+kill on a slow disk can lose acknowledged transfers, whole (seen here under load; see
+docs/eventstore.md "Durability")."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import random
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -15,6 +21,8 @@ import pytest
 from croupier.ledger.v1 import events_pb2, ledger_pb2
 from services.ledger.redis_store import ledger_registry
 from services.shared.eventstore import RedisEventStore, stream_key
+from services.shared.eventstore.durability import Durability
+from services.shared.redis_embedded import find_server_binary
 from tests.fixtures.redis_server import RedisServer
 
 from .conftest import balance, chips, credit, debit, open_accounts, start_ledger
@@ -24,8 +32,26 @@ pytestmark = pytest.mark.integration
 PLAYERS = [f"player:k{n}:CHIP" for n in range(4)]
 
 
-def test_audit_is_clean_after_redis_restarts_mid_run(private_redis_server: RedisServer) -> None:
-    server, ledger = start_ledger(private_redis_server.url, "restart")
+@pytest.fixture(params=["strict", "everysec"])
+def durability(request: pytest.FixtureRequest) -> Durability:
+    mode: Durability = request.param
+    return mode
+
+
+@pytest.fixture
+def restartable_redis(durability: Durability) -> Iterator[RedisServer]:
+    """A private server the test may kill; one with WAITAOF for strict mode."""
+    if durability == "strict" and find_server_binary(need_waitaof=True) is None:
+        pytest.skip("no redis-server >= 7.2 or valkey-server here: WAITAOF cannot be tested")
+    with RedisServer.private_server(need_waitaof=durability == "strict") as server:
+        yield server
+
+
+def test_audit_is_clean_after_redis_restarts_mid_run(
+    restartable_redis: RedisServer, durability: Durability
+) -> None:
+    private_redis_server = restartable_redis
+    server, ledger = start_ledger(private_redis_server.url, "restart", durability=durability)
     try:
         setup = ledger.stub()
         open_accounts(setup, *[(ledger_pb2.ACCOUNT_KIND_PLAYER, f"k{n}") for n in range(4)])
@@ -91,8 +117,6 @@ def test_audit_is_clean_after_redis_restarts_mid_run(private_redis_server: Redis
         assert before_kill > 0 and len(keys) > before_kill
         assert sum(unavailable.values()) > 0  # the clients did see the outage
 
-        for account_id in PLAYERS:
-            assert balance(setup, account_id).balance == 500 + acknowledged[account_id]
         report = setup.Audit(ledger_pb2.AuditRequest())
         assert report.clean, report.differences
         journal = RedisEventStore(ledger.client, ledger_registry()).read(
@@ -101,7 +125,11 @@ def test_audit_is_clean_after_redis_restarts_mid_run(private_redis_server: Redis
         posted = Counter(
             e.message.entry_id for e in journal if isinstance(e.message, events_pb2.EntryPosted)
         )
-        assert all(posted[key] == 1 for key in keys)
+        assert all(count == 1 for count in posted.values())  # no transfer twice, in any mode
+        if durability == "strict":  # and nothing acknowledged is lost
+            assert all(posted[key] == 1 for key in keys)
+            for account_id in PLAYERS:
+                assert balance(setup, account_id).balance == 500 + acknowledged[account_id]
     finally:
         for channel in ledger.channels:
             channel.close()

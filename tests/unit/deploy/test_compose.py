@@ -160,3 +160,11 @@ def test_the_image_compiles_the_engine_and_ships_the_compiled_modules():
     assert "gcc" in dockerfile[: dockerfile.index("AS runtime")]
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "*.so" in pyproject["tool"]["setuptools"]["package-data"]["services.games"]
+
+
+def test_the_ledger_runs_in_strict_durability_on_a_redis_with_waitaof():
+    # everysec can lose acknowledged commits on a Redis crash (docs/eventstore.md); the
+    # ledger holds money, so the deployment waits for the fsync, which needs Redis >= 7.2.
+    assert environment("ledger")["CROUPIER_DURABILITY"] == "strict"
+    major, minor = (int(part) for part in SERVICES["redis"]["image"].split(":")[1].split(".")[:2])
+    assert (major, minor) >= (7, 2)
