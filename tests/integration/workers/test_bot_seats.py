@@ -246,6 +246,8 @@ def test_a_full_table_gets_no_seating_trigger_until_a_seat_frees(platform, worke
     # The seat is free: the next rebuild sends the lost trigger, and the bot sits down.
     bot = seated_bot_id(table_id, 0, "random", 0.0)
     assert wait_for(lambda: bot in seated(platform, table_id), timeout=REBUILD_INTERVAL + 15)
+    # The worker logs a try's outcome after the seat it took is visible: wait for the line.
+    assert wait_for(lambda: tries(worker.log_path, table_id) != [], timeout=10)
     outcomes = [line.split(": ")[-1] for _, line in tries(worker.log_path, table_id)]
     # (A second rebuild may send it again before the first try is done: harmless.)
     assert outcomes[0] == "seated" and set(outcomes) <= {"seated", "already"}, outcomes
