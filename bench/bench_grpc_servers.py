@@ -1,0 +1,582 @@
+"""Would a grpc.aio server cut the table service's CPU per call? The same handlers on a sync
+grpc.server and on a grpc.aio server, side by side, each in its own process.
+
+Server variants (each `python -m bench.bench_grpc_servers --serve VARIANT`, its CPU read from
+/proc; the same message-size and port options as every croupier server, `server_options`):
+
+* ``sync``: `grpc.server` with a ThreadPoolExecutor of 256 workers (bench_table runs the table
+  service with CROUPIER_MAX_WORKERS=256: one WatchTable stream holds one pool thread), no
+  interceptors;
+* ``sync+croupier``: exactly the services' server, `start_server` from
+  services/shared/grpc_server.py (metrics, error and auth interceptors verifying the bearer
+  token every call carries, health, reflection), same pool;
+* ``aio``: `grpc.aio.server`, the same handlers written as coroutines, no interceptors;
+* ``aio+to_thread``: the aio server whose handlers run their (trivial) body in
+  `asyncio.to_thread`, as a port of only the servicer would run the table's synchronous
+  application (redis-py, sync dealer channel): what the per-call thread hand-off costs back.
+
+Workloads, driven by this process (one asyncio event loop, grpc.aio channels, one channel per
+caller, as bench_table's client; every call carries the same bearer token, which only
+``sync+croupier`` reads):
+
+* ``unary``: `concurrency` closed-loop callers, each a 100-byte request answered by a 100-byte
+  response;
+* ``act+watch``: `concurrency` "tables", each with one server-streaming watcher. Each unary
+  Act on a table makes the server push one 300-byte message on that table's stream (sync: the
+  Act's thread bumps the table's version and notifies a threading.Condition the stream's pool
+  thread waits on, as services/table/fanout.py's hub does; aio: an asyncio.Condition the
+  stream's coroutine waits on), and the table's player sends its next Act only once that
+  message has arrived (as a player waits for its turn).
+
+Each row: `warm_up_s` of load, then a measured window of `seconds`. Rows run in rounds; in
+each round every workload runs against every variant, the variants' order reversed every
+other round, so the machine's load hits them alike. Columns: calls_per_s (completed in the
+window), server_cpu_us_per_call (utime+stime of the server process over the window / calls;
+an act+watch call includes its stream message), stream_msg_us_est (act+watch rows: that minus
+the same round's unary row of the same server at the same concurrency, i.e. what one stream
+message with its wake-up costs), client_cpu_us_per_call (this process), p50/p99 ms (unary: the
+call; act+watch: Act sent -> its stream message received), load_1m at the window's start,
+errors. After the rounds, one "median" row per variant and workload (the median of each
+column over the rounds). `python -m bench --only grpc_servers`; docs/table.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from concurrent import futures
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from bench.percentiles import percentile
+from bench.service_process import cpu_seconds
+from services.shared import auth
+from services.shared.channels import channel_options
+from services.shared.grpc_server import ServiceSpec, server_options, start_server
+from services.shared.settings import DEFAULT_MAX_MESSAGE_BYTES, RuntimeSettings
+
+KEY = "bench-signing-key-0123456789abcdef-0123456789"
+SERVICE = "croupier.bench.Load"
+ECHO = f"/{SERVICE}/Echo"
+ACT = f"/{SERVICE}/Act"
+WATCH = f"/{SERVICE}/Watch"
+VARIANTS = ("sync", "sync+croupier", "aio", "aio+to_thread")
+WORKLOADS = ("unary", "act+watch")
+CONCURRENCY = (10, 100)
+MAX_WORKERS = 256
+# Requests start with the table's id in ID_DIGITS ASCII digits; stream messages with the
+# table's version. Sizes as the table's: an Act and its reply ~100 bytes, a WatchTable
+# message (one batched append) ~300.
+ID_DIGITS = 8
+REQUEST_BYTES = 100
+RESPONSE = b"r" * 100
+EVENT_BYTES = 300
+# How long a sync stream's thread waits before checking whether its RPC ended (fanout.py's
+# watchers wait `block_ms` = 500).
+SYNC_WAIT_S = 0.5
+CALL_TIMEOUT_S = 10.0
+
+
+def request_for(table: int) -> bytes:
+    return str(table).zfill(ID_DIGITS).encode().ljust(REQUEST_BYTES, b"q")
+
+
+def table_of(request: bytes) -> int:
+    return int(request[:ID_DIGITS])
+
+
+def event_for(version: int) -> bytes:
+    return str(version).zfill(ID_DIGITS).encode().ljust(EVENT_BYTES, b"e")
+
+
+def version_of(event: bytes) -> int:
+    return int(event[:ID_DIGITS])
+
+
+def _settings() -> RuntimeSettings:
+    env = {
+        "CROUPIER_AUTH_KEY": KEY,
+        "CROUPIER_BENCH_METRICS_PORT": "0",
+        "CROUPIER_MAX_WORKERS": str(MAX_WORKERS),
+    }
+    return RuntimeSettings.from_env("bench", 0, env=env)
+
+
+# --- the servers (child processes) ---------------------------------------------------------
+
+
+class _SyncTable:
+    __slots__ = ("cond", "version")
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.version = 0
+
+
+class SyncLoad:
+    """The handlers on a sync server: pool threads, a threading.Condition per table."""
+
+    def __init__(self) -> None:
+        self._tables: dict[int, _SyncTable] = {}
+        self._lock = threading.Lock()
+
+    def _table(self, request: bytes) -> _SyncTable:
+        key = table_of(request)
+        table = self._tables.get(key)
+        if table is None:
+            with self._lock:
+                table = self._tables.setdefault(key, _SyncTable())
+        return table
+
+    def echo(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        return RESPONSE
+
+    def act(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        table = self._table(request)
+        with table.cond:
+            table.version += 1
+            table.cond.notify_all()
+        return RESPONSE
+
+    def watch(self, request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
+        table = self._table(request)
+        stop = threading.Event()
+
+        def ended() -> None:
+            stop.set()
+            with table.cond:
+                table.cond.notify_all()
+
+        context.add_callback(ended)
+        with table.cond:
+            sent = table.version
+        yield event_for(sent)  # the stream is live: the client starts acting
+        while not stop.is_set():
+            with table.cond:
+                if table.version == sent:
+                    table.cond.wait(SYNC_WAIT_S)
+                    continue
+                sent = table.version
+            yield event_for(sent)
+
+    def register(self, server: grpc.Server) -> None:
+        handler = grpc.method_handlers_generic_handler(
+            SERVICE,
+            {
+                "Echo": grpc.unary_unary_rpc_method_handler(self.echo),
+                "Act": grpc.unary_unary_rpc_method_handler(self.act),
+                "Watch": grpc.unary_stream_rpc_method_handler(self.watch),
+            },
+        )
+        server.add_generic_rpc_handlers((handler,))
+
+
+class _AioTable:
+    __slots__ = ("cond", "version")
+
+    def __init__(self) -> None:
+        self.cond = asyncio.Condition()
+        self.version = 0
+
+
+def _respond() -> bytes:
+    return RESPONSE
+
+
+class AioLoad:
+    """The same handlers as coroutines: an asyncio.Condition per table. With `to_thread`,
+    each unary handler runs its body in the loop's default executor and awaits it."""
+
+    def __init__(self, to_thread: bool) -> None:
+        self._tables: dict[int, _AioTable] = {}
+        self._to_thread = to_thread
+
+    def _table(self, request: bytes) -> _AioTable:
+        key = table_of(request)
+        table = self._tables.get(key)
+        if table is None:
+            table = self._tables[key] = _AioTable()
+        return table
+
+    async def _body(self) -> bytes:
+        if self._to_thread:
+            return await asyncio.to_thread(_respond)
+        return RESPONSE
+
+    async def echo(self, request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
+        return await self._body()
+
+    async def act(self, request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
+        response = await self._body()
+        table = self._table(request)
+        async with table.cond:
+            table.version += 1
+            table.cond.notify_all()
+        return response
+
+    async def watch(
+        self, request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]
+    ) -> AsyncIterator[bytes]:
+        table = self._table(request)
+        sent = table.version
+        yield event_for(sent)
+        while True:  # until the RPC ends: grpc.aio cancels this coroutine
+            async with table.cond:
+                while table.version == sent:
+                    await table.cond.wait()
+                sent = table.version
+            yield event_for(sent)
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        methods: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
+            "Echo": grpc.unary_unary_rpc_method_handler(self.echo),
+            "Act": grpc.unary_unary_rpc_method_handler(self.act),
+            "Watch": grpc.unary_stream_rpc_method_handler(self.watch),
+        }
+        return grpc.method_handlers_generic_handler(SERVICE, methods)
+
+
+def _announce(port: int) -> None:
+    """Tell the parent (reading our stdout) the port we listen on: we are ready."""
+    print(port, flush=True)
+
+
+def _serve_sync(croupier_stack: bool) -> None:
+    settings = _settings()
+    load = SyncLoad()
+    if croupier_stack:
+        running = start_server(ServiceSpec("bench", load.register, [SERVICE]), settings)
+        server, port = running.server, running.port
+    else:
+        server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=settings.max_workers),
+            options=server_options(settings),
+        )
+        load.register(server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+    _announce(port)
+    server.wait_for_termination()
+
+
+async def _serve_aio(to_thread: bool) -> None:
+    server = grpc.aio.server(options=server_options(_settings()))
+    server.add_generic_rpc_handlers((AioLoad(to_thread).handler(),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    _announce(port)
+    await server.wait_for_termination()
+
+
+def _exit_with_parent() -> None:
+    """End this server when the benchmark that started it is gone (its end of our stdin
+    closes), even if it could not terminate us: a server left behind would load the
+    machine for every later measurement."""
+    sys.stdin.buffer.read()
+    os._exit(0)
+
+
+def serve(variant: str) -> None:
+    threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
+    if variant in ("sync", "sync+croupier"):
+        _serve_sync(croupier_stack=variant == "sync+croupier")
+    elif variant in ("aio", "aio+to_thread"):
+        asyncio.run(_serve_aio(to_thread=variant == "aio+to_thread"))
+    else:
+        raise SystemExit(f"unknown variant {variant!r}; have {', '.join(VARIANTS)}")
+
+
+class ServerProcess:
+    """One server variant in its own process, listening on the port it printed."""
+
+    def __init__(self, variant: str) -> None:
+        self.variant = variant
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "bench.bench_grpc_servers", "--serve", variant],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line.strip():
+            self.close()
+            raise RuntimeError(f"the {variant} server did not start")
+        self.port = int(line)
+
+    def cpu(self) -> float:
+        return cpu_seconds(self.process.pid)
+
+    def close(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
+
+
+# --- the client (this process) -------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """What the callers of one row did: (completed at, latency s) per call; errors. Callers
+    run until `stopped`: cancelling a task that awaits a grpc.aio call does not reliably end
+    it (the call's own task may take the cancellation and the caller then sees a CANCELLED
+    status, or nothing), so they stop on the flag and are cancelled only if they hang."""
+
+    done: list[tuple[float, float]] = field(default_factory=list)
+    errors: int = 0
+    stopped: bool = False
+
+
+async def _caller(channel: grpc.aio.Channel, metadata: grpc.aio.Metadata, tally: Tally) -> None:
+    echo: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(ECHO)
+    request = request_for(0)
+    while not tally.stopped:
+        started = time.perf_counter()
+        try:
+            await echo(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
+        except grpc.aio.AioRpcError:
+            tally.errors += 1
+            await asyncio.sleep(0.01)
+            continue
+        ended = time.perf_counter()
+        tally.done.append((ended, ended - started))
+
+
+async def _table(
+    n: int, channel: grpc.aio.Channel, metadata: grpc.aio.Metadata, tally: Tally
+) -> None:
+    """One table: its watcher's stream, and a player who Acts once the previous Act's
+    message has arrived."""
+    request = request_for(n)
+    act: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(ACT)
+    watch: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(WATCH)
+    stream = watch(request, metadata=metadata)
+    arrived = asyncio.Event()
+    versions = [0]
+
+    async def read() -> None:
+        async for message in stream:
+            versions.append(version_of(message))
+            arrived.set()
+
+    reader = asyncio.create_task(read())
+    try:
+        await arrived.wait()  # the stream is live
+        while not tally.stopped:
+            arrived.clear()
+            started = time.perf_counter()
+            try:
+                await act(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
+            except grpc.aio.AioRpcError:
+                tally.errors += 1
+                await asyncio.sleep(0.01)
+                continue
+            try:
+                await asyncio.wait_for(arrived.wait(), CALL_TIMEOUT_S)
+            except TimeoutError:  # the Act's message never came (or the stream ended)
+                tally.errors += 1
+                continue
+            ended = time.perf_counter()
+            tally.done.append((ended, ended - started))
+    finally:
+        stream.cancel()
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+
+
+async def _stop(tally: Tally, tasks: list[asyncio.Task[None]]) -> None:
+    """Let the callers finish their current call, then cancel any that has not."""
+    tally.stopped = True
+    await asyncio.wait(tasks, timeout=CALL_TIMEOUT_S)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _measure(
+    server: ServerProcess,
+    workload: str,
+    concurrency: int,
+    warm_up_s: float,
+    seconds: float,
+    metadata: grpc.aio.Metadata,
+) -> dict[str, object]:
+    options = channel_options(DEFAULT_MAX_MESSAGE_BYTES)
+    target = f"127.0.0.1:{server.port}"
+    channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(concurrency)]
+    tally = Tally()
+    tasks = [
+        asyncio.create_task(
+            _caller(channel, metadata, tally)
+            if workload == "unary"
+            else _table(n, channel, metadata, tally)
+        )
+        for n, channel in enumerate(channels)
+    ]
+    try:
+        await asyncio.sleep(warm_up_s)
+        load = os.getloadavg()[0]
+        server_before, client_before = server.cpu(), cpu_seconds(os.getpid())
+        started = time.perf_counter()
+        await asyncio.sleep(seconds)
+        ended = time.perf_counter()
+        server_after, client_after = server.cpu(), cpu_seconds(os.getpid())
+    finally:
+        await _stop(tally, tasks)
+        await asyncio.gather(*(channel.close() for channel in channels))
+    latencies = [latency for at, latency in tally.done if started <= at <= ended]
+    calls = len(latencies)
+    elapsed = ended - started
+    per_call = 1e6 / calls if calls else float("nan")
+    return {
+        "workload": workload,
+        "concurrency": concurrency,
+        "variant": server.variant,
+        "seconds": round(elapsed, 1),
+        "calls": calls,
+        "calls_per_s": calls / elapsed,
+        "server_cpu_us_per_call": (server_after - server_before) * per_call,
+        "client_cpu_us_per_call": (client_after - client_before) * per_call,
+        "p50_ms": percentile(latencies, 0.50) * 1000,
+        "p99_ms": percentile(latencies, 0.99) * 1000,
+        "load_1m": round(load, 1),
+        "errors": tally.errors,
+    }
+
+
+def _stream_costs(rows: list[dict[str, object]]) -> None:
+    """Fill stream_msg_us_est of the act+watch rows from the unary row of the same round,
+    server and concurrency (an Act is the unary call plus one stream message)."""
+    unary = {
+        (r["round"], r["variant"], r["concurrency"]): r["server_cpu_us_per_call"]
+        for r in rows
+        if r["workload"] == "unary"
+    }
+    for row in rows:
+        row["stream_msg_us_est"] = "-"
+        base = unary.get((row["round"], row["variant"], row["concurrency"]))
+        if row["workload"] == "act+watch" and isinstance(base, float):
+            cost = row["server_cpu_us_per_call"]
+            assert isinstance(cost, float)
+            row["stream_msg_us_est"] = cost - base
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+MEDIAN_COLUMNS = (
+    "calls_per_s",
+    "server_cpu_us_per_call",
+    "stream_msg_us_est",
+    "client_cpu_us_per_call",
+    "p50_ms",
+    "p99_ms",
+    "load_1m",
+)
+
+
+def _medians(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """One row per (workload, concurrency, variant): the median of each column over rounds."""
+    groups: dict[tuple[object, object, object], list[dict[str, object]]] = {}
+    for row in rows:
+        groups.setdefault((row["workload"], row["concurrency"], row["variant"]), []).append(row)
+    out = []
+    for (workload, concurrency, variant), members in groups.items():
+        median: dict[str, object] = {
+            "round": "median",
+            "workload": workload,
+            "concurrency": concurrency,
+            "variant": variant,
+        }
+        for column in MEDIAN_COLUMNS:
+            values = [n for n in (_number(m[column]) for m in members) if n is not None]
+            median[column] = statistics.median(values) if values else "-"
+        median["calls"] = sum(m["calls"] for m in members)  # type: ignore[misc]
+        median["errors"] = sum(m["errors"] for m in members)  # type: ignore[misc]
+        out.append(median)
+    return out
+
+
+async def _rounds(
+    variants: tuple[str, ...], rounds: int, warm_up_s: float, seconds: float
+) -> list[dict[str, object]]:
+    token = auth.issue_token(KEY, "bench", auth.Role.SERVICE, 7200)
+    # Built once: a tuple would be converted to grpc.aio.Metadata on every call.
+    metadata = grpc.aio.Metadata(*auth.bearer_metadata(token))
+    servers: list[ServerProcess] = []
+    try:
+        for variant in variants:
+            servers.append(ServerProcess(variant))
+        rows = []
+        for number in range(1, rounds + 1):
+            order = servers if number % 2 else servers[::-1]
+            for workload in WORKLOADS:
+                for concurrency in CONCURRENCY:
+                    for server in order:
+                        row = await _measure(
+                            server, workload, concurrency, warm_up_s, seconds, metadata
+                        )
+                        rows.append({"round": number, **row})
+        _stream_costs(rows)
+        return rows + _medians(rows)
+    finally:
+        for server in servers:
+            server.close()
+
+
+def measure(
+    variants: tuple[str, ...] = VARIANTS,
+    rounds: int = 2,
+    warm_up_s: float = 1.0,
+    seconds: float = 6.0,
+) -> list[dict[str, object]]:
+    # One loop for every row: grpc.aio binds its poller to the loop it first ran on.
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(_rounds(variants, rounds, warm_up_s, seconds))
+    finally:
+        loop.close()
+
+
+def run(quick: bool) -> list[dict[str, object]]:
+    if quick:
+        return measure(rounds=1, warm_up_s=0.3, seconds=1.0)
+    return measure(rounds=3, warm_up_s=1.0, seconds=6.0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m bench.bench_grpc_servers [--rounds R] [--seconds S] [--variant V ...]`:
+    print the rows; `--serve VARIANT`: be one of the servers (the benchmark starts these)."""
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_grpc_servers")
+    parser.add_argument("--serve", choices=VARIANTS, help="run this server variant")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=6.0, help="measured window per row")
+    parser.add_argument("--warm-up", type=float, default=1.0, help="seconds before the window")
+    parser.add_argument("--variant", action="append", choices=VARIANTS, help="repeatable")
+    args = parser.parse_args(argv)
+    if args.serve is not None:
+        serve(args.serve)
+        return
+    variants = tuple(args.variant) if args.variant else VARIANTS
+    for row in measure(variants, args.rounds, args.warm_up, args.seconds):
+        print(row)
+
+
+if __name__ == "__main__":
+    main()
