@@ -70,8 +70,18 @@ ECHO = f"/{SERVICE}/Echo"
 ACT = f"/{SERVICE}/Act"
 WATCH = f"/{SERVICE}/Watch"
 VARIANTS = ("sync", "sync+croupier", "aio", "aio+to_thread")
-WORKLOADS = ("unary", "act+watch")
-CONCURRENCY = (10, 100)
+# (workload, concurrency) per row of a round.
+ROWS = (
+    ("unary", 10),
+    ("unary", 100),
+    ("act+watch", 10),
+    ("act+watch", 100),
+    ("act+watch+work", 10),
+)
+# Python work per Act in the act+watch+work rows: about what the table application costs per
+# Act in process (bench_table_steps: ~1.8 ms a hand, ~16.5 Acts), so that the sync server's
+# threads contend for the GIL with real work as the table's do.
+WORK_LOOPS = 4000
 MAX_WORKERS = 256
 # Requests start with the table's id in ID_DIGITS ASCII digits; stream messages with the
 # table's version. Sizes as the table's: an Act and its reply ~100 bytes, a WatchTable
@@ -86,12 +96,39 @@ SYNC_WAIT_S = 0.5
 CALL_TIMEOUT_S = 10.0
 
 
-def request_for(table: int) -> bytes:
-    return str(table).zfill(ID_DIGITS).encode().ljust(REQUEST_BYTES, b"q")
+def request_for(table: int, work: bool = False) -> bytes:
+    """An Act of `table`; with `work`, the server does WORK_LOOPS of Python before answering."""
+    flag = b"w" if work else b"q"
+    return str(table).zfill(ID_DIGITS).encode().ljust(REQUEST_BYTES, flag)
 
 
 def table_of(request: bytes) -> int:
     return int(request[:ID_DIGITS])
+
+
+def python_work(loops: int) -> int:
+    total = 0
+    for i in range(loops):
+        total += i * i
+    return total
+
+
+def work_us() -> float:
+    """What python_work(WORK_LOOPS) costs this process alone (CPU us, best of 5 x 200)."""
+    best = float("inf")
+    for _ in range(5):
+        started = time.process_time()
+        for _ in range(200):
+            python_work(WORK_LOOPS)
+        best = min(best, (time.process_time() - started) / 200 * 1e6)
+    return best
+
+
+def _respond(request: bytes) -> bytes:
+    """The handlers' body: the Act's work, if it asks for it, and the response."""
+    if request[-1:] == b"w":
+        python_work(WORK_LOOPS)
+    return RESPONSE
 
 
 def event_for(version: int) -> bytes:
@@ -138,14 +175,15 @@ class SyncLoad:
         return table
 
     def echo(self, request: bytes, context: grpc.ServicerContext) -> bytes:
-        return RESPONSE
+        return _respond(request)
 
     def act(self, request: bytes, context: grpc.ServicerContext) -> bytes:
+        response = _respond(request)
         table = self._table(request)
         with table.cond:
             table.version += 1
             table.cond.notify_all()
-        return RESPONSE
+        return response
 
     def watch(self, request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
         table = self._table(request)
@@ -188,10 +226,6 @@ class _AioTable:
         self.version = 0
 
 
-def _respond() -> bytes:
-    return RESPONSE
-
-
 class AioLoad:
     """The same handlers as coroutines: an asyncio.Condition per table. With `to_thread`,
     each unary handler runs its body in the loop's default executor and awaits it."""
@@ -207,16 +241,16 @@ class AioLoad:
             table = self._tables[key] = _AioTable()
         return table
 
-    async def _body(self) -> bytes:
+    async def _body(self, request: bytes) -> bytes:
         if self._to_thread:
-            return await asyncio.to_thread(_respond)
-        return RESPONSE
+            return await asyncio.to_thread(_respond, request)
+        return _respond(request)
 
     async def echo(self, request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
-        return await self._body()
+        return await self._body(request)
 
     async def act(self, request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
-        response = await self._body()
+        response = await self._body(request)
         table = self._table(request)
         async with table.cond:
             table.version += 1
@@ -358,11 +392,11 @@ async def _caller(channel: grpc.aio.Channel, metadata: grpc.aio.Metadata, tally:
 
 
 async def _table(
-    n: int, channel: grpc.aio.Channel, metadata: grpc.aio.Metadata, tally: Tally
+    n: int, channel: grpc.aio.Channel, metadata: grpc.aio.Metadata, tally: Tally, work: bool
 ) -> None:
     """One table: its watcher's stream, and a player who Acts once the previous Act's
     message has arrived."""
-    request = request_for(n)
+    request = request_for(n, work)
     act: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(ACT)
     watch: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(WATCH)
     stream = watch(request, metadata=metadata)
@@ -424,7 +458,7 @@ async def _measure(
         asyncio.create_task(
             _caller(channel, metadata, tally)
             if workload == "unary"
-            else _table(n, channel, metadata, tally)
+            else _table(n, channel, metadata, tally, work=workload == "act+watch+work")
         )
         for n, channel in enumerate(channels)
     ]
@@ -526,15 +560,18 @@ async def _rounds(
         rows = []
         for number in range(1, rounds + 1):
             order = servers if number % 2 else servers[::-1]
-            for workload in WORKLOADS:
-                for concurrency in CONCURRENCY:
-                    for server in order:
-                        row = await _measure(
-                            server, workload, concurrency, warm_up_s, seconds, metadata
-                        )
-                        rows.append({"round": number, **row})
+            for workload, concurrency in ROWS:
+                for server in order:
+                    row = await _measure(
+                        server, workload, concurrency, warm_up_s, seconds, metadata
+                    )
+                    rows.append({"round": number, **row})
         _stream_costs(rows)
-        return rows + _medians(rows)
+        rows += _medians(rows)
+        work = work_us()  # (the work rows' server CPU includes this much Python per Act)
+        for row in rows:
+            row["work_us"] = work if row["workload"] == "act+watch+work" else "-"
+        return rows
     finally:
         for server in servers:
             server.close()
