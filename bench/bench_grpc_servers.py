@@ -27,6 +27,10 @@ caller, as bench_table's client; every call carries the same bearer token, which
   thread waits on, as services/table/fanout.py's hub does; aio: an asyncio.Condition the
   stream's coroutine waits on), and the table's player sends its next Act only once that
   message has arrived (as a player waits for its turn).
+* ``act+watch+work``: act+watch at 10 tables, each Act also running WORK_LOOPS of Python in
+  its handler (~0.1 ms, about the table application's own cost per Act), so that the sync
+  server's threads hold and hand over the GIL around real work as the table's do
+  (``aio+to_thread``: in the worker thread).
 
 Each row: `warm_up_s` of load, then a measured window of `seconds`. Rows run in rounds; in
 each round every workload runs against every variant, the variants' order reversed every
@@ -36,8 +40,10 @@ an act+watch call includes its stream message), stream_msg_us_est (act+watch row
 the same round's unary row of the same server at the same concurrency, i.e. what one stream
 message with its wake-up costs), client_cpu_us_per_call (this process), p50/p99 ms (unary: the
 call; act+watch: Act sent -> its stream message received), load_1m at the window's start,
-errors. After the rounds, one "median" row per variant and workload (the median of each
-column over the rounds). `python -m bench --only grpc_servers`; docs/table.md.
+errors, work_us (act+watch+work rows: what that Python costs this process alone, CPU us per
+Act; the row's server CPU includes it). After the rounds, one "median" row per variant and
+workload (the median of each column over the rounds). `python -m bench --only grpc_servers`
+(3 rounds of 6 s rows, ~7 min); docs/table.md "Would a grpc.aio server help?".
 """
 
 from __future__ import annotations
