@@ -407,11 +407,11 @@ async def _table(
     watch: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(WATCH)
     stream = watch(request, metadata=metadata)
     arrived = asyncio.Event()
-    versions = [0]
+    latest = [0]  # the table's version as the stream last told it (read as a client would)
 
     async def read() -> None:
         async for message in stream:
-            versions.append(version_of(message))
+            latest[0] = version_of(message)
             arrived.set()
 
     reader = asyncio.create_task(read())
