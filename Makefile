@@ -11,7 +11,7 @@ GEN_STAMP := croupier/.generated
 ENGINE_SOURCES := $(wildcard services/games/*.py)
 ENGINE_STAMP := build/mypyc/.compiled
 
-.PHONY: soak bench-seven all venv protos engine test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
+.PHONY: soak soak-workers bench-seven all venv protos engine test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
 
 all: test
 
@@ -91,6 +91,14 @@ soak: protos engine
 			$(BIN)/python -m pytest tests/integration/bots/test_soak.py -q -s -p no:cacheprovider \
 			--timeout=0 -k every_variant & pids="$$pids $$!"; \
 	done; status=0; for pid in $$pids; do wait $$pid || status=1; done; exit $$status
+
+# Celery-worker bots (the workers' own policies, seated by CreateTable) play SOAK_WORKER_HANDS
+# hands of every variant through the platform as `make run` starts it; fails on any bot that
+# did not act or chips not conserved (tests/e2e/test_worker_bots.py).
+SOAK_WORKER_HANDS ?= 1000
+soak-workers: protos engine
+	CROUPIER_WORKER_SOAK_HANDS=$(SOAK_WORKER_HANDS) $(BIN)/python -m pytest \
+		tests/e2e/test_worker_bots.py -q -p no:cacheprovider --timeout=0
 
 clean:
 	-$(BIN)/python tools/build_engine.py --clean

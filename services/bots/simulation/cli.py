@@ -99,7 +99,9 @@ def _full_stack(spec: SimulationSpec, console: Console, hands: int) -> None:
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from exc
     render(report, console)
-    if not report.conserved:
+    # A decision the table timed out is a bot that did not act (a failed or refused turn):
+    # a failure of the run, like chips not conserved.
+    if not report.conserved or report.timed_out:
         raise typer.Exit(1)
 
 
