@@ -46,9 +46,9 @@ GROUP = "services.games.compiled"
 BUILD = ROOT / "build" / "mypyc"
 
 
-def sources() -> list[Path]:
+def sources(package: Path = PACKAGE) -> list[Path]:
     """The engine modules that are compiled, in a stable order."""
-    return sorted(p for p in PACKAGE.glob("*.py") if p.name not in INTERPRETED)
+    return sorted(p for p in package.glob("*.py") if p.name not in INTERPRETED)
 
 
 def _extension_suffix() -> str:
@@ -68,20 +68,19 @@ def is_compiled() -> bool:
     return all(compiled_path(source).exists() for source in sources())
 
 
-def stale_modules() -> list[str]:
+def stale_modules(package: Path = PACKAGE) -> list[str]:
     """Sources the compiled build does not match: compiled once but now missing their module,
-    or changed since the build (one shared library holds every module, so a change to any
-    source needs a rebuild). Empty when nothing is compiled: that engine runs from source."""
-    modules = {source: compiled_path(source) for source in sources()}
+    or any engine source (the interpreted ones too: the compiled code was built against their
+    types) changed since the build. Empty when nothing is compiled: that engine runs from
+    source."""
+    modules = {source: compiled_path(source) for source in sources(package)}
     present = [path for path in modules.values() if path.exists()]
     if not present:
         return []
     built_at = min(path.stat().st_mtime for path in present)
-    return [
-        str(source.relative_to(ROOT))
-        for source, path in modules.items()
-        if not path.exists() or source.stat().st_mtime > built_at
-    ]
+    missing = {source for source, path in modules.items() if not path.exists()}
+    changed = {source for source in package.glob("*.py") if source.stat().st_mtime > built_at}
+    return sorted(str(source.relative_to(package.parent.parent)) for source in missing | changed)
 
 
 def clean() -> None:

@@ -4,8 +4,10 @@ its source does: the same events, views, redactions and states over seeded rando
 from __future__ import annotations
 
 import importlib.machinery
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import services.games.reducer
@@ -56,3 +58,45 @@ def test_the_source_only_import_really_bypasses_compiled_modules():
         check=True,
     ).stdout.split()
     assert probe and all(path.endswith(".py") for path in probe)
+
+
+def _package(root: Path) -> Path:
+    package = root / "services" / "games"
+    package.mkdir(parents=True)
+    for name in ("rules.py", "reducer.py", "events.py"):  # events.py stays interpreted
+        (package / name).write_text("")
+    return package
+
+
+def _age(path: Path, seconds_ago: float) -> None:
+    when = time.time() - seconds_ago
+    os.utime(path, (when, when))
+
+
+def test_nothing_is_stale_where_nothing_was_compiled(tmp_path: Path):
+    assert build_engine.stale_modules(_package(tmp_path)) == []
+
+
+def test_a_source_changed_after_the_build_is_stale_interpreted_ones_included(tmp_path: Path):
+    package = _package(tmp_path)
+    for source in build_engine.sources(package):
+        built = build_engine.compiled_path(source)
+        built.write_text("")
+        _age(source, 60)
+        _age(built, 30)
+    _age(package / "events.py", 60)
+    assert build_engine.stale_modules(package) == []
+    _age(package / "reducer.py", 0)
+    _age(package / "events.py", 0)
+    assert build_engine.stale_modules(package) == [
+        "services/games/events.py",
+        "services/games/reducer.py",
+    ]
+
+
+def test_a_compiled_module_gone_missing_is_stale(tmp_path: Path):
+    package = _package(tmp_path)
+    for source in build_engine.sources(package):
+        build_engine.compiled_path(source).write_text("")
+    build_engine.compiled_path(package / "rules.py").unlink()
+    assert build_engine.stale_modules(package) == ["services/games/rules.py"]
