@@ -18,6 +18,7 @@ from services.games import commands as cmd
 from services.games.catalog import TEXAS_HOLDEM
 from services.games.definitions import TableConfig
 from services.games.legal import legal_actions
+from services.games.state import TableState
 from services.shared.eventstore import AppendResult, InMemoryEventStore
 from services.table import codec
 from services.table.application import TableApplication, TableSpec
@@ -26,6 +27,21 @@ from tests.fixtures.table_ports import InProcessDealer, NullLedger
 
 FACING = {"fold": 45, "call": 45, "raise": 10}
 UNOPENED = {"check": 75, "bet": 25}
+
+
+def weighted_act(engine: TableState, rng: random.Random) -> tuple[str, cmd.Act]:
+    """The player to act and their Act: a random legal action weighted FACING / UNOPENED,
+    bets and raises at the minimum (also bench_watching's players)."""
+    hand = engine.hand
+    assert hand is not None and hand.to_act is not None
+    seat = engine.seats[hand.to_act]
+    assert seat is not None
+    legal = legal_actions(engine, hand.to_act)
+    mix = FACING if "call" in legal.actions else UNOPENED
+    kinds = [k for k in mix if k in legal.actions] or sorted(legal.actions)
+    kind = rng.choices(kinds, weights=[mix.get(k, 1) for k in kinds])[0]
+    amount = legal.min_to if kind in ("bet", "raise") else None
+    return seat.player, cmd.Act(hand.to_act, kind, amount, hand=hand.number)
 
 
 class CountingStore(InMemoryEventStore):
@@ -51,18 +67,8 @@ def _measure(acts: int) -> dict[str, object]:
 
     def play(count: int, tag: str) -> None:
         for n in range(count):
-            engine = app.current(table_id).engine
-            hand = engine.hand
-            assert hand is not None and hand.to_act is not None
-            seat = engine.seats[hand.to_act]
-            assert seat is not None
-            legal = legal_actions(engine, hand.to_act)
-            mix = FACING if "call" in legal.actions else UNOPENED
-            kinds = [k for k in mix if k in legal.actions] or sorted(legal.actions)
-            kind = rng.choices(kinds, weights=[mix.get(k, 1) for k in kinds])[0]
-            amount = legal.min_to if kind in ("bet", "raise") else None
-            act = cmd.Act(hand.to_act, kind, amount, hand=hand.number)
-            app.act(table_id, seat.player, act, f"{tag}-{n}", None)
+            player, act = weighted_act(app.current(table_id).engine, rng)
+            app.act(table_id, player, act, f"{tag}-{n}", None)
 
     play(300, "warm-up")
     hands0, appends0, calls0 = (

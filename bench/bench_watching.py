@@ -29,12 +29,11 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
+from bench.bench_table_steps import weighted_act
 from croupier.table.v1 import events_pb2
 from services.evaluator.ranking.ports import LibraryRanker
-from services.games import commands as cmd
 from services.games.catalog import TEXAS_HOLDEM
 from services.games.definitions import TableConfig
-from services.games.legal import legal_actions
 from services.games.state import new_table
 from services.shared.auth import Principal, Role
 from services.shared.eventstore import InMemoryEventStore
@@ -48,8 +47,6 @@ from services.table.shell import ShellState, Table
 from services.table.watching import TableWatcher
 from tests.fixtures.table_ports import InProcessDealer, NullLedger
 
-FACING = {"fold": 45, "call": 45, "raise": 10}
-UNOPENED = {"check": 75, "bet": 25}
 TABLE_ID = "bench"
 WATCH_METHOD = "/croupier.table.v1.TableService/WatchTable"
 
@@ -79,18 +76,8 @@ def record(hands: int) -> list[Append]:
     rng = random.Random(1)
     n = 0
     while app.current(TABLE_ID).engine.last_hand < hands:
-        engine = app.current(TABLE_ID).engine
-        hand = engine.hand
-        assert hand is not None and hand.to_act is not None
-        player = engine.seats[hand.to_act]
-        assert player is not None
-        legal = legal_actions(engine, hand.to_act)
-        mix = FACING if "call" in legal.actions else UNOPENED
-        kinds = [k for k in mix if k in legal.actions] or sorted(legal.actions)
-        kind = rng.choices(kinds, weights=[mix.get(k, 1) for k in kinds])[0]
-        amount = legal.min_to if kind in ("bet", "raise") else None
-        act = cmd.Act(hand.to_act, kind, amount, hand=hand.number)
-        app.act(TABLE_ID, player.player, act, f"act-{n}", None)
+        player, act = weighted_act(app.current(TABLE_ID).engine, rng)
+        app.act(TABLE_ID, player, act, f"act-{n}", None)
         n += 1
     return appends
 
