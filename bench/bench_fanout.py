@@ -26,6 +26,7 @@ from contextlib import contextmanager
 
 import redis
 
+from bench.percentiles import percentile
 from services.games import events as ev
 from services.shared.eventstore import RedisEventStore
 from services.shared.redis_embedded import EmbeddedRedis, find_server_binary
@@ -151,10 +152,9 @@ def _foreign(url: str, tables: int, rate: float, seconds: float, settle: float, 
     own.join()
     time.sleep(0.3)
     run.close()
-    latencies = sorted(run.latencies)
     return {
-        "foreign_p50_ms": round(statistics.median(latencies), 2),
-        "foreign_p99_ms": round(latencies[int(0.99 * (len(latencies) - 1))], 2),
+        "foreign_p50_ms": round(statistics.median(run.latencies), 2),
+        "foreign_p99_ms": round(percentile(run.latencies, 0.99), 2),
     }
 
 
