@@ -113,11 +113,7 @@ def _pending(state: TableState) -> ChanceRequest | None:
     phase = plan.phases[hand.phase]
     if kind == DRAW:
         if hand.to_act is not None:
-            for p in hand.players:
-                if p.seat == hand.to_act:
-                    break
-            else:
-                raise KeyError(hand.to_act)
+            p = hand.player(hand.to_act)
             if p.awaiting:
                 stub = DECK_SIZE - len(hand.out)
                 if stub < p.awaiting:

@@ -108,11 +108,9 @@ def _check_turn(state: TableState, seat: int, hand_number: int | None, by: str |
         # to check, in the same order as below.
         if by is not None:
             occupied(state, seat, by)
-        for p in hand.players:
-            if p.seat == seat:
-                if p.awaiting:
-                    raise NotAllowedNow(f"seat {seat} is waiting for replacement cards")
-                return
+        if hand.player(seat).awaiting:
+            raise NotAllowedNow(f"seat {seat} is waiting for replacement cards")
+        return
     hand = current_hand(state)
     if hand_number is not None and hand_number != hand.number:
         if hand_number < hand.number:
