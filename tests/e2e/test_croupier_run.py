@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from services.client.launcher import GRPC_DEPLOYABLES, worker_command
 from services.shared.channels import connect
 from services.shared.healthcheck import is_serving
-from tests.fixtures.launcher_process import ROOT, LauncherProcess, free_port, pid_alive
+from tests.fixtures.launcher_process import (
+    ROOT,
+    LauncherProcess,
+    croupier_command,
+    pid_alive,
+    private_addresses,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -23,14 +27,9 @@ def _built_services() -> list[str]:
 
 
 def test_croupier_run_serves_every_built_service_and_ctrl_c_stops_everything(tmp_path):
-    env = {}
-    addresses = {}
-    for name in GRPC_DEPLOYABLES:
-        addresses[name] = f"127.0.0.1:{free_port()}"
-        env[f"CROUPIER_{name.upper()}_ADDR"] = addresses[name]
-        env[f"CROUPIER_{name.upper()}_METRICS_PORT"] = str(free_port())
-    croupier = Path(sys.executable).with_name("croupier")
-    command = [str(croupier)] if croupier.exists() else [sys.executable, "-m", "services.client"]
+    env = private_addresses(GRPC_DEPLOYABLES)
+    addresses = {name: env[f"CROUPIER_{name.upper()}_ADDR"] for name in GRPC_DEPLOYABLES}
+    command = croupier_command()
     # Run from an empty directory with the default (relative) state dir, like `make run`.
     launcher = LauncherProcess([*command, "run"], env, cwd=tmp_path)
     try:

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from services.bots.simulation.presets import PRESETS
 from services.client.launcher import GRPC_DEPLOYABLES, worker_command
-from tests.fixtures.launcher_process import LauncherProcess, free_port
+from tests.fixtures.launcher_process import LauncherProcess, croupier_command, private_addresses
 
 pytestmark = pytest.mark.e2e
 
@@ -31,12 +30,8 @@ def test_worker_bots_play_every_variant_through_croupier_run(tmp_path: Path) -> 
     if worker_command() is None:
         pytest.fail("no Celery worker command: the platform cannot play bots")
     hands = int(os.environ.get(HANDS_ENV, "").strip() or DEFAULT_HANDS)
-    env = {"CROUPIER_WORKERS_BOT_DELAY": "0"}
-    for name in GRPC_DEPLOYABLES:
-        env[f"CROUPIER_{name.upper()}_ADDR"] = f"127.0.0.1:{free_port()}"
-        env[f"CROUPIER_{name.upper()}_METRICS_PORT"] = str(free_port())
-    croupier = Path(sys.executable).with_name("croupier")
-    command = [str(croupier)] if croupier.exists() else [sys.executable, "-m", "services.client"]
+    env = {"CROUPIER_WORKERS_BOT_DELAY": "0", **private_addresses(GRPC_DEPLOYABLES)}
+    command = croupier_command()
     launcher = LauncherProcess([*command, "run"], env, cwd=tmp_path)
     try:
         launcher.wait_for("croupier is running", timeout=120)

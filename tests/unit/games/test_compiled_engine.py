@@ -25,38 +25,35 @@ def test_the_suite_runs_the_compiled_engine():
     assert services.games.reducer.__file__.endswith(COMPILED)
 
 
-def test_compiled_and_interpreted_engines_play_identically():
-    interpreted = subprocess.run(
+def _interpreted(code: str) -> str:
+    """What `code` prints in a second process that runs the engine from its source."""
+    return subprocess.run(
         [
             sys.executable,
             "-c",
-            "from tools.build_engine import use_interpreted; use_interpreted(); "
-            "import services.games.rules as r; assert r.__file__.endswith('.py'), r.__file__; "
-            "from tests.unit.games.engine_digest import digest; print(digest())",
+            f"from tools.build_engine import use_interpreted\nuse_interpreted()\n{code}",
         ],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
-    ).stdout.strip()
+    ).stdout
+
+
+def test_compiled_and_interpreted_engines_play_identically():
+    interpreted = _interpreted(
+        "from tests.unit.games.engine_digest import digest\nprint(digest())"
+    ).strip()
     assert digest() == interpreted
 
 
 def test_the_source_only_import_really_bypasses_compiled_modules():
     # Without this the comparison above could compare the compiled build with itself.
-    probe = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from tools.build_engine import use_interpreted; use_interpreted(); "
-            "import services.games, services.games.reducer as r, services.games.betting as b; "
-            "print(r.__file__, b.__file__, services.games.__file__)",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    probe = _interpreted(
+        "import services.games, services.games.reducer as r, services.games.rules as u\n"
+        "import services.games.betting as b\n"
+        "print(r.__file__, u.__file__, b.__file__, services.games.__file__)"
+    ).split()
     assert probe and all(path.endswith(".py") for path in probe)
 
 
