@@ -50,8 +50,7 @@ def restartable_redis(durability: Durability) -> Iterator[RedisServer]:
 def test_audit_is_clean_after_redis_restarts_mid_run(
     restartable_redis: RedisServer, durability: Durability
 ) -> None:
-    private_redis_server = restartable_redis
-    server, ledger = start_ledger(private_redis_server.url, "restart", durability=durability)
+    server, ledger = start_ledger(restartable_redis.url, "restart", durability=durability)
     try:
         setup = ledger.stub()
         open_accounts(setup, *[(ledger_pb2.ACCOUNT_KIND_PLAYER, f"k{n}") for n in range(4)])
@@ -106,9 +105,9 @@ def test_audit_is_clean_after_redis_restarts_mid_run(
             thread.start()
         time.sleep(0.4)
         before_kill = len(keys)
-        private_redis_server.kill()
+        restartable_redis.kill()
         time.sleep(0.2)
-        private_redis_server.restart()
+        restartable_redis.restart()
         time.sleep(0.4)
         stop.set()
         for thread in threads:
