@@ -70,7 +70,7 @@ def simulate(
             progress=lambda n: bar.advance(task, n),
         )
     render(report, console)
-    if report.illegal or not report.conserved:
+    if report.failed:
         raise typer.Exit(1)
 
 
@@ -99,9 +99,7 @@ def _full_stack(spec: SimulationSpec, console: Console, hands: int) -> None:
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from exc
     render(report, console)
-    # A decision the table timed out is a bot that did not act (a failed or refused turn):
-    # a failure of the run, like chips not conserved.
-    if not report.conserved or report.timed_out:
+    if report.failed:
         raise typer.Exit(1)
 
 

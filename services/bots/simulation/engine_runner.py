@@ -61,6 +61,12 @@ class SimulationReport:
     mode: str = "engine-only"
     timed_out: int = 0  # decisions the table timed out (full stack: a bot that did not act)
 
+    @property
+    def failed(self) -> bool:
+        """An illegal action, chips not conserved, or a decision the table had to time out
+        (a bot that did not act): what makes `croupier simulate` exit 1."""
+        return bool(self.illegal) or not self.conserved or self.timed_out > 0
+
 
 def run_engine_only(
     spec: SimulationSpec,

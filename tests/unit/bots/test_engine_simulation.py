@@ -7,7 +7,11 @@ import pytest
 from services.bots.engine_ranker import EvaluatorHandRanker
 from services.bots.engine_view import to_bot_view
 from services.bots.simulation.deals import SeededDeck
-from services.bots.simulation.engine_runner import SimulationSpec, run_engine_only
+from services.bots.simulation.engine_runner import (
+    SimulationReport,
+    SimulationSpec,
+    run_engine_only,
+)
 from services.bots.simulation.presets import PRESETS, preset
 from services.bots.view import Kind, Variant
 from services.games.chance import deal_from, pending_chance
@@ -78,3 +82,21 @@ def test_equity_beats_random_over_a_seeded_duplicate_match(ranker, hand_ranker):
     # The whole 95% interval of each bot lies on its side of zero.
     assert equity.low > 0 > random_bot.high
     assert report.conserved
+
+
+@pytest.mark.parametrize(
+    ("changes", "failed"),
+    [
+        ({}, False),
+        ({"conserved": False}, True),
+        ({"illegal": ["deal 3 rotation 0: not your turn"]}, True),
+        ({"timed_out": 1}, True),  # full stack: a bot that did not act
+    ],
+)
+def test_a_simulation_fails_on_an_illegal_action_lost_chips_or_a_timed_out_decision(
+    changes, failed
+):
+    spec = SimulationSpec(game="nlhe", hands=1, seats=2, bots=("random",))
+    fields = {"results": [], "hands": 1, "decisions": 2, "seconds": 0.1, "conserved": True}
+    report = SimulationReport(spec, **{**fields, **changes})
+    assert report.failed is failed
