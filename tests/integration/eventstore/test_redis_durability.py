@@ -12,7 +12,7 @@ import redis
 from google.protobuf.wrappers_pb2 import StringValue
 
 from services.shared.eventstore import EventRegistry, RedisEventStore, stream_key
-from services.shared.redis_embedded import find_server_binaries, find_server_binary
+from services.shared.redis_embedded import find_server_binaries
 from tests.fixtures.redis_server import RedisServer
 
 pytestmark = pytest.mark.integration
@@ -66,14 +66,6 @@ def crash_during_appends(server: RedisServer, durability: str) -> tuple[list[int
 @pytest.fixture
 def always_fsync_server() -> Iterator[RedisServer]:
     with RedisServer.private_server(appendfsync="always") as server:
-        yield server
-
-
-@pytest.fixture
-def waitaof_server() -> Iterator[RedisServer]:
-    if find_server_binary(need_waitaof=True) is None:
-        pytest.skip("no redis-server >= 7.2 or valkey-server here: WAITAOF cannot be tested")
-    with RedisServer.private_server(need_waitaof=True) as server:
         yield server
 
 

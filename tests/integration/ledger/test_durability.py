@@ -3,8 +3,6 @@ the AOF fsync with WAITAOF; a server that cannot confirm it is refused at start-
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import redis
 
@@ -13,20 +11,12 @@ from croupier.ledger.v1 import ledger_pb2
 from services.ledger.application import LedgerApplication
 from services.ledger.redis_store import RedisLedgerStore
 from services.shared.auth import Principal, Role
-from services.shared.redis_embedded import EmbeddedRedis, find_server_binaries, find_server_binary
+from services.shared.redis_embedded import EmbeddedRedis, find_server_binaries
 from tests.fixtures.redis_server import RedisServer
 
 pytestmark = pytest.mark.integration
 
 SERVICE = Principal("table", Role.SERVICE)
-
-
-@pytest.fixture
-def waitaof_server() -> Iterator[RedisServer]:
-    if find_server_binary(need_waitaof=True) is None:
-        pytest.skip("no redis-server >= 7.2 or valkey-server here: WAITAOF cannot be tested")
-    with RedisServer.private_server(need_waitaof=True) as server:
-        yield server
 
 
 def _waitaof_calls(client: redis.Redis) -> int:

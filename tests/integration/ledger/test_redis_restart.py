@@ -13,7 +13,6 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -22,7 +21,6 @@ from croupier.ledger.v1 import events_pb2, ledger_pb2
 from services.ledger.redis_store import ledger_registry
 from services.shared.eventstore import RedisEventStore, stream_key
 from services.shared.eventstore.durability import Durability
-from services.shared.redis_embedded import find_server_binary
 from tests.fixtures.redis_server import RedisServer
 
 from .conftest import balance, chips, credit, debit, open_accounts, start_ledger
@@ -39,12 +37,11 @@ def durability(request: pytest.FixtureRequest) -> Durability:
 
 
 @pytest.fixture
-def restartable_redis(durability: Durability) -> Iterator[RedisServer]:
+def restartable_redis(durability: Durability, request: pytest.FixtureRequest) -> RedisServer:
     """A private server the test may kill; one with WAITAOF for strict mode."""
-    if durability == "strict" and find_server_binary(need_waitaof=True) is None:
-        pytest.skip("no redis-server >= 7.2 or valkey-server here: WAITAOF cannot be tested")
-    with RedisServer.private_server(need_waitaof=durability == "strict") as server:
-        yield server
+    name = "waitaof_server" if durability == "strict" else "private_redis_server"
+    server: RedisServer = request.getfixturevalue(name)
+    return server
 
 
 def test_audit_is_clean_after_redis_restarts_mid_run(
