@@ -76,7 +76,7 @@ bench: protos engine
 	$(BIN)/python -m bench
 
 # All 133,784,560 seven-card hands through the evaluator's batch path (about 30 s).
-bench-seven: protos engine
+bench-seven: protos
 	$(BIN)/python -m bench.seven_card_census
 
 # Bots play SOAK_HANDS hands of every poker variant through the real services and every check

@@ -192,9 +192,9 @@ def _interpreted_rates(hands: int) -> list[tuple[str, str, float, float]]:
 
 
 def _build() -> str:
-    from tools.build_engine import is_compiled
+    from tools.build_engine import runs_compiled
 
-    return "mypyc" if is_compiled() else "interpreted"
+    return "mypyc" if runs_compiled() else "interpreted"
 
 
 def run(quick: bool) -> list[dict[str, Any]]:

@@ -44,6 +44,9 @@ INTERPRETED = frozenset({"__init__.py", "events.py", "definitions.py", "ranking.
 # native C calls). Named inside the package so that it travels with it.
 GROUP = "services.games.compiled"
 BUILD = ROOT / "build" / "mypyc"
+# The Makefile's record of the last build: removed with the modules, so `make engine` builds
+# again after a `--clean`.
+STAMP = BUILD / ".compiled"
 
 
 def sources(package: Path = PACKAGE) -> list[Path]:
@@ -64,8 +67,15 @@ def _built_files() -> list[Path]:
 
 
 def is_compiled() -> bool:
-    """Whether every compiled module is present (the running engine is the compiled one)."""
+    """Whether every compiled module is present on disk."""
     return all(compiled_path(source).exists() for source in sources())
+
+
+def runs_compiled() -> bool:
+    """Whether this process runs the compiled engine: what it imported, not what is on disk."""
+    import services.games.rules as rules
+
+    return (rules.__file__ or "").endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
 
 def stale_modules(package: Path = PACKAGE) -> list[str]:
@@ -86,6 +96,7 @@ def stale_modules(package: Path = PACKAGE) -> list[str]:
 def clean() -> None:
     for path in _built_files():
         path.unlink()
+    STAMP.unlink(missing_ok=True)
 
 
 def build() -> None:
