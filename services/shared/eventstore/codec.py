@@ -11,7 +11,7 @@ Entry id `<version>-0`, fields:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError, Message
@@ -50,6 +50,25 @@ def decode_entry(
         raise EventDecodingError(f"malformed entry in {stream}: {exc!r}") from exc
     message = registry.decode(type_name, schema_version, payload, stream, version)
     return RecordedEvent(stream, version, type_name, schema_version, message, recorded_at_ms)
+
+
+def decode_new(
+    registry: EventRegistry,
+    new: Iterable[tuple[str, Sequence[tuple[int, Mapping[bytes, bytes]]]]],
+    known: Callable[[str, int], int] | None,
+) -> dict[str, list[RecordedEvent]]:
+    """`read_new`'s result from each stream's new entries as (version, fields), oldest first:
+    those up to the version `known(stream, newest)` answers are left out before being
+    decoded, and streams left with none are not in it."""
+    found: dict[str, list[RecordedEvent]] = {}
+    for stream, entries in new:
+        have = known(stream, entries[-1][0]) if known is not None and entries else 0
+        records = [
+            decode_entry(registry, stream, fields) for version, fields in entries if version > have
+        ]
+        if records:
+            found[stream] = records
+    return found
 
 
 def entry_fields(

@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 from services.shared.eventstore import arguments, keys
 from services.shared.eventstore.codec import (
     decode_entry,
+    decode_new,
     encode_batch,
     entry_fields,
     parse_snapshot,
@@ -136,19 +137,12 @@ class InMemoryEventStore:
         with self._data.changed:
             if after and all(len(streams.get(s, ())) <= v for s, v in after.items()):
                 self._data.changed.wait(block_ms / 1000)
-            new = {s: streams.get(s, [])[v : v + _READ_PAGE] for s, v in after.items()}
-        found: dict[str, list[RecordedEvent]] = {}
-        for stream, entries in new.items():
-            versions = [int(fields[b"version"]) for fields in entries]
-            have = known(stream, versions[-1]) if known is not None and versions else 0
-            records = [
-                decode_entry(self._registry, stream, fields)
-                for version, fields in zip(versions, entries, strict=True)
-                if version > have  # (before decoding, as Redis does)
-            ]
-            if records:
-                found[stream] = records
-        return found
+            # (the entry at index i of a stream is its version i + 1)
+            new = {
+                s: list(enumerate(streams.get(s, [])[v : v + _READ_PAGE], start=v + 1))
+                for s, v in after.items()
+            }
+        return decode_new(self._registry, new.items(), known)
 
     def save_snapshot(
         self, stream: str, version: int, message: Message, schema_version: int = 1

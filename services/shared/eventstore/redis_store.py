@@ -16,7 +16,12 @@ from redis.exceptions import NoScriptError
 
 from services.shared.errors import InvalidArgument, Unavailable
 from services.shared.eventstore import arguments, keys, scripts
-from services.shared.eventstore.codec import decode_entry, encode_batch, parse_snapshot
+from services.shared.eventstore.codec import (
+    decode_entry,
+    decode_new,
+    encode_batch,
+    parse_snapshot,
+)
 from services.shared.eventstore.durability import Durability, durability_from_env
 from services.shared.eventstore.interface import (
     DEFAULT_IDEMPOTENCY_TTL_S,
@@ -232,20 +237,15 @@ class RedisEventStore:
             )
         except redis.TimeoutError:
             return {}
-        found: dict[str, list[RecordedEvent]] = {}
-        for key, entries in cast(list[tuple[bytes, list[Entry]]], reply or []):
-            stream = key.decode()
-            # Entry ids are `<version>-0`: what the caller has is skipped before decoding.
-            versions = [int(entry_id.partition(b"-")[0]) for entry_id, _ in entries]
-            have = known(stream, versions[-1]) if known is not None and versions else 0
-            records = [
-                decode_entry(self._registry, stream, fields)
-                for version, (_, fields) in zip(versions, entries, strict=True)
-                if version > have
-            ]
-            if records:
-                found[stream] = records
-        return found
+        # Entry ids are `<version>-0`: what the caller has is skipped before decoding.
+        new = (
+            (
+                key.decode(),
+                [(int(entry_id.partition(b"-")[0]), fields) for entry_id, fields in entries],
+            )
+            for key, entries in cast(list[tuple[bytes, list[Entry]]], reply or [])
+        )
+        return decode_new(self._registry, new, known)
 
     def save_snapshot(
         self, stream: str, version: int, message: Message, schema_version: int = 1
