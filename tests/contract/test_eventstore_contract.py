@@ -332,6 +332,17 @@ def test_read_new_leaves_out_what_the_caller_already_has_before_decoding_it(
         reader.read_new({stream: 0}, block_ms=50)
 
 
+@pytest.mark.parametrize(
+    ("name", "after"),
+    [("table:1", 0), (None, -1)],
+    ids=["stream without hash tag", "negative version"],
+)
+def test_malformed_read_new_is_rejected(store, stream, name, after) -> None:
+    store.append(stream, [s("a")], 0, "k1")
+    with pytest.raises(InvalidArgument):
+        store.read_new({name or stream: after}, block_ms=50)
+
+
 def test_read_new_waits_on_several_streams_at_once(
     store, stream, request: pytest.FixtureRequest
 ) -> None:
