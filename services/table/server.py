@@ -44,7 +44,9 @@ def build(
     def channel(target: str) -> grpc.Channel:
         return connect(target, tls=runtime.tls, max_message_bytes=runtime.max_message_bytes)
 
-    # Every WatchTable stream holds one connection in a blocking read: size the pool for them.
+    # A ceiling, not an allocation: the pool opens connections as concurrent calls need them.
+    # (WatchTable streams hold none each: one blocking read serves every watched table,
+    # fanout.py.)
     client = redis.Redis.from_url(settings.redis_url, max_connections=REDIS_CONNECTIONS)
     store = store or RedisEventStore(client, codec.registry())
     app = TableApplication(
