@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -199,6 +200,18 @@ def events_in(message: table_pb2.WatchTableResponse) -> list:
 
 def view_of(stub, table_id: str) -> table_pb2.TableView:
     return stub.GetTableView(table_pb2.GetTableViewRequest(table_id=table_id)).view
+
+
+def wait_for_turn(stub, table_id: str, timeout_s: float = 10.0) -> table_pb2.TableView:
+    """The view once a hand is on and a seat is to act, or the last view read at the timeout.
+    A hand starts right after the join that makes it possible, but its deal (dealer calls,
+    then appends) can still be under way when the joining call has returned."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        view = view_of(stub, table_id)
+        if (view.hand_in_progress and view.to_act >= 0) or time.monotonic() > deadline:
+            return view
+        time.sleep(0.01)
 
 
 def act(stub, table_id, hand, action, amount=0, cards=(), key=None, expected_version=0):

@@ -18,6 +18,7 @@ from tests.integration.table.conftest import (
     passive_action,
     seat,
     view_of,
+    wait_for_turn,
 )
 
 # A stream that stops short of what a test waits for fails the test instead of hanging it.
@@ -27,6 +28,7 @@ STREAM_TIMEOUT_S = 30
 def play_passively(stubs: dict, table_id: str, actions: int) -> int:
     """Up to `actions` passive actions by whoever is to act; the last action's version."""
     last = 0
+    wait_for_turn(next(iter(stubs.values())), table_id)
     for _ in range(actions):
         view = view_of(next(iter(stubs.values())), table_id)
         if not view.hand_in_progress or view.to_act < 0:
@@ -171,6 +173,7 @@ def test_watchers_on_either_instance_see_every_event_once_in_order(platform: Pla
         for where in stubs
     }
     start = {where: next(stream).view.version for where, stream in streams.items()}
+    wait_for_turn(stubs["one"]["alice"], table_id)
     last = 0
     for n in range(6):
         where = ("one", "two")[n % 2]
