@@ -31,6 +31,15 @@ caller, as bench_table's client; every call carries the same bearer token, which
   its handler (~0.1 ms, about the table application's own cost per Act), so that the sync
   server's threads hold and hand over the GIL around real work as the table's do
   (``aio+to_thread``: in the worker thread).
+* ``act+append+watch``: act+watch whose Act first appends APPENDED_EVENTS events (~EVENT_BYTES
+  in all) to its table's stream through the table's own event store (RedisEventStore: the same
+  Lua script, expected version and idempotency key) on a private Redis this benchmark starts
+  (``aio``: the append blocks the loop, as the synchronous application would run inline;
+  ``aio+to_thread``: in the worker thread). This is the plumbing every Act of the table needs
+  and nothing else (no rules, dealer, ledger or decisions): its Acts/s divided by the table's
+  ACTS_PER_HAND (floor_hands_per_s) is the most hands/s any table service built on this
+  protocol (one unary Act, one append, one stream message per Act) can reach on this machine,
+  the "ceiling of Python gRPC plus Redis" the issue's target is set against.
 
 Each row: `warm_up_s` of load, then a measured window of `seconds`. Rows run in rounds; in
 each round every workload runs against every variant, the variants' order reversed every
@@ -56,6 +65,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from concurrent import futures
 from dataclasses import dataclass, field
@@ -68,6 +78,7 @@ from bench.service_process import cpu_seconds
 from services.shared import auth
 from services.shared.channels import channel_options
 from services.shared.grpc_server import ServiceSpec, server_options, start_server
+from services.shared.redis_embedded import EmbeddedRedis, find_server_binary
 from services.shared.settings import DEFAULT_MAX_MESSAGE_BYTES, RuntimeSettings
 
 KEY = "bench-signing-key-0123456789abcdef-0123456789"
@@ -83,7 +94,16 @@ ROWS = (
     ("act+watch", 10),
     ("act+watch", 100),
     ("act+watch+work", 10),
+    ("act+append+watch", 10),
+    ("act+append+watch", 100),
 )
+# The table's mean Acts per six-handed no-limit hand (bench_table.ACTS_PER_HAND): turns the
+# act+append+watch rows' Acts/s into the hands/s that plumbing alone would allow.
+ACTS_PER_HAND = 17.0
+# Events each Act of the act+append+watch rows appends in one call (an Act's append in the
+# table holds the command's bookkeeping, the action and the next ActionRequested), each
+# about EVENT_BYTES / APPENDED_EVENTS bytes.
+APPENDED_EVENTS = 3
 # Python work per Act in the act+watch+work rows: about what the table application costs per
 # Act in process (bench_table_steps: ~1.8 ms a hand, ~16.5 Acts), so that the sync server's
 # threads contend for the GIL with real work as the table's do.
@@ -102,9 +122,10 @@ SYNC_WAIT_S = 0.5
 CALL_TIMEOUT_S = 10.0
 
 
-def request_for(table: int, work: bool = False) -> bytes:
-    """An Act of `table`; with `work`, the server does WORK_LOOPS of Python before answering."""
-    flag = b"w" if work else b"q"
+def request_for(table: int, work: bool = False, append: bool = False) -> bytes:
+    """An Act of `table`; with `work`, the server does WORK_LOOPS of Python before answering;
+    with `append`, it appends the Act's events to the table's stream first (`Appender`)."""
+    flag = b"w" if work else b"a" if append else b"q"
     return str(table).zfill(ID_DIGITS).encode().ljust(REQUEST_BYTES, flag)
 
 
@@ -130,10 +151,48 @@ def work_us() -> float:
     return best
 
 
-def _respond(request: bytes) -> bytes:
-    """The handlers' body: the Act's work, if it asks for it, and the response."""
-    if request[-1:] == b"w":
+class Appender:
+    """The table's event-store append (services/shared/eventstore, the same Lua script and
+    connection handling) of APPENDED_EVENTS events per Act, on the server's private Redis:
+    one stream per table, each append after the version the previous one made, with its own
+    idempotency key, as the table's command path does."""
+
+    def __init__(self, redis_url: str) -> None:
+        import redis
+
+        from croupier.table.v1 import events_pb2
+        from services.shared.eventstore import RedisEventStore
+        from services.table import codec
+
+        self._store = RedisEventStore(redis.Redis.from_url(redis_url), codec.registry())
+        pad = "e" * (EVENT_BYTES // APPENDED_EVENTS)
+        self._events = [
+            events_pb2.CommandAccepted(key=pad, by="bench", events=APPENDED_EVENTS)
+            for _ in range(APPENDED_EVENTS)
+        ]
+        self._versions: dict[int, int] = {}  # one Act in flight per table: no lock needed
+        self._run = uuid.uuid4().hex[:8]  # a fresh stream per server process
+
+    def append(self, table: int) -> None:
+        version = self._versions.get(table, 0)
+        self._store.append(
+            f"{{bench-{self._run}-{table}}}:events",
+            self._events,
+            version,
+            f"act-{version}",
+        )
+        self._versions[table] = version + APPENDED_EVENTS
+
+
+def _respond(request: bytes, appender: Appender | None = None) -> bytes:
+    """The handlers' body: the Act's work or append, if it asks for it, and the response."""
+    flag = request[-1:]
+    if flag == b"w":
         python_work(WORK_LOOPS)
+    elif flag == b"a":
+        if appender is None:
+            raise RuntimeError("an appending Act needs the server started with --redis")
+        appender.append(table_of(request))
     return RESPONSE
 
 
@@ -168,9 +227,10 @@ class _SyncTable:
 class SyncLoad:
     """The handlers on a sync server: pool threads, a threading.Condition per table."""
 
-    def __init__(self) -> None:
+    def __init__(self, appender: Appender | None) -> None:
         self._tables: dict[int, _SyncTable] = {}
         self._lock = threading.Lock()
+        self._appender = appender
 
     def _table(self, request: bytes) -> _SyncTable:
         key = table_of(request)
@@ -184,7 +244,7 @@ class SyncLoad:
         return _respond(request)
 
     def act(self, request: bytes, context: grpc.ServicerContext) -> bytes:
-        response = _respond(request)
+        response = _respond(request, self._appender)
         table = self._table(request)
         with table.cond:
             table.version += 1
@@ -236,9 +296,10 @@ class AioLoad:
     """The same handlers as coroutines: an asyncio.Condition per table. With `to_thread`,
     each unary handler runs its body in the loop's default executor and awaits it."""
 
-    def __init__(self, to_thread: bool) -> None:
+    def __init__(self, to_thread: bool, appender: Appender | None) -> None:
         self._tables: dict[int, _AioTable] = {}
         self._to_thread = to_thread
+        self._appender = appender
 
     def _table(self, request: bytes) -> _AioTable:
         key = table_of(request)
@@ -248,9 +309,11 @@ class AioLoad:
         return table
 
     async def _body(self, request: bytes) -> bytes:
+        # (without to_thread an append blocks the loop for its round trip, as the table's
+        # synchronous application would run inline on an aio server)
         if self._to_thread:
-            return await asyncio.to_thread(_respond, request)
-        return _respond(request)
+            return await asyncio.to_thread(_respond, request, self._appender)
+        return _respond(request, self._appender)
 
     async def echo(self, request: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
         return await self._body(request)
@@ -290,9 +353,9 @@ def _announce(port: int) -> None:
     print(port, flush=True)
 
 
-def _serve_sync(croupier_stack: bool) -> None:
+def _serve_sync(croupier_stack: bool, appender: Appender | None) -> None:
     settings = _settings()
-    load = SyncLoad()
+    load = SyncLoad(appender)
     if croupier_stack:
         running = start_server(ServiceSpec("bench", load.register, [SERVICE]), settings)
         server, port = running.server, running.port
@@ -308,9 +371,9 @@ def _serve_sync(croupier_stack: bool) -> None:
     server.wait_for_termination()
 
 
-async def _serve_aio(to_thread: bool) -> None:
+async def _serve_aio(to_thread: bool, appender: Appender | None) -> None:
     server = grpc.aio.server(options=server_options(_settings()))
-    server.add_generic_rpc_handlers((AioLoad(to_thread).handler(),))
+    server.add_generic_rpc_handlers((AioLoad(to_thread, appender).handler(),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     _announce(port)
@@ -325,12 +388,13 @@ def _exit_with_parent() -> None:
     os._exit(0)
 
 
-def serve(variant: str) -> None:
+def serve(variant: str, redis_url: str | None = None) -> None:
     threading.Thread(target=_exit_with_parent, name="parent-watch", daemon=True).start()
+    appender = Appender(redis_url) if redis_url else None
     if variant in ("sync", "sync+croupier"):
-        _serve_sync(croupier_stack=variant == "sync+croupier")
+        _serve_sync(variant == "sync+croupier", appender)
     elif variant in ("aio", "aio+to_thread"):
-        asyncio.run(_serve_aio(to_thread=variant == "aio+to_thread"))
+        asyncio.run(_serve_aio(variant == "aio+to_thread", appender))
     else:
         raise SystemExit(f"unknown variant {variant!r}; have {', '.join(VARIANTS)}")
 
@@ -338,10 +402,18 @@ def serve(variant: str) -> None:
 class ServerProcess:
     """One server variant in its own process, listening on the port it printed."""
 
-    def __init__(self, variant: str) -> None:
+    def __init__(self, variant: str, redis_url: str) -> None:
         self.variant = variant
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "bench.bench_grpc_servers", "--serve", variant],
+            [
+                sys.executable,
+                "-m",
+                "bench.bench_grpc_servers",
+                "--serve",
+                variant,
+                "--redis",
+                redis_url,
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )
@@ -398,11 +470,16 @@ async def _caller(channel: grpc.aio.Channel, metadata: grpc.aio.Metadata, tally:
 
 
 async def _table(
-    n: int, channel: grpc.aio.Channel, metadata: grpc.aio.Metadata, tally: Tally, work: bool
+    n: int,
+    channel: grpc.aio.Channel,
+    metadata: grpc.aio.Metadata,
+    tally: Tally,
+    work: bool,
+    append: bool,
 ) -> None:
     """One table: its watcher's stream, and a player who Acts once the previous Act's
     message has arrived."""
-    request = request_for(n, work)
+    request = request_for(n, work, append)
     act: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(ACT)
     watch: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(WATCH)
     stream = watch(request, metadata=metadata)
@@ -464,7 +541,14 @@ async def _measure(
         asyncio.create_task(
             _caller(channel, metadata, tally)
             if workload == "unary"
-            else _table(n, channel, metadata, tally, work=workload == "act+watch+work")
+            else _table(
+                n,
+                channel,
+                metadata,
+                tally,
+                work=workload == "act+watch+work",
+                append=workload == "act+append+watch",
+            )
         )
         for n, channel in enumerate(channels)
     ]
@@ -516,6 +600,16 @@ def _stream_costs(rows: list[dict[str, object]]) -> None:
             row["stream_msg_us_est"] = cost - base
 
 
+def _floor_hands(rows: list[dict[str, object]]) -> None:
+    """Fill floor_hands_per_s of the act+append+watch rows: the hands/s this plumbing alone
+    allows (calls_per_s / ACTS_PER_HAND); the real table adds its rules, dealer calls and the
+    players' decisions on the same two cores."""
+    for row in rows:
+        rate = row["calls_per_s"]
+        append = row["workload"] == "act+append+watch" and isinstance(rate, float)
+        row["floor_hands_per_s"] = rate / ACTS_PER_HAND if append else "-"  # type: ignore[operator]
+
+
 def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
@@ -525,6 +619,7 @@ MEDIAN_COLUMNS = (
     "server_cpu_us_per_call",
     "stream_msg_us_est",
     "client_cpu_us_per_call",
+    "floor_hands_per_s",
     "p50_ms",
     "p99_ms",
     "load_1m",
@@ -559,10 +654,14 @@ async def _rounds(
     token = auth.issue_token(KEY, "bench", auth.Role.SERVICE, 7200)
     # Built once: a tuple would be converted to grpc.aio.Metadata on every call.
     metadata = grpc.aio.Metadata(*auth.bearer_metadata(token))
+    binary = find_server_binary()
+    if binary is None:
+        raise RuntimeError("no redis-server/valkey-server found for the append rows")
+    redis_server = EmbeddedRedis(binary).start()  # private: the servers' appends only
     servers: list[ServerProcess] = []
     try:
         for variant in variants:
-            servers.append(ServerProcess(variant))
+            servers.append(ServerProcess(variant, redis_server.url))
         rows = []
         for number in range(1, rounds + 1):
             order = servers if number % 2 else servers[::-1]
@@ -573,6 +672,7 @@ async def _rounds(
                     )
                     rows.append({"round": number, **row})
         _stream_costs(rows)
+        _floor_hands(rows)
         rows += _medians(rows)
         work = work_us()  # (the work rows' server CPU includes this much Python per Act)
         for row in rows:
@@ -581,6 +681,7 @@ async def _rounds(
     finally:
         for server in servers:
             server.close()
+        redis_server.close()
 
 
 def measure(
@@ -608,13 +709,14 @@ def main(argv: list[str] | None = None) -> None:
     print the rows; `--serve VARIANT`: be one of the servers (the benchmark starts these)."""
     parser = argparse.ArgumentParser(prog="python -m bench.bench_grpc_servers")
     parser.add_argument("--serve", choices=VARIANTS, help="run this server variant")
+    parser.add_argument("--redis", help="(with --serve) the Redis the append rows write to")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=6.0, help="measured window per row")
     parser.add_argument("--warm-up", type=float, default=1.0, help="seconds before the window")
     parser.add_argument("--variant", action="append", choices=VARIANTS, help="repeatable")
     args = parser.parse_args(argv)
     if args.serve is not None:
-        serve(args.serve)
+        serve(args.serve, args.redis)
         return
     variants = tuple(args.variant) if args.variant else VARIANTS
     for row in measure(variants, args.rounds, args.warm_up, args.seconds):
