@@ -47,7 +47,8 @@ other round, so the machine's load hits them alike. Columns: calls_per_s (comple
 window), server_cpu_us_per_call (utime+stime of the server process over the window / calls;
 an act+watch call includes its stream message), stream_msg_us_est (act+watch rows: that minus
 the same round's unary row of the same server at the same concurrency, i.e. what one stream
-message with its wake-up costs), client_cpu_us_per_call (this process), p50/p99 ms (unary: the
+message with its wake-up costs), client_cpu_us_per_call (this process), floor_hands_per_s
+(act+append+watch rows: Acts/s / ACTS_PER_HAND, see above), p50/p99 ms (unary: the
 call; act+watch: Act sent -> its stream message received), load_1m at the window's start,
 errors, work_us (act+watch+work rows: what that Python costs this process alone, CPU us per
 Act; the row's server CPU includes it). After the rounds, one "median" row per variant and
