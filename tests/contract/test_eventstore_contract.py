@@ -15,6 +15,7 @@ from redis.cluster import RedisCluster
 from services.shared.errors import Conflict, InvalidArgument
 from services.shared.eventstore import (
     ANY_VERSION,
+    READ_NEW_PAGE,
     AppendResult,
     EventDecodingError,
     EventRegistry,
@@ -300,6 +301,29 @@ def test_read_new_returns_the_events_after_the_version_given(store, stream) -> N
     found = store.read_new({stream: 1}, block_ms=50)
     assert [(e.version, e.message.value) for e in found[stream]] == [(2, "b"), (3, "c")]  # type: ignore[attr-defined]
     assert store.read_new({stream: 3}, block_ms=50) == {}  # nothing new: waits, then empty
+
+
+def test_read_new_returns_a_page_at_most_per_stream_and_the_next_read_goes_on(
+    store, stream, request: pytest.FixtureRequest
+) -> None:
+    # Two appends straddling the page: a page may end inside an append.
+    total = READ_NEW_PAGE + READ_NEW_PAGE // 4
+    first = READ_NEW_PAGE - 100
+    store.append(stream, [s(f"e{i}") for i in range(first)], 0, "k1")
+    store.append(stream, [s(f"e{i}") for i in range(first, total)], first, "k2")
+    after = {stream: 0}
+    if request.node.callspec.params["make_store"] != "redis-cluster":  # (one slot per read)
+        other = stream_key("test", uuid.uuid4().hex)
+        store.append(other, [s("x")], 0, "k1")
+        after[other] = 0  # paged on its own
+    page = store.read_new(after, block_ms=50)
+    assert [e.version for e in page[stream]] == list(range(1, READ_NEW_PAGE + 1))
+    assert {name: len(events) for name, events in page.items() if name != stream} == {
+        name: 1 for name in after if name != stream
+    }
+    rest = store.read_new({stream: READ_NEW_PAGE}, block_ms=50)
+    assert [e.version for e in rest[stream]] == list(range(READ_NEW_PAGE + 1, total + 1))
+    assert [e.message.value for e in rest[stream]][-1] == f"e{total - 1}"  # type: ignore[attr-defined]
 
 
 def test_read_new_waits_for_the_next_append_and_returns_all_of_it(store, stream) -> None:

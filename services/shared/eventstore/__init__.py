@@ -9,6 +9,7 @@ from services.shared.eventstore.durability import Durability, durability_from_en
 from services.shared.eventstore.interface import (
     ANY_VERSION,
     DEFAULT_IDEMPOTENCY_TTL_S,
+    READ_NEW_PAGE,
     AppendResult,
     EventStore,
     RecordedEvent,
@@ -26,6 +27,7 @@ from services.shared.eventstore.registry import (
 __all__ = [
     "ANY_VERSION",
     "DEFAULT_IDEMPOTENCY_TTL_S",
+    "READ_NEW_PAGE",
     "AppendResult",
     "Durability",
     "EventDecodingError",

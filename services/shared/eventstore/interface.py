@@ -23,6 +23,9 @@ ANY_VERSION = -1
 # How long a used idempotency key keeps its original result (retries later than this append
 # again). 24 h is comfortably longer than any client or Celery retry schedule we use.
 DEFAULT_IDEMPOTENCY_TTL_S = 24 * 60 * 60
+# Most events one `read_new` returns per stream: a follower far behind catches up in pages
+# (each reply bounded in size), asking again from the last version it got.
+READ_NEW_PAGE = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +100,9 @@ class EventStore(Protocol):
         block_ms: int = 1000,
         known: Callable[[str, int], int] | None = None,
     ) -> dict[str, list[RecordedEvent]]:
-        """The events after version `after[stream]` of each of the streams, oldest first, a
-        page at most per stream; when none has any yet, waits up to `block_ms` for the first
+        """The events after version `after[stream]` of each of the streams, oldest first, at
+        most READ_NEW_PAGE per stream (ask again from the last one for more); when none has
+        any yet, waits up to `block_ms` for the first
         (then returns {}). Only streams with events are in the result. One wait serves all
         the streams; on a Redis Cluster, where one command cannot span slots, that is one
         aggregate's stream only (InvalidArgument otherwise).

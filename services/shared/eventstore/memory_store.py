@@ -24,14 +24,13 @@ from services.shared.eventstore.codec import (
 from services.shared.eventstore.interface import (
     ANY_VERSION,
     DEFAULT_IDEMPOTENCY_TTL_S,
+    READ_NEW_PAGE,
     AppendResult,
     M,
     RecordedEvent,
     follow,
 )
 from services.shared.eventstore.registry import EventRegistry
-
-_READ_PAGE = 1000  # most events `read_new` returns per stream (as the Redis store)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +138,7 @@ class InMemoryEventStore:
                 self._data.changed.wait(block_ms / 1000)
             # (the entry at index i of a stream is its version i + 1)
             new = {
-                s: list(enumerate(streams.get(s, [])[v : v + _READ_PAGE], start=v + 1))
+                s: list(enumerate(streams.get(s, [])[v : v + READ_NEW_PAGE], start=v + 1))
                 for s, v in after.items()
             }
         return decode_new(self._registry, new.items(), known)

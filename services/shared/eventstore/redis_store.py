@@ -25,6 +25,7 @@ from services.shared.eventstore.codec import (
 from services.shared.eventstore.durability import Durability, durability_from_env
 from services.shared.eventstore.interface import (
     DEFAULT_IDEMPOTENCY_TTL_S,
+    READ_NEW_PAGE,
     AppendResult,
     M,
     RecordedEvent,
@@ -32,6 +33,7 @@ from services.shared.eventstore.interface import (
 )
 from services.shared.eventstore.registry import EventRegistry
 
+# Events one XRANGE of `read` fetches at a time (read itself returns all it is asked for).
 _READ_PAGE = 1000
 # Connections an append keeps for the next one (more are handed back to the client's pool).
 _KEPT_APPEND_CONNECTIONS = 32
@@ -232,7 +234,7 @@ class RedisEventStore:
         try:
             reply = self._client.xread(
                 {stream: f"{version}-0" for stream, version in after.items()},
-                count=_READ_PAGE,
+                count=READ_NEW_PAGE,
                 block=block_ms,
             )
         except redis.TimeoutError:
