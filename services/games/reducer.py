@@ -7,9 +7,10 @@ deterministically, so events stay small and a replay reproduces the live state e
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any
 
 from services.games.betting import able, next_bettor
+from services.games.cardtext import Card
 from services.games.definitions import Betting, DealHole, Draw
 from services.games.events import (
     Action,
@@ -41,8 +42,6 @@ from services.games.events import (
 from services.games.plan import BETTING, DEAL_HOLE, DRAW, SHOWDOWN, plan_of
 from services.games.state import HandPlayer, HandState, SeatState, TableState, evolve, new_table
 
-_T = TypeVar("_T")
-
 
 def _seat(state: TableState, seat: int, **changes: Any) -> TableState:
     seats = list(state.seats)
@@ -56,17 +55,82 @@ def _chips(state: TableState, seat: int, delta: int) -> TableState:
     return _seat(state, seat, stack=state.stack(seat) + delta)
 
 
-_new = object.__new__
-_set = object.__setattr__
+def _table(
+    state: TableState, seats: tuple[SeatState | None, ...], hand: HandState | None
+) -> TableState:
+    """The table with new seats and hand (the hot handlers' one constructor call)."""
+    return TableState(
+        config=state.config,
+        seats=seats,
+        hand=hand,
+        last_hand=state.last_hand,
+        last_button=state.last_button,
+    )
+
+
+def _with_players(
+    hand: HandState, players: tuple[HandPlayer, ...], to_act: int | None
+) -> HandState:
+    """The hand with new players and seat to act, the rest unchanged."""
+    return HandState(
+        number=hand.number,
+        button=hand.button,
+        players=players,
+        big_blind_seat=hand.big_blind_seat,
+        phase=hand.phase,
+        board=hand.board,
+        dealt_phase=hand.dealt_phase,
+        current_bet=hand.current_bet,
+        min_raise=hand.min_raise,
+        bets_made=hand.bets_made,
+        capped=hand.capped,
+        to_act=to_act,
+        last_aggressor=hand.last_aggressor,
+        out=hand.out,
+        burned=hand.burned,
+        discard_pile=hand.discard_pile,
+        ranks=hand.ranks,
+        board_rank=hand.board_rank,
+        showdown_order=hand.showdown_order,
+        reached_second_round=hand.reached_second_round,
+    )
+
+
+def _player(
+    p: HandPlayer,
+    cards: tuple[Card, ...],
+    folded: bool,
+    committed: int,
+    antes: int,
+    bet: int,
+    acted: bool,
+    acted_level: int,
+    drew: bool,
+    awaiting: int,
+    discards: tuple[Card, ...],
+    open_discards: tuple[Card, ...],
+) -> HandPlayer:
+    """`p` with its betting and drawing fields replaced (the showdown flags kept)."""
+    return HandPlayer(
+        seat=p.seat,
+        cards=cards,
+        folded=folded,
+        committed=committed,
+        antes=antes,
+        bet=bet,
+        acted=acted,
+        acted_level=acted_level,
+        drew=drew,
+        awaiting=awaiting,
+        discards=discards,
+        open_discards=open_discards,
+        shown=p.shown,
+        mucked=p.mucked,
+        declared_board=p.declared_board,
+    )
+
+
 _FOLD = Action.FOLD
-
-
-def _mk(cls: type[_T], fields: dict[str, Any]) -> _T:
-    """A state object with exactly these fields (the caller built a fresh dict, usually
-    `{**old.__dict__, "changed": value}`): `evolve` without its call and kwargs overhead."""
-    new = _new(cls)
-    _set(new, "__dict__", fields)
-    return new
 
 
 def _index(players: list[HandPlayer] | tuple[HandPlayer, ...], seat: int) -> int:
@@ -133,33 +197,19 @@ def _hand_started(state: TableState, e: HandStarted) -> TableState:
     for s, seat in enumerate(seats):
         if seat is not None and seat.sitting_out and not seat.missed_hand:
             seats[s] = evolve(seat, missed_hand=True)
-    blank = _BLANK_PLAYER
-    hand = _mk(
-        HandState,
-        {
-            **_BLANK_HAND,
-            "number": e.hand,
-            "button": e.button,
-            "players": tuple([_mk(HandPlayer, {**blank, "seat": s}) for s in e.seats]),
-            "big_blind_seat": e.big_blind_seat,
-        },
+    hand = HandState(
+        number=e.hand,
+        button=e.button,
+        players=tuple([HandPlayer(s) for s in e.seats]),
+        big_blind_seat=e.big_blind_seat,
     )
-    return _mk(
-        TableState,
-        {
-            **state.__dict__,
-            "seats": tuple(seats),
-            "hand": hand,
-            "last_button": e.button,
-            "last_hand": e.hand,
-        },
+    return TableState(
+        config=state.config,
+        seats=tuple(seats),
+        hand=hand,
+        last_hand=e.hand,
+        last_button=e.button,
     )
-
-
-# A new hand's objects are built from these field dicts (the dataclass defaults): a frozen
-# dataclass's __init__ sets every field through object.__setattr__, a dict copy does not.
-_BLANK_PLAYER: dict[str, Any] = HandPlayer(seat=0).__dict__.copy()
-_BLANK_HAND: dict[str, Any] = HandState(number=0, button=0, players=()).__dict__.copy()
 
 
 def _forced_bet(state: TableState, e: ForcedBetPosted) -> TableState:
@@ -167,108 +217,162 @@ def _forced_bet(state: TableState, e: ForcedBetPosted) -> TableState:
     players = list(hand.players)
     i = _index(players, e.seat)
     p = players[i]
+    amount = e.amount
     live = e.kind != "ante"
-    players[i] = _mk(
-        HandPlayer,
-        {
-            **p.__dict__,
-            "committed": p.committed + e.amount,
-            "antes": p.antes if live else p.antes + e.amount,
-            "bet": p.bet + e.amount if live else p.bet,
-        },
+    players[i] = _player(
+        p,
+        p.cards,
+        p.folded,
+        p.committed + amount,
+        p.antes if live else p.antes + amount,
+        p.bet + amount if live else p.bet,
+        p.acted,
+        p.acted_level,
+        p.drew,
+        p.awaiting,
+        p.discards,
+        p.open_discards,
     )
-    new_hand = _mk(HandState, {**hand.__dict__, "players": tuple(players)})
-    seats = _stack_delta(state.seats, e.seat, -e.amount)
-    return _mk(TableState, {**state.__dict__, "seats": seats, "hand": new_hand})
+    new_hand = _with_players(hand, tuple(players), hand.to_act)
+    return _table(state, _stack_delta(state.seats, e.seat, -amount), new_hand)
 
 
 def _stack_delta(
-    seats: tuple[SeatState | None, ...], seat: int, delta: int, **changes: Any
+    seats: tuple[SeatState | None, ...], seat: int, delta: int
 ) -> tuple[SeatState | None, ...]:
-    """The seats with one seat's stack moved by `delta` (and other fields changed)."""
+    """The seats with one seat's stack moved by `delta`."""
     current = seats[seat]
     assert current is not None
     new = list(seats)
-    new[seat] = _mk(SeatState, {**current.__dict__, "stack": current.stack + delta, **changes})
+    new[seat] = _stacked(current, current.stack + delta, current.timeouts)
     return tuple(new)
+
+
+def _stacked(seat: SeatState, stack: int, timeouts: int) -> SeatState:
+    """`seat` with a new stack and timeout count."""
+    return SeatState(
+        player=seat.player,
+        stack=stack,
+        sitting_out=seat.sitting_out,
+        leaving=seat.leaving,
+        waiting_for_big_blind=seat.waiting_for_big_blind,
+        posts_big_blind=seat.posts_big_blind,
+        missed_hand=seat.missed_hand,
+        timeouts=timeouts,
+    )
 
 
 def _phase_started(state: TableState, e: PhaseStarted) -> TableState:
     hand = _hand(state)
     plan = plan_of(state.config)
-    kind = plan.kinds[e.phase]
-    fields = hand.__dict__.copy()  # the new hand is built once, from these fields
+    new_phase = e.phase
+    kind = plan.kinds[new_phase]
     players = hand.players
+    current_bet = hand.current_bet
     if hand.phase >= 0 and plan.kinds[hand.phase] == BETTING:
         players = tuple(
             [
-                _mk(HandPlayer, {**p.__dict__, "bet": 0, "acted": False, "acted_level": 0})
+                _player(
+                    p,
+                    p.cards,
+                    p.folded,
+                    p.committed,
+                    p.antes,
+                    0,
+                    False,
+                    0,
+                    p.drew,
+                    p.awaiting,
+                    p.discards,
+                    p.open_discards,
+                )
                 if p.bet or p.acted
                 else p
                 for p in players
             ]
         )
-        fields["players"] = players
-        fields["current_bet"] = 0
-    fields["phase"] = e.phase
-    fields["to_act"] = None
-    fields["reached_second_round"] = hand.reached_second_round or e.phase > plan.first_betting
+        current_bet = 0
+    min_raise = hand.min_raise
+    bets_made = hand.bets_made
+    capped = hand.capped
+    last_aggressor = hand.last_aggressor
+    to_act: int | None = None
+    showdown_order = hand.showdown_order
     if kind == BETTING:
-        phase = plan.phases[e.phase]
+        phase = plan.phases[new_phase]
         assert isinstance(phase, Betting)
-        fields.update(_start_betting(state, hand, players, phase, e.phase == plan.first_betting))
+        first = new_phase == plan.first_betting
+        config = state.config
+        blinds = plan.blinds
+        current_bet = 0
+        for p in players:
+            if p.bet > current_bet:
+                current_bet = p.bet
+        if first and blinds:
+            current_bet = max(current_bet, config.big_blind)
+        unit = config.big_bet if phase.big_bet else config.small_bet
+        opening = config.big_blind if blinds else config.small_bet
+        min_raise = unit if plan.fixed_limit else opening
+        in_hand = 0
+        for p in players:
+            if not p.folded:
+                in_hand += 1
+        if first and blinds and hand.big_blind_seat is not None:
+            start = hand.big_blind_seat
+        else:
+            start = hand.button
+        bets_made = 1 if current_bet > 0 else 0
+        capped = not (config.uncapped_heads_up and in_hand == 2)
+        last_aggressor = None
+        to_act = next_bettor(state.seats, players, current_bet, start, False)
     elif kind == DRAW:
         players = tuple(
             [
-                _mk(HandPlayer, {**p.__dict__, "drew": False, "awaiting": 0, "discards": ()})
+                _player(
+                    p,
+                    p.cards,
+                    p.folded,
+                    p.committed,
+                    p.antes,
+                    p.bet,
+                    p.acted,
+                    p.acted_level,
+                    False,
+                    0,
+                    (),
+                    p.open_discards,
+                )
                 if p.drew or p.awaiting or p.discards
                 else p  # already as a draw starts (the first draw after the deal)
                 for p in players
             ]
         )
-        fields["players"] = players
-        fields["to_act"] = _next_drawer_of(players, hand.button)
+        to_act = _next_drawer_of(players, hand.button)
     elif kind == SHOWDOWN:
-        fields["showdown_order"] = _showdown_order_of(players, hand.button, hand.last_aggressor)
-    return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
-
-
-def _start_betting(
-    state: TableState,
-    hand: HandState,
-    players: tuple[HandPlayer, ...],
-    betting: Betting,
-    first: bool,
-) -> dict[str, Any]:
-    """The hand's fields at the start of betting round `betting` with these `players`."""
-    config = state.config
-    plan = plan_of(config)
-    blinds = plan.blinds
-    current = 0
-    for p in players:
-        if p.bet > current:
-            current = p.bet
-    if first and blinds:
-        current = max(current, config.big_blind)
-    unit = config.big_bet if betting.big_bet else config.small_bet
-    opening = config.big_blind if blinds else config.small_bet
-    min_raise = unit if plan.fixed_limit else opening
-    in_hand = 0
-    for p in players:
-        if not p.folded:
-            in_hand += 1
-    if first and blinds and hand.big_blind_seat is not None:
-        start = hand.big_blind_seat
-    else:
-        start = hand.button
-    return {
-        "current_bet": current,
-        "min_raise": min_raise,
-        "bets_made": 1 if current > 0 else 0,
-        "capped": not (config.uncapped_heads_up and in_hand == 2),
-        "last_aggressor": None,
-        "to_act": next_bettor(state.seats, players, current, start, False),
-    }
+        showdown_order = _showdown_order_of(players, hand.button, hand.last_aggressor)
+    new_hand = HandState(
+        number=hand.number,
+        button=hand.button,
+        players=players,
+        big_blind_seat=hand.big_blind_seat,
+        phase=new_phase,
+        board=hand.board,
+        dealt_phase=hand.dealt_phase,
+        current_bet=current_bet,
+        min_raise=min_raise,
+        bets_made=bets_made,
+        capped=capped,
+        to_act=to_act,
+        last_aggressor=last_aggressor,
+        out=hand.out,
+        burned=hand.burned,
+        discard_pile=hand.discard_pile,
+        ranks=hand.ranks,
+        board_rank=hand.board_rank,
+        showdown_order=showdown_order,
+        reached_second_round=hand.reached_second_round or new_phase > plan.first_betting,
+    )
+    return _table(state, state.seats, new_hand)
 
 
 def _clockwise(players: tuple[HandPlayer, ...], after: int) -> list[HandPlayer]:
@@ -302,40 +406,113 @@ def _showdown_order_of(
     return tuple(ordered)
 
 
+def _dealt(
+    hand: HandState,
+    players: tuple[HandPlayer, ...],
+    board: tuple[Card, ...],
+    dealt_phase: int,
+    to_act: int | None,
+    out: frozenset[Card],
+    burned: tuple[Card, ...],
+) -> HandState:
+    """The hand after a deal: the fields a deal changes replaced."""
+    return HandState(
+        number=hand.number,
+        button=hand.button,
+        players=players,
+        big_blind_seat=hand.big_blind_seat,
+        phase=hand.phase,
+        board=board,
+        dealt_phase=dealt_phase,
+        current_bet=hand.current_bet,
+        min_raise=hand.min_raise,
+        bets_made=hand.bets_made,
+        capped=hand.capped,
+        to_act=to_act,
+        last_aggressor=hand.last_aggressor,
+        out=out,
+        burned=burned,
+        discard_pile=hand.discard_pile,
+        ranks=hand.ranks,
+        board_rank=hand.board_rank,
+        showdown_order=hand.showdown_order,
+        reached_second_round=hand.reached_second_round,
+    )
+
+
 def _cards_dealt(state: TableState, e: CardsDealt) -> TableState:
     hand = _hand(state)
-    out = hand.out.union(e.cards, e.burned)
-    kind = plan_of(state.config).kinds[hand.phase]
-    fields = hand.__dict__.copy()
-    fields["out"] = out
-    if e.seat is None:
-        fields["board"] = hand.board + e.cards
-        fields["burned"] = hand.burned + e.burned
-        fields["dealt_phase"] = hand.phase
-        return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
+    cards = e.cards
+    out = hand.out.union(cards, e.burned)
+    plan = plan_of(state.config)
+    kind = plan.kinds[hand.phase]
+    target = e.seat
+    if target is None:
+        new_hand = _dealt(
+            hand,
+            hand.players,
+            hand.board + cards,
+            hand.phase,
+            hand.to_act,
+            out,
+            hand.burned + e.burned,
+        )
+        return _table(state, state.seats, new_hand)
     players = list(hand.players)
-    i = _index(players, e.seat)
+    i = _index(players, target)
     p = players[i]
     if kind == DRAW:
-        players[i] = _mk(
-            HandPlayer, {**p.__dict__, "cards": p.cards + e.cards, "awaiting": 0, "drew": True}
+        players[i] = _player(
+            p,
+            p.cards + cards,
+            p.folded,
+            p.committed,
+            p.antes,
+            p.bet,
+            p.acted,
+            p.acted_level,
+            True,
+            0,
+            p.discards,
+            p.open_discards,
         )
         new_players = tuple(players)
-        fields["players"] = new_players
-        fields["to_act"] = _next_drawer_of(new_players, e.seat)
-        return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
-    players[i] = _mk(HandPlayer, {**p.__dict__, "cards": p.cards + e.cards})
+        new_hand = _dealt(
+            hand,
+            new_players,
+            hand.board,
+            hand.dealt_phase,
+            _next_drawer_of(new_players, target),
+            out,
+            hand.burned,
+        )
+        return _table(state, state.seats, new_hand)
+    players[i] = _player(
+        p,
+        p.cards + cards,
+        p.folded,
+        p.committed,
+        p.antes,
+        p.bet,
+        p.acted,
+        p.acted_level,
+        p.drew,
+        p.awaiting,
+        p.discards,
+        p.open_discards,
+    )
+    dealt_phase = hand.dealt_phase
     if kind == DEAL_HOLE:
-        phase = plan_of(state.config).phases[hand.phase]
+        phase = plan.phases[hand.phase]
         assert isinstance(phase, DealHole)
         count = phase.count
         for q in players:
             if len(q.cards) < count:
                 break
         else:
-            fields["dealt_phase"] = hand.phase
-    fields["players"] = tuple(players)
-    return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
+            dealt_phase = hand.phase
+    new_hand = _dealt(hand, tuple(players), hand.board, dealt_phase, hand.to_act, out, hand.burned)
+    return _table(state, state.seats, new_hand)
 
 
 def fold_hole_cards(state: TableState, events: list[CardsDealt]) -> TableState:
@@ -361,69 +538,120 @@ def fold_hole_cards(state: TableState, events: list[CardsDealt]) -> TableState:
     for p in hand.players:
         cards = given.get(p.seat)
         if cards is not None:
-            p = _mk(HandPlayer, {**p.__dict__, "cards": p.cards + cards})
+            p = _player(
+                p,
+                p.cards + cards,
+                p.folded,
+                p.committed,
+                p.antes,
+                p.bet,
+                p.acted,
+                p.acted_level,
+                p.drew,
+                p.awaiting,
+                p.discards,
+                p.open_discards,
+            )
         if len(p.cards) < count:
             complete = False
         players.append(p)
-    fields = hand.__dict__.copy()
-    fields["out"] = frozenset(out)
-    fields["players"] = tuple(players)
-    if complete:
-        fields["dealt_phase"] = hand.phase
-    return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
+    new_hand = _dealt(
+        hand,
+        tuple(players),
+        hand.board,
+        hand.phase if complete else hand.dealt_phase,
+        hand.to_act,
+        frozenset(out),
+        hand.burned,
+    )
+    return _table(state, state.seats, new_hand)
 
 
 def _action(state: TableState, e: ActionTaken) -> TableState:
     hand = _hand(state)
     players = list(hand.players)
-    i = _index(players, e.seat)
+    acting = e.seat
+    i = _index(players, acting)
     p = players[i]
     # A voluntary action ends a run of timeouts; `TimedOut` follows a default action's event.
     seats = state.seats
-    seat = seats[e.seat]
+    seat = seats[acting]
     assert seat is not None
     added = e.added
     if seat.timeouts or added:
         changed = list(seats)
-        changed[e.seat] = _mk(
-            SeatState, {**seat.__dict__, "stack": seat.stack - added, "timeouts": 0}
-        )
+        changed[acting] = _stacked(seat, seat.stack - added, 0)
         seats = tuple(changed)
-    fields = hand.__dict__.copy()
+    current = hand.current_bet
+    min_raise = hand.min_raise
+    bets_made = hand.bets_made
+    last_aggressor = hand.last_aggressor
     if e.action == _FOLD:
-        players[i] = _mk(HandPlayer, {**p.__dict__, "folded": True, "acted": True})
-        new_players = tuple(players)
-        fields["players"] = new_players
-        fields["to_act"] = next_bettor(seats, new_players, hand.current_bet, e.seat, False)
+        players[i] = _player(
+            p,
+            p.cards,
+            True,
+            p.committed,
+            p.antes,
+            p.bet,
+            True,
+            p.acted_level,
+            p.drew,
+            p.awaiting,
+            p.discards,
+            p.open_discards,
+        )
     else:
-        current = hand.current_bet
         to = e.to
         if to > current:
             increase = to - current
             plan = plan_of(state.config)
             if plan.fixed_limit:
                 if 2 * increase >= plan.units[hand.phase]:
-                    fields["bets_made"] = hand.bets_made + 1
-            elif increase >= hand.min_raise:
-                fields["min_raise"] = increase
-                fields["bets_made"] = hand.bets_made + 1
+                    bets_made += 1
+            elif increase >= min_raise:
+                min_raise = increase
+                bets_made += 1
             current = to
-            fields["current_bet"] = to
-            fields["last_aggressor"] = e.seat
-        players[i] = _mk(
-            HandPlayer,
-            {
-                **p.__dict__,
-                "bet": to,
-                "committed": p.committed + added,
-                "acted": True,
-                "acted_level": current,
-            },
+            last_aggressor = acting
+        players[i] = _player(
+            p,
+            p.cards,
+            p.folded,
+            p.committed + added,
+            p.antes,
+            to,
+            True,
+            current,
+            p.drew,
+            p.awaiting,
+            p.discards,
+            p.open_discards,
         )
-        new_players = tuple(players)
-        fields["players"] = new_players
-        fields["to_act"] = next_bettor(seats, new_players, current, e.seat, False)
-    return _mk(TableState, {**state.__dict__, "seats": seats, "hand": _mk(HandState, fields)})
+    new_players = tuple(players)
+    new_hand = HandState(
+        number=hand.number,
+        button=hand.button,
+        players=new_players,
+        big_blind_seat=hand.big_blind_seat,
+        phase=hand.phase,
+        board=hand.board,
+        dealt_phase=hand.dealt_phase,
+        current_bet=current,
+        min_raise=min_raise,
+        bets_made=bets_made,
+        capped=hand.capped,
+        to_act=next_bettor(seats, new_players, current, acting, False),
+        last_aggressor=last_aggressor,
+        out=hand.out,
+        burned=hand.burned,
+        discard_pile=hand.discard_pile,
+        ranks=hand.ranks,
+        board_rank=hand.board_rank,
+        showdown_order=hand.showdown_order,
+        reached_second_round=hand.reached_second_round,
+    )
+    return _table(state, seats, new_hand)
 
 
 def _timed_out(state: TableState, e: TimedOut) -> TableState:
@@ -437,13 +665,24 @@ def _uncalled(state: TableState, e: UncalledBetReturned) -> TableState:
     players = list(hand.players)
     i = _index(players, e.seat)
     p = players[i]
-    players[i] = _mk(
-        HandPlayer, {**p.__dict__, "bet": p.bet - e.amount, "committed": p.committed - e.amount}
+    amount = e.amount
+    players[i] = _player(
+        p,
+        p.cards,
+        p.folded,
+        p.committed - amount,
+        p.antes,
+        p.bet - amount,
+        p.acted,
+        p.acted_level,
+        p.drew,
+        p.awaiting,
+        p.discards,
+        p.open_discards,
     )
     current = max([q.bet for q in players])
-    new_hand = _mk(HandState, {**hand.__dict__, "players": tuple(players), "current_bet": current})
-    seats = _stack_delta(state.seats, e.seat, e.amount)
-    return _mk(TableState, {**state.__dict__, "seats": seats, "hand": new_hand})
+    new_hand = evolve(hand, players=tuple(players), current_bet=current)
+    return _table(state, _stack_delta(state.seats, e.seat, amount), new_hand)
 
 
 def _discarded(state: TableState, e: CardsDiscarded) -> TableState:
@@ -451,31 +690,51 @@ def _discarded(state: TableState, e: CardsDiscarded) -> TableState:
     phase = plan_of(state.config).phases[hand.phase]
     assert isinstance(phase, Draw)
     players = list(hand.players)
-    i = _index(players, e.seat)
+    seat = e.seat
+    i = _index(players, seat)
     p = players[i]
     discarded = e.cards
-    kept = tuple([c for c in p.cards if c not in discarded])
+    # Standing pat keeps the same cards: no new tuple.
+    kept = tuple([c for c in p.cards if c not in discarded]) if discarded else p.cards
     owed = len(discarded) if phase.replace else 0
-    players[i] = _mk(
-        HandPlayer,
-        {
-            **p.__dict__,
-            "cards": kept,
-            "discards": discarded,
-            "open_discards": p.open_discards + (discarded if e.face_up else ()),
-            "awaiting": owed,
-            "drew": owed == 0,
-        },
+    players[i] = _player(
+        p,
+        kept,
+        p.folded,
+        p.committed,
+        p.antes,
+        p.bet,
+        p.acted,
+        p.acted_level,
+        owed == 0,
+        owed,
+        discarded,
+        p.open_discards + discarded if e.face_up else p.open_discards,
     )
     new_players = tuple(players)
-    fields = {
-        **hand.__dict__,
-        "players": new_players,
-        "discard_pile": hand.discard_pile + discarded,
-    }
-    if owed == 0:
-        fields["to_act"] = _next_drawer_of(new_players, e.seat)
-    return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
+    new_hand = HandState(
+        number=hand.number,
+        button=hand.button,
+        players=new_players,
+        big_blind_seat=hand.big_blind_seat,
+        phase=hand.phase,
+        board=hand.board,
+        dealt_phase=hand.dealt_phase,
+        current_bet=hand.current_bet,
+        min_raise=hand.min_raise,
+        bets_made=hand.bets_made,
+        capped=hand.capped,
+        to_act=_next_drawer_of(new_players, seat) if owed == 0 else hand.to_act,
+        last_aggressor=hand.last_aggressor,
+        out=hand.out,
+        burned=hand.burned,
+        discard_pile=hand.discard_pile + discarded,
+        ranks=hand.ranks,
+        board_rank=hand.board_rank,
+        showdown_order=hand.showdown_order,
+        reached_second_round=hand.reached_second_round,
+    )
+    return _table(state, state.seats, new_hand)
 
 
 def _reshuffled(state: TableState, e: DiscardsReshuffled) -> TableState:
@@ -495,18 +754,16 @@ def _ranked(state: TableState, e: HandsRanked) -> TableState:
 
 def _showing(state: TableState, players: tuple[HandPlayer, ...], **changes: Any) -> TableState:
     """The state with the hand's players (and other fields) changed and the next seat to
-    show or muck worked out from them: one new hand, one new table."""
-    fields = {**_hand(state).__dict__, "players": players, **changes}
-    hand = _mk(HandState, fields)
-    fields["to_act"] = next_shower(hand)
-    return _mk(TableState, {**state.__dict__, "hand": _mk(HandState, fields)})
+    show or muck worked out from them."""
+    hand = evolve(_hand(state), players=players, **changes)
+    return _table(state, state.seats, _with_players(hand, players, next_shower(hand)))
 
 
 def _marked(state: TableState, seat: int, flag: str) -> TableState:
     """A showdown step: `flag` (shown, mucked, declared_board) set on `seat`."""
     players = list(_hand(state).players)
     i = _index(players, seat)
-    players[i] = _mk(HandPlayer, {**players[i].__dict__, flag: True})
+    players[i] = evolve(players[i], **{flag: True})
     return _showing(state, tuple(players))
 
 
@@ -546,11 +803,11 @@ def _awarded(state: TableState, e: PotAwarded) -> TableState:
     seats = state.seats
     for share in e.shares:
         seats = _stack_delta(seats, share.seat, share.amount)
-    return evolve(state, seats=seats)
+    return _table(state, seats, state.hand)
 
 
 def _ended(state: TableState, e: HandEnded) -> TableState:
-    return _mk(TableState, {**state.__dict__, "hand": None})
+    return _table(state, state.seats, None)
 
 
 def _voided(state: TableState, e: HandVoided) -> TableState:
