@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-from mypy_extensions import mypyc_attr
+from typing import Final
 
 from services.games.cardtext import DECK_SIZE, Card
 from services.games.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
@@ -16,8 +15,7 @@ from services.games.definitions import DealBoard, DealHole, ForcedBets
 from services.games.plan import BETTING, DRAW, SHOWDOWN, plan_of
 from services.games.ranking import HandRanker, RankRequest, rank_with
 from services.games.state import TableState
-
-_set = object.__setattr__
+from services.games.values import field_values, fields_repr
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,17 +23,20 @@ class NeedHandStart:
     """No hand in progress and two or more players can be dealt in: send `StartHand`."""
 
 
-# An ordinary class under mypyc (a native one has no __dict__ for the one-store __init__).
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True, init=False)
+_NEED_CARDS_FIELDS: Final = ("targets", "burn", "face_up", "one_at_a_time")
+
+
+# A native class under mypyc (services/games/values.py says why it is not a dataclass).
 class NeedCards:
     """Deal `count` cards to each target (seat, or None for the board) in `targets` order,
     after burning `burn`. `one_at_a_time`: round-robin, one card per target per pass."""
 
-    targets: tuple[tuple[int | None, int], ...]
-    burn: int = 0
-    face_up: bool = False
-    one_at_a_time: bool = False
+    __slots__ = ("burn", "face_up", "one_at_a_time", "targets")
+
+    targets: Final[tuple[tuple[int | None, int], ...]]
+    burn: Final[int]
+    face_up: Final[bool]
+    one_at_a_time: Final[bool]
 
     def __init__(
         self,
@@ -44,12 +45,21 @@ class NeedCards:
         face_up: bool = False,
         one_at_a_time: bool = False,
     ) -> None:
-        # Asked for every deal: one __dict__ store instead of four object.__setattr__ calls.
-        _set(
-            self,
-            "__dict__",
-            {"targets": targets, "burn": burn, "face_up": face_up, "one_at_a_time": one_at_a_time},
+        self.targets = targets
+        self.burn = burn
+        self.face_up = face_up
+        self.one_at_a_time = one_at_a_time
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _NEED_CARDS_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is NeedCards and field_values(self, _NEED_CARDS_FIELDS) == (
+            field_values(other, _NEED_CARDS_FIELDS)
         )
+
+    def __hash__(self) -> int:
+        return hash(field_values(self, _NEED_CARDS_FIELDS))
 
     @property
     def total(self) -> int:

@@ -8,13 +8,11 @@ names the hand the request was made for, so a stale request cannot act in the ne
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from mypy_extensions import mypyc_attr
+from typing import Final
 
 from services.games.cardtext import Card
 from services.games.ranking import SeatRank
-
-_set = object.__setattr__
+from services.games.values import field_values, fields_repr
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,19 +55,22 @@ class StartHand:
     pass
 
 
-# An ordinary class under mypyc (a native one has no __dict__ for the one-store __init__).
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True, init=False)
+_ACT_FIELDS: Final = ("seat", "action", "amount", "cards", "hand", "by")
+
+
+# A native class under mypyc (services/games/values.py says why it is not a dataclass).
 class Act:
     """One player decision. `amount` is the "raise to" total for bet and raise; `cards` for
     discard (empty = stand pat) and open-discard (exactly one)."""
 
-    seat: int
-    action: str
-    amount: int | None = None
-    cards: tuple[Card, ...] = ()
-    hand: int | None = None
-    by: str | None = None
+    __slots__ = ("action", "amount", "by", "cards", "hand", "seat")
+
+    seat: Final[int]
+    action: Final[str]
+    amount: Final[int | None]
+    cards: Final[tuple[Card, ...]]
+    hand: Final[int | None]
+    by: Final[str | None]
 
     def __init__(
         self,
@@ -80,20 +81,23 @@ class Act:
         hand: int | None = None,
         by: str | None = None,
     ) -> None:
-        # The most frequent command: one __dict__ store instead of the frozen dataclass
-        # __init__'s six object.__setattr__ calls (a measurable share of a hand's cost).
-        _set(
-            self,
-            "__dict__",
-            {
-                "seat": seat,
-                "action": action,
-                "amount": amount,
-                "cards": cards,
-                "hand": hand,
-                "by": by,
-            },
+        self.seat = seat
+        self.action = action
+        self.amount = amount
+        self.cards = cards
+        self.hand = hand
+        self.by = by
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _ACT_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Act and field_values(self, _ACT_FIELDS) == field_values(
+            other, _ACT_FIELDS
         )
+
+    def __hash__(self) -> int:
+        return hash(field_values(self, _ACT_FIELDS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,22 +108,37 @@ class TimeOut:
     hand: int | None = None
 
 
-# An ordinary class under mypyc (a native one has no __dict__ for the one-store __init__).
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True, init=False)
+_DEAL_FIELDS: Final = ("deals", "burned")
+
+
+# A native class under mypyc, as `Act`.
 class DealCards:
     """Chance input: cards for the pending `NeedCards` request, target None = the board.
 
     `deals` lists (target, cards) for every target of the request; `burned` the burn cards.
     """
 
-    deals: tuple[tuple[int | None, tuple[Card, ...]], ...]
-    burned: tuple[Card, ...] = ()
+    __slots__ = ("burned", "deals")
+
+    deals: Final[tuple[tuple[int | None, tuple[Card, ...]], ...]]
+    burned: Final[tuple[Card, ...]]
 
     def __init__(
         self, deals: tuple[tuple[int | None, tuple[Card, ...]], ...], burned: tuple[Card, ...] = ()
     ) -> None:
-        _set(self, "__dict__", {"deals": deals, "burned": burned})  # as in `Act`
+        self.deals = deals
+        self.burned = burned
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _DEAL_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is DealCards and field_values(self, _DEAL_FIELDS) == field_values(
+            other, _DEAL_FIELDS
+        )
+
+    def __hash__(self) -> int:
+        return hash(field_values(self, _DEAL_FIELDS))
 
     @classmethod
     def to_seat(cls, seat: int, cards: tuple[Card, ...]) -> DealCards:

@@ -681,7 +681,28 @@ def _uncalled(state: TableState, e: UncalledBetReturned) -> TableState:
         p.open_discards,
     )
     current = max([q.bet for q in players])
-    new_hand = evolve(hand, players=tuple(players), current_bet=current)
+    new_hand = HandState(
+        number=hand.number,
+        button=hand.button,
+        players=tuple(players),
+        big_blind_seat=hand.big_blind_seat,
+        phase=hand.phase,
+        board=hand.board,
+        dealt_phase=hand.dealt_phase,
+        current_bet=current,
+        min_raise=hand.min_raise,
+        bets_made=hand.bets_made,
+        capped=hand.capped,
+        to_act=hand.to_act,
+        last_aggressor=hand.last_aggressor,
+        out=hand.out,
+        burned=hand.burned,
+        discard_pile=hand.discard_pile,
+        ranks=hand.ranks,
+        board_rank=hand.board_rank,
+        showdown_order=hand.showdown_order,
+        reached_second_round=hand.reached_second_round,
+    )
     return _table(state, _stack_delta(state.seats, e.seat, amount), new_hand)
 
 
@@ -749,35 +770,82 @@ def _reshuffled(state: TableState, e: DiscardsReshuffled) -> TableState:
 
 
 def _ranked(state: TableState, e: HandsRanked) -> TableState:
-    return _showing(state, _hand(state).players, ranks=e.ranks, board_rank=e.board)
+    hand = _hand(state)
+    ranked = HandState(
+        number=hand.number,
+        button=hand.button,
+        players=hand.players,
+        big_blind_seat=hand.big_blind_seat,
+        phase=hand.phase,
+        board=hand.board,
+        dealt_phase=hand.dealt_phase,
+        current_bet=hand.current_bet,
+        min_raise=hand.min_raise,
+        bets_made=hand.bets_made,
+        capped=hand.capped,
+        to_act=hand.to_act,
+        last_aggressor=hand.last_aggressor,
+        out=hand.out,
+        burned=hand.burned,
+        discard_pile=hand.discard_pile,
+        ranks=e.ranks,
+        board_rank=e.board,
+        showdown_order=hand.showdown_order,
+        reached_second_round=hand.reached_second_round,
+    )
+    return _showing(state, ranked, ranked.players)
 
 
-def _showing(state: TableState, players: tuple[HandPlayer, ...], **changes: Any) -> TableState:
-    """The state with the hand's players (and other fields) changed and the next seat to
-    show or muck worked out from them."""
-    hand = evolve(_hand(state), players=players, **changes)
-    return _table(state, state.seats, _with_players(hand, players, next_shower(hand)))
+def _showing(state: TableState, hand: HandState, players: tuple[HandPlayer, ...]) -> TableState:
+    """The state with the hand's players changed and the next seat to show or muck worked
+    out from them."""
+    to_act = _next_shower_of(hand.ranks is not None, players, hand.showdown_order)
+    return _table(state, state.seats, _with_players(hand, players, to_act))
 
 
-def _marked(state: TableState, seat: int, flag: str) -> TableState:
-    """A showdown step: `flag` (shown, mucked, declared_board) set on `seat`."""
-    players = list(_hand(state).players)
+def _marked(state: TableState, seat: int, shown: bool, mucked: bool, declared: bool) -> TableState:
+    """A showdown step: `shown`, `mucked` or `declared_board` set on `seat`."""
+    hand = _hand(state)
+    players = list(hand.players)
     i = _index(players, seat)
-    players[i] = evolve(players[i], **{flag: True})
-    return _showing(state, tuple(players))
+    p = players[i]
+    players[i] = HandPlayer(
+        seat=p.seat,
+        cards=p.cards,
+        folded=p.folded,
+        committed=p.committed,
+        antes=p.antes,
+        bet=p.bet,
+        acted=p.acted,
+        acted_level=p.acted_level,
+        drew=p.drew,
+        awaiting=p.awaiting,
+        discards=p.discards,
+        open_discards=p.open_discards,
+        shown=p.shown or shown,
+        mucked=p.mucked or mucked,
+        declared_board=p.declared_board or declared,
+    )
+    return _showing(state, hand, tuple(players))
 
 
 def next_shower(hand: HandState) -> int | None:
     """Next seat in showdown order to show or muck; None once the showdown is decided."""
-    if hand.ranks is None:
+    return _next_shower_of(hand.ranks is not None, hand.players, hand.showdown_order)
+
+
+def _next_shower_of(
+    ranked: bool, players: tuple[HandPlayer, ...], order: tuple[int, ...]
+) -> int | None:
+    if not ranked:
         return None
     unmucked = 0
     by_seat = {}
-    for p in hand.players:
+    for p in players:
         by_seat[p.seat] = p
         if not p.folded and not p.mucked:
             unmucked += 1
-    for seat in hand.showdown_order:
+    for seat in order:
         p = by_seat[seat]
         if p.shown or p.mucked or p.declared_board:
             continue
@@ -788,15 +856,15 @@ def next_shower(hand: HandState) -> int | None:
 
 
 def _shown(state: TableState, e: CardsShown) -> TableState:
-    return _marked(state, e.seat, "shown")
+    return _marked(state, e.seat, True, False, False)
 
 
 def _mucked(state: TableState, e: HandMucked) -> TableState:
-    return _marked(state, e.seat, "mucked")
+    return _marked(state, e.seat, False, True, False)
 
 
 def _declared(state: TableState, e: BoardDeclared) -> TableState:
-    return _marked(state, e.seat, "declared_board")
+    return _marked(state, e.seat, False, False, True)
 
 
 def _awarded(state: TableState, e: PotAwarded) -> TableState:

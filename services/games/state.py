@@ -7,7 +7,8 @@ constructor call. They were frozen dataclasses copied through their `__dict__` (
 class has none), which kept them ordinary Python objects: about a quarter of the compiled
 engine's instructions went to dictionary lookups reading their fields (docs/engine.md).
 `Final` makes mypy reject any assignment outside `__init__`, and the compiled classes expose
-the fields read-only. `__repr__`, `__eq__` and `__hash__` are the dataclass ones, written out.
+the fields read-only. `__repr__`, `__eq__` and `__hash__` are the dataclass ones
+(services/games/values.py).
 """
 
 from __future__ import annotations
@@ -18,17 +19,9 @@ from typing import Any, Final, TypeVar
 from services.games.cardtext import Card
 from services.games.definitions import Betting, Phase, TableConfig
 from services.games.ranking import SeatRank
+from services.games.values import field_values, fields_repr
 
 _T = TypeVar("_T")
-
-
-def _repr(obj: object, names: tuple[str, ...]) -> str:
-    fields = ", ".join([f"{name}={getattr(obj, name)!r}" for name in names])
-    return f"{type(obj).__name__}({fields})"
-
-
-def _values(obj: object, names: tuple[str, ...]) -> tuple[object, ...]:
-    return tuple([getattr(obj, name) for name in names])
 
 
 _SEAT_FIELDS: Final = (
@@ -85,15 +78,15 @@ class SeatState:
         self.timeouts = timeouts
 
     def __repr__(self) -> str:
-        return _repr(self, _SEAT_FIELDS)
+        return fields_repr(self, _SEAT_FIELDS)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is SeatState and _values(self, _SEAT_FIELDS) == _values(
+        return type(other) is SeatState and field_values(self, _SEAT_FIELDS) == field_values(
             other, _SEAT_FIELDS
         )
 
     def __hash__(self) -> int:
-        return hash(_values(self, _SEAT_FIELDS))
+        return hash(field_values(self, _SEAT_FIELDS))
 
 
 _PLAYER_FIELDS: Final = (
@@ -187,15 +180,15 @@ class HandPlayer:
         self.declared_board = declared_board
 
     def __repr__(self) -> str:
-        return _repr(self, _PLAYER_FIELDS)
+        return fields_repr(self, _PLAYER_FIELDS)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is HandPlayer and _values(self, _PLAYER_FIELDS) == _values(
+        return type(other) is HandPlayer and field_values(self, _PLAYER_FIELDS) == field_values(
             other, _PLAYER_FIELDS
         )
 
     def __hash__(self) -> int:
-        return hash(_values(self, _PLAYER_FIELDS))
+        return hash(field_values(self, _PLAYER_FIELDS))
 
 
 _HAND_FIELDS: Final = (
@@ -312,15 +305,15 @@ class HandState:
         self.reached_second_round = reached_second_round
 
     def __repr__(self) -> str:
-        return _repr(self, _HAND_FIELDS)
+        return fields_repr(self, _HAND_FIELDS)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is HandState and _values(self, _HAND_FIELDS) == _values(
+        return type(other) is HandState and field_values(self, _HAND_FIELDS) == field_values(
             other, _HAND_FIELDS
         )
 
     def __hash__(self) -> int:
-        return hash(_values(self, _HAND_FIELDS))
+        return hash(field_values(self, _HAND_FIELDS))
 
     def player(self, seat: int) -> HandPlayer:
         for p in self.players:
@@ -400,15 +393,15 @@ class TableState:
         self.last_button = last_button
 
     def __repr__(self) -> str:
-        return _repr(self, _TABLE_FIELDS)
+        return fields_repr(self, _TABLE_FIELDS)
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is TableState and _values(self, _TABLE_FIELDS) == _values(
+        return type(other) is TableState and field_values(self, _TABLE_FIELDS) == field_values(
             other, _TABLE_FIELDS
         )
 
     def __hash__(self) -> int:
-        return hash(_values(self, _TABLE_FIELDS))
+        return hash(field_values(self, _TABLE_FIELDS))
 
     def seat(self, seat: int) -> SeatState | None:
         return self.seats[seat] if 0 <= seat < len(self.seats) else None
