@@ -10,26 +10,49 @@ already acted may raise again only if it faces at least a full raise since it la
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from services.games.events import Action
 from services.games.plan import Plan, plan_of
 from services.games.state import HandPlayer, HandState, SeatState, TableState
 
 
-@dataclass(slots=True)
 class BetOptions:
-    # Not frozen: a frozen dataclass's __init__ sets each field through object.__setattr__,
-    # which showed up in the profile; nothing mutates these after they are built.
-    to_call: int  # chips needed to call (capped at the stack)
-    can_check: bool
-    raise_kind: str | None  # Action.BET or Action.RAISE when a full bet/raise is possible
-    min_to: int  # smallest full bet/raise total
-    max_to: int  # largest bet/raise total (capped at the stack)
-    all_in_to: int  # the seat's round bet if it goes all in
-    all_in_legal: bool
-    bet: int  # the seat's round bet now
-    stack: int  # the seat's chips behind
+    """A seat's betting options. A plain class, so that mypyc compiles its constructor (a
+    dataclass's generated `__init__` stays interpreted); nothing mutates one once built."""
+
+    __slots__ = (
+        "all_in_legal",
+        "all_in_to",
+        "bet",
+        "can_check",
+        "max_to",
+        "min_to",
+        "raise_kind",
+        "stack",
+        "to_call",
+    )
+
+    def __init__(
+        self,
+        to_call: int,
+        can_check: bool,
+        raise_kind: str | None,
+        min_to: int,
+        max_to: int,
+        all_in_to: int,
+        all_in_legal: bool,
+        bet: int,
+        stack: int,
+    ) -> None:
+        self.to_call = to_call  # chips needed to call (capped at the stack)
+        self.can_check = can_check
+        # Action.BET or Action.RAISE when a full bet/raise is possible
+        self.raise_kind = raise_kind
+        self.min_to = min_to  # smallest full bet/raise total
+        self.max_to = max_to  # largest bet/raise total (capped at the stack)
+        self.all_in_to = all_in_to  # the seat's round bet if it goes all in
+        self.all_in_legal = all_in_legal
+        self.bet = bet  # the seat's round bet now
+        self.stack = stack  # the seat's chips behind
 
 
 def able(state: TableState, p: HandPlayer) -> bool:

@@ -18,19 +18,18 @@ from services.games.events import (
 )
 from services.games.plan import BETTING, DEAL_BOARD, DEAL_HOLE, DRAW, SHOWDOWN, plan_of
 from services.games.pots import build_pots, rake_for, split
-from services.games.reducer import HANDLERS
+from services.games.reducer import apply
 from services.games.state import HandPlayer, HandState, TableState
 
 
 def advance(state: TableState) -> tuple[TableState, list[Event]]:
     produced: list[Event] = []
-    fold = HANDLERS
     while True:
         events = next_automatic(state)
         if not events:
             return state, produced
         for event in events:
-            state = fold[type(event)](state, event)  # `apply`, without the extra call
+            state = apply(state, event)
             produced.append(event)
 
 

@@ -7,7 +7,7 @@ deterministically, so events stay small and a replay reproduces the live state e
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 from services.games.betting import able, next_bettor
 from services.games.cardtext import Card
@@ -911,14 +911,56 @@ HANDLERS: dict[type, Callable[[TableState, Any], TableState]] = {
 }
 
 
+# The events of every hand, by type: `apply` calls their handlers directly (native calls
+# when compiled) instead of through HANDLERS, whose entries are Python-level function objects.
+_HOT: dict[type, int] = {
+    ActionTaken: 0,
+    PhaseStarted: 1,
+    CardsDealt: 2,
+    CardsDiscarded: 3,
+    ForcedBetPosted: 4,
+    HandStarted: 5,
+    UncalledBetReturned: 6,
+    HandsRanked: 7,
+    CardsShown: 8,
+    HandMucked: 9,
+    PotAwarded: 10,
+    HandEnded: 11,
+}
+
+
 def apply(state: TableState, event: Event) -> TableState:
+    kind = _HOT.get(type(event), -1)
+    if kind == 0:
+        return _action(state, cast(ActionTaken, event))
+    if kind == 1:
+        return _phase_started(state, cast(PhaseStarted, event))
+    if kind == 2:
+        return _cards_dealt(state, cast(CardsDealt, event))
+    if kind == 3:
+        return _discarded(state, cast(CardsDiscarded, event))
+    if kind == 4:
+        return _forced_bet(state, cast(ForcedBetPosted, event))
+    if kind == 5:
+        return _hand_started(state, cast(HandStarted, event))
+    if kind == 6:
+        return _uncalled(state, cast(UncalledBetReturned, event))
+    if kind == 7:
+        return _ranked(state, cast(HandsRanked, event))
+    if kind == 8:
+        return _shown(state, cast(CardsShown, event))
+    if kind == 9:
+        return _mucked(state, cast(HandMucked, event))
+    if kind == 10:
+        return _awarded(state, cast(PotAwarded, event))
+    if kind == 11:
+        return _ended(state, cast(HandEnded, event))
     return HANDLERS[type(event)](state, event)
 
 
 def apply_all(state: TableState, events: Iterable[Event]) -> TableState:
-    handlers = HANDLERS
     for event in events:
-        state = handlers[type(event)](state, event)
+        state = apply(state, event)
     return state
 
 

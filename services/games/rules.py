@@ -45,8 +45,7 @@ from services.games.events import (
 from services.games.flow import advance
 from services.games.legal import legal_actions
 from services.games.plan import BETTING, plan_of
-from services.games.reducer import HANDLERS as _FOLDERS
-from services.games.reducer import fold_hole_cards
+from services.games.reducer import apply, fold_hole_cards
 from services.games.seating import (
     current_hand,
     in_hand,
@@ -69,16 +68,27 @@ def decide(state: TableState, command: Command) -> list[Event]:
 
 def execute(state: TableState, command: Command) -> tuple[TableState, list[Event]]:
     """`decide` plus the state after its events: saves the caller folding them in again."""
-    handler = _HANDLERS.get(type(command))
-    if handler is None:
-        raise InvalidAction(f"unknown command {type(command).__name__}")
-    events: list[Event] = handler(state, command)
-    if handler is deal and len(events) > 1:
-        state = fold_hole_cards(state, events)  # type: ignore[arg-type]
+    # The two frequent commands are called directly (native calls when compiled), the rest
+    # through the table of handlers.
+    events: list[Event]
+    if type(command) is Act:
+        events = _act(state, command)
+    elif type(command) is DealCards:
+        events = deal(state, command)
+        if len(events) > 1:
+            return _advanced(fold_hole_cards(state, events), events)  # type: ignore[arg-type]
     else:
-        fold = _FOLDERS
-        for event in events:
-            state = fold[type(event)](state, event)  # `apply`, without the extra call
+        handler = _HANDLERS.get(type(command))
+        if handler is None:
+            raise InvalidAction(f"unknown command {type(command).__name__}")
+        events = handler(state, command)
+    for event in events:
+        state = apply(state, event)
+    return _advanced(state, events)
+
+
+def _advanced(state: TableState, events: list[Event]) -> tuple[TableState, list[Event]]:
+    """The state and events once the automatic consequences of `events` are folded in."""
     state, automatic = advance(state)
     if automatic:
         return state, events + automatic
