@@ -1,7 +1,5 @@
-"""services/games is the pure core: it may import only the standard library and itself.
-
-One exception: `mypy_extensions.mypyc_attr`, a decorator that does nothing at run time and tells
-mypyc how to compile a class (tools/build_engine.py)."""
+"""services/games is the pure core: it may import only the standard library and itself (mypyc
+compiles it from plain typed source, tools/build_engine.py: no compiler hints are imported)."""
 
 from __future__ import annotations
 
@@ -11,7 +9,6 @@ from pathlib import Path
 
 GAMES = Path(__file__).resolve().parents[3] / "services" / "games"
 FORBIDDEN_STDLIB = {"random", "time", "datetime", "socket", "os", "subprocess", "threading"}
-COMPILER_HINTS = {"mypy_extensions"}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -30,7 +27,7 @@ def test_games_imports_only_the_standard_library_and_itself():
     for path in sorted(GAMES.rglob("*.py")):
         for name in imported_modules(path):
             top = name.split(".")[0]
-            if name.startswith("services.games") or name == "__future__" or name in COMPILER_HINTS:
+            if name.startswith("services.games") or name == "__future__":
                 continue
             if top not in sys.stdlib_module_names or top in FORBIDDEN_STDLIB:
                 offenders.append(f"{path.name}: {name}")
