@@ -10,6 +10,8 @@ already acted may raise again only if it faces at least a full raise since it la
 
 from __future__ import annotations
 
+from typing import Final
+
 from services.games.events import Action
 from services.games.plan import Plan, plan_of
 from services.games.state import HandPlayer, HandState, SeatState, TableState
@@ -114,18 +116,20 @@ def reopened_for(plan: Plan, hand: HandState, p: HandPlayer) -> bool:
 
 
 # `legal_actions` and `decide` ask for the same seat's options of the same (immutable)
-# state one after the other: remember the last answer. One tuple, swapped atomically.
-_last: tuple[TableState | None, HandState | None, int, BetOptions | None] = (None, None, -1, None)
+# state one after the other: remember the last answer. One tuple, swapped atomically, in a
+# `Final` one-item list (read without a module dict lookup when compiled, as in `plan_of`).
+_LAST: Final[list[tuple[TableState | None, HandState | None, int, BetOptions | None]]] = [
+    (None, None, -1, None)
+]
 
 
 def options(state: TableState, hand: HandState, seat: int) -> BetOptions:
-    global _last
-    last = _last
+    last = _LAST[0]
     if last[0] is state and last[1] is hand and last[2] == seat:
         assert last[3] is not None
         return last[3]
     result = _options(state, hand, seat)
-    _last = (state, hand, seat, result)
+    _LAST[0] = (state, hand, seat, result)
     return result
 
 

@@ -95,18 +95,18 @@ def eligible_seats(state: TableState) -> list[int]:
 
 
 # The shell asks `pending_chance` and then `decide` asks it again for the same (immutable)
-# state: remember the last answer. One tuple, swapped atomically.
-_last: tuple[TableState | None, ChanceRequest | None] = (None, None)
+# state: remember the last answer. One tuple, swapped atomically, in a `Final` one-item list
+# (read without a module dict lookup when compiled, as in `plan.plan_of`).
+_LAST: Final[list[tuple[TableState | None, ChanceRequest | None]]] = [(None, None)]
 
 
 def pending_chance(state: TableState) -> ChanceRequest | None:
     """None means a player is to act (`state.hand.to_act`) or the table waits for players."""
-    global _last
-    last = _last
+    last = _LAST[0]
     if last[0] is state:
         return last[1]
     result = _pending(state)
-    _last = (state, result)
+    _LAST[0] = (state, result)
     return result
 
 

@@ -9,6 +9,7 @@ recycled id can never return another config's plan.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from services.games.definitions import (
     Betting,
@@ -23,8 +24,13 @@ from services.games.definitions import (
 )
 from services.games.events import PhaseStarted
 
-# Phase kinds by index, compared as small ints instead of isinstance chains.
-DEAL_HOLE, DEAL_BOARD, BETTING, DRAW, SHOWDOWN = range(5)
+# Phase kinds by index, compared as small ints instead of isinstance chains. `Final` literals:
+# mypyc compiles them in as constants, where a plain module global is a dict lookup per use.
+DEAL_HOLE: Final = 0
+DEAL_BOARD: Final = 1
+BETTING: Final = 2
+DRAW: Final = 3
+SHOWDOWN: Final = 4
 _KINDS: dict[type, int] = {
     DealHole: DEAL_HOLE,
     DealBoard: DEAL_BOARD,
@@ -60,18 +66,19 @@ _MAX_PLANS = 1024  # replays decode fresh configs: bound the cache, rebuilding i
 
 
 # Every state of a table shares one config: the last answer, checked with `is`, saves the
-# id() and dict look-up on almost every call.
-_last: tuple[TableConfig | None, Plan | None] = (None, None)
+# id() and dict look-up on almost every call. One tuple, swapped atomically, in a `Final`
+# one-item list: compiled code reads a `Final` global directly, a plain one from the module's
+# dict.
+_LAST: Final[list[tuple[TableConfig | None, Plan | None]]] = [(None, None)]
 
 
 def plan_of(config: TableConfig) -> Plan:
-    global _last
-    last = _last
+    last = _LAST[0]
     if last[0] is config:
         return last[1]  # type: ignore[return-value]
     entry = _PLANS.get(id(config))
     if entry is not None and entry[0] is config:
-        _last = entry
+        _LAST[0] = entry
         return entry[1]
     phases = config.game.phases
     plan = Plan(
@@ -89,5 +96,5 @@ def plan_of(config: TableConfig) -> Plan:
     )
     if len(_PLANS) >= _MAX_PLANS:
         _PLANS.clear()
-    _PLANS[id(config)] = _last = (config, plan)
+    _PLANS[id(config)] = _LAST[0] = (config, plan)
     return plan
