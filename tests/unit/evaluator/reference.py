@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Sequence
 
 from services.evaluator.ranking.values import Category
 
@@ -29,14 +30,23 @@ def strength(category: Category, five_kind_below: bool = False) -> float:
     return float(category)
 
 
-def ref5(cards, five_kind_below=False):
+Card = tuple[int, int]
+# (category, the five rank numbers by significance); rank numbers are 2..14 (1 for a wheel ace).
+Result = tuple[Category, tuple[int, ...]]
+
+
+def _key(result: Result, five_kind_below: bool) -> tuple[float, tuple[int, ...]]:
+    return (strength(result[0], five_kind_below), result[1])
+
+
+def ref5(cards: Sequence[Card], five_kind_below: bool = False) -> Result:
     numbers = [r + 2 for r, _ in cards]
     counts = Counter(numbers)
     groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
     shape = tuple(c for _, c in groups)
-    candidates = [(SHAPES[shape], tuple(r for r, c in groups for _ in range(c)))]
+    candidates: list[Result] = [(SHAPES[shape], tuple(r for r, c in groups for _ in range(c)))]
     distinct = sorted(counts, reverse=True)
-    straight = None
+    straight: tuple[int, ...] | None = None
     if len(distinct) == 5 and distinct[0] - distinct[4] == 4:
         straight = tuple(distinct)
     elif distinct == [14, 5, 4, 3, 2]:
@@ -48,36 +58,35 @@ def ref5(cards, five_kind_below=False):
         candidates.append((Category.FLUSH, tuple(sorted(numbers, reverse=True))))
     if flush and straight:
         candidates.append((Category.STRAIGHT_FLUSH, straight))
-    return max(candidates, key=lambda c: (strength(c[0], five_kind_below), c[1]))
+    return max(candidates, key=lambda c: _key(c, five_kind_below))
 
 
-def ref_best(cards, five_kind_below=False):
+def ref_best(cards: Sequence[Card], five_kind_below: bool = False) -> Result:
     """Best of every five-card subset."""
     return max(
         (ref5(list(five), five_kind_below) for five in itertools.combinations(cards, 5)),
-        key=lambda c: (strength(c[0], five_kind_below), c[1]),
+        key=lambda c: _key(c, five_kind_below),
     )
 
 
-def ref_wild(naturals, wilds, five_kind_below=False):
+def ref_wild(naturals: Sequence[Card], wilds: int, five_kind_below: bool = False) -> Result | None:
     """Try every card (duplicates included) for every wild card, best of every five.
 
     Suits the naturals do not hold are interchangeable (they can never complete a flush
     with a natural), so one of them stands for all: the search stays exhaustive.
     """
-    best = None
-    key = lambda c: (strength(c[0], five_kind_below), c[1])  # noqa: E731
+    best: Result | None = None
     suits = sorted({s for _, s in naturals})
     suits += [s for s in range(4) if s not in suits][:1]
     candidates = [(r, s) for s in suits for r in range(13)]
     for subs in itertools.combinations_with_replacement(candidates, wilds):
         result = ref_best([*naturals, *subs], five_kind_below)
-        if best is None or key(result) > key(best):
+        if best is None or _key(result, five_kind_below) > _key(best, five_kind_below):
             best = result
     return best
 
 
-def ref_low(cards):
+def ref_low(cards: Sequence[Card]) -> tuple[int, ...] | None:
     """Best ace-to-five eight-or-better low as ranks high first, or None."""
     lows = sorted({1 if r == 12 else r + 2 for r, _ in cards if r == 12 or r + 2 <= 8})
     if len(lows) < 5:

@@ -16,7 +16,7 @@ from services.evaluator.ranking import (
 from services.games.cards import parse_cards as cards
 
 
-def seat(number, hole):
+def seat(number: int, hole: str) -> SeatCards:
     return SeatCards(number, cards(hole))
 
 
@@ -45,6 +45,7 @@ def test_omaha_must_use_exactly_two_hole_cards():
 
 def test_omaha_low_uses_two_hole_and_three_board_cards():
     low = best_low(cards("Ah 2c Kd Kh"), cards("4s 5s 9s 8d 3c"), OMAHA)
+    assert low is not None
     assert low.description == "5-4-3-2-A low"
     assert best_low(cards("Ah Kc Kd Kh"), cards("4s 5s 9s 8d 3c"), OMAHA) is None
 

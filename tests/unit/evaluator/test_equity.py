@@ -1,4 +1,5 @@
 import itertools
+from collections.abc import Sequence
 from fractions import Fraction
 
 import pytest
@@ -25,7 +26,7 @@ def test_aces_against_kings_preflop_is_exact():
     assert aces.equity == pytest.approx(0.8126, abs=5e-4)  # about 81 / 19 with ties
 
 
-def _brute_force_holdem(hands, board):
+def _brute_force_holdem(hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> list[Fraction]:
     deck = [Card(i % 13, i // 13) for i in range(52)]
     used = set(board) | {c for h in hands for c in h}
     shares = [Fraction(0)] * len(hands)

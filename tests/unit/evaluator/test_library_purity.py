@@ -10,7 +10,7 @@ ALLOWED_PREFIXES = ("services.evaluator.ranking", "services.games", "numpy")
 FORBIDDEN_CALLS = {"open", "print", "input"}
 
 
-def _modules():
+def _modules() -> list[Path]:
     return sorted(Path(ranking.__file__).parent.glob("*.py"))
 
 

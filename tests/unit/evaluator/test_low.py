@@ -26,13 +26,17 @@ def test_every_qualifying_five_card_low_class_in_order():
 
 
 def test_wheel_is_the_best_low_even_as_a_straight_flush():
-    assert evaluate_low(parse_cards("As 2s 3s 4s 5s")).description == "5-4-3-2-A low"
+    low = evaluate_low(parse_cards("As 2s 3s 4s 5s"))
+    assert low is not None
+    assert low.description == "5-4-3-2-A low"
 
 
 def test_best_low_of_seven_skips_pairs_and_high_cards():
     low = evaluate_low(parse_cards("8c 6d 4h 2s As Kd 2c"))
+    assert low is not None
     assert low.description == "8-6-4-2-A low"
     low = evaluate_low(parse_cards("7c 7d 6h 5s 3s 2c 9d"))
+    assert low is not None
     assert low.description == "7-6-5-3-2 low"
 
 
@@ -54,5 +58,6 @@ def test_low_matches_reference_on_every_seven_card_rank_pattern_sample():
 
 def test_wild_card_is_the_lowest_missing_rank_for_low():
     low = evaluate_low(parse_cards("Kc 6d 4h 2s Ad"), cards_of_ranks("K"))
+    assert low is not None
     assert low.description == "6-4-3-2-A low"
     assert [str(s.stands_for)[0] for s in low.substitutions] == ["3"]

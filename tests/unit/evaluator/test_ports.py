@@ -7,7 +7,7 @@ from services.games.ranking import HandRanker
 from services.games.reference_ranking import ReferenceRanker
 
 
-def _sign(x):
+def _sign(x: float) -> int:
     return (x > 0) - (x < 0)
 
 

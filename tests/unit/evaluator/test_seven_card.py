@@ -1,4 +1,5 @@
 import random
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -9,15 +10,20 @@ from services.evaluator.ranking.values import category_of, ranks_of
 from tests.unit.evaluator.reference import ref_best
 
 
-def _sample(seed, n):
+def _sample(seed: int, n: int) -> list[list[int]]:
     rng = random.Random(seed)
     return [rng.sample(range(52), 7) for _ in range(n)]
 
 
+def _eval7(hand: Sequence[int]) -> int:
+    # Seven named arguments, not a star: eval7_ints takes its lookup tables as defaults after them.
+    a, b, c, d, e, f, g = (FAST_INTS[card] for card in hand)
+    return eval7_ints(a, b, c, d, e, f, g)
+
+
 def test_seven_card_values_match_brute_force_best_of_21():
     for hand in _sample(7, 6_000):
-        ints = [FAST_INTS[c] for c in hand]
-        value = eval7_ints(*ints)
+        value = _eval7(hand)
         expected = ref_best([(c % 13, c // 13) for c in hand])
         assert (category_of(value), ranks_of(value)) == expected, hand
 
@@ -30,11 +36,11 @@ def test_seven_card_flushes_and_straight_flushes_match_brute_force():
         suited = rng.sample(range(suit * 13, suit * 13 + 13), rng.randint(5, 7))
         rest = rng.sample([c for c in range(52) if c // 13 != suit], 7 - len(suited))
         hand = suited + rest
-        value = eval7_ints(*(FAST_INTS[c] for c in hand))
+        value = _eval7(hand)
         assert (category_of(value), ranks_of(value)) == ref_best([(c % 13, c // 13) for c in hand])
 
 
 def test_batch_and_single_hand_paths_agree():
     hands = np.array(_sample(3, 100_000), dtype=np.uint8)
-    single = [eval7_ints(*(FAST_INTS[c] for c in row)) for row in hands.tolist()]
+    single = [_eval7(row) for row in hands.tolist()]
     assert eval7_batch(hands).tolist() == single

@@ -1,4 +1,5 @@
 import random
+from collections.abc import Iterator, Sequence
 
 import pytest
 
@@ -10,7 +11,7 @@ from tests.unit.evaluator.reference import ref_wild
 DEUCES = cards_of_ranks("2")
 
 
-def _random_wild_hands(seed, size, wilds, n):
+def _random_wild_hands(seed: int, size: int, wilds: int, n: int) -> Iterator[list[Card]]:
     rng = random.Random(seed)
     deuces = [c.index for c in DEUCES]
     others = [i for i in range(52) if i not in deuces]
@@ -21,7 +22,7 @@ def _random_wild_hands(seed, size, wilds, n):
         ]
 
 
-def _check_against_brute_force(hand, five_kind_below=False):
+def _check_against_brute_force(hand: Sequence[Card], five_kind_below: bool = False) -> None:
     result = evaluate_high(hand, DEUCES, five_kind_below)
     naturals = [(c.rank, c.suit) for c in hand if c not in DEUCES]
     expected = ref_wild(naturals, len(hand) - len(naturals), five_kind_below)
