@@ -6,6 +6,7 @@ both the production code and the independent reference implementation.
 
 import json
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 from services.dealer.decks import DeckSpec
 from services.dealer.derivation import Contribution, commitment, derive_order, shuffle_key
@@ -13,7 +14,34 @@ from services.games.cards import format_cards, parse_cards
 
 PATH = Path(__file__).with_name("vectors.json")
 
-CASES = [
+
+class DeckCase(TypedDict):
+    kind: str
+    cards: NotRequired[list[str]]
+    copies: NotRequired[int]
+
+
+class ContributionCase(TypedDict):
+    contributor: str
+    entropy: str  # hex
+
+
+class Case(TypedDict):
+    name: str
+    seed: str  # hex
+    shuffle_id: str
+    deck: DeckCase
+    contributions: list[ContributionCase]
+    nonce: int
+
+
+class Vector(Case):
+    commitment: str  # hex
+    key: str  # hex
+    order: str  # card text
+
+
+CASES: list[Case] = [
     {
         "name": "standard deck, no contributions",
         "seed": bytes(range(32)).hex(),
@@ -52,8 +80,8 @@ CASES = [
 ]
 
 
-def build() -> list[dict]:
-    vectors = []
+def build() -> list[Vector]:
+    vectors: list[Vector] = []
     for case in CASES:
         seed = bytes.fromhex(case["seed"])
         deck = DeckSpec.parse(

@@ -2,7 +2,9 @@
 
 import threading
 import time
+from collections.abc import Sequence
 
+from google.protobuf.message import Message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +15,9 @@ from services.dealer.seed_cipher import SeedCipher
 from services.games.cards import parse_cards
 from services.shared.auth import Principal, Role
 from services.shared.errors import Conflict, FailedPrecondition, InvalidArgument
-from services.shared.eventstore import EventRegistry, InMemoryEventStore
+from services.shared.eventstore import EventRegistry, EventStore, InMemoryEventStore
+from services.shared.eventstore.interface import AppendResult
+from tests.unit.dealer.forwarding_store import ForwardingStore
 
 TABLE = Principal("table", Role.SERVICE)
 KEY = bytes(range(32))
@@ -21,11 +25,11 @@ SEED = bytes(range(7, 39))
 HOLE = dealer_pb2.DEAL_PURPOSE_HOLE
 
 
-def new_store():
+def new_store() -> InMemoryEventStore:
     return InMemoryEventStore(register_events(EventRegistry()))
 
 
-def dealer(store):
+def dealer(store: EventStore) -> DealerApplication:
     return DealerApplication(store, SeedCipher(KEY), new_seed=lambda: SEED)
 
 
@@ -68,25 +72,24 @@ def test_any_sequence_of_deals_reshuffles_and_restarts_verifies_after_close(comm
                 out = returned + out
     state = app.close(TABLE, "p1").state
     assert state.dealt_count == dealt_total
-    result = dealer(store).verify_closed("p1")
-    assert result.ok and result.cards_checked == dealt_total
+    verified = dealer(store).verify_closed("p1")
+    assert verified.ok and verified.cards_checked == dealt_total
 
 
-class SlowAppendStore:
+class SlowAppendStore(ForwardingStore):
     """The in-memory store with a pause before each append, so replicas really interleave;
     counts the appends refused for a stale expected version."""
 
-    def __init__(self):
-        self._store = new_store()
+    def __init__(self) -> None:
+        super().__init__(new_store())
         self.conflicts = 0
 
-    def __getattr__(self, name):
-        return getattr(self._store, name)
-
-    def append(self, stream, events, expected_version, idempotency_key):
+    def append(
+        self, stream: str, events: Sequence[Message], expected_version: int, idempotency_key: str
+    ) -> AppendResult:
         time.sleep(0.002)
         try:
-            return self._store.append(stream, events, expected_version, idempotency_key)
+            return super().append(stream, events, expected_version, idempotency_key)
         except Conflict:
             self.conflicts += 1
             raise
@@ -101,7 +104,7 @@ def test_two_replicas_dealing_at_once_hand_out_the_committed_order_exactly_once(
 
     errors: list[Exception] = []
 
-    def deal_from(app):
+    def deal_from(app: DealerApplication) -> None:
         try:
             for _ in range(13):
                 result = app.deal(TABLE, "c1", 2, HOLE)

@@ -1,20 +1,27 @@
 """Rejection sampling is exact; Fisher–Yates reaches every order with probability exactly 1/n!."""
 
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from itertools import permutations
 from math import factorial
 
 import pytest
 
-from services.dealer.sampling import acceptance_limit, byte_width, fisher_yates, uniform_below
+from services.dealer.sampling import (
+    Draw,
+    acceptance_limit,
+    byte_width,
+    fisher_yates,
+    uniform_below,
+)
 
 
 class _RejectedError(Exception):
     pass
 
 
-def _single_read(data: bytes):
+def _single_read(data: bytes) -> Callable[[int], bytes]:
     """A byte source that serves `data` once and signals a rejection if asked for more."""
     served = False
 
@@ -29,9 +36,9 @@ def _single_read(data: bytes):
     return read
 
 
-def _counts_over_every_byte_string(n: int) -> tuple[Counter, int]:
+def _counts_over_every_byte_string(n: int) -> tuple[Counter[int], int]:
     width = byte_width(n)
-    counts: Counter = Counter()
+    counts: Counter[int] = Counter()
     rejected = 0
     for x in range(256**width):
         try:
@@ -73,19 +80,22 @@ class _BranchError(Exception):
         self.bound = bound
 
 
-def exact_order_distribution(shuffle, n: int) -> dict[tuple[int, ...], Fraction]:
+def exact_order_distribution(
+    shuffle: Callable[[list[int], Draw], Sequence[int]], n: int
+) -> dict[tuple[int, ...], Fraction]:
     """Probability of every order `shuffle(items, draw)` produces, enumerating all draw outcomes.
 
     Each draw(k) is taken as exactly uniform over [0, k) (what the sampler test above proves),
     so a path of draws with bounds k1..km has probability 1/(k1*...*km).
     """
-    distribution: Counter = Counter()
+    # Probabilities are Fractions, which Counter's int-valued type does not allow.
+    distribution: defaultdict[tuple[int, ...], Fraction] = defaultdict(Fraction)
     pending: list[list[int]] = [[]]
     while pending:
         prefix = pending.pop()
         bounds: list[int] = []
 
-        def draw(k: int, prefix=prefix, bounds=bounds) -> int:
+        def draw(k: int, prefix: list[int] = prefix, bounds: list[int] = bounds) -> int:
             if len(bounds) == len(prefix):
                 raise _BranchError(k)
             bounds.append(k)
@@ -103,7 +113,7 @@ def exact_order_distribution(shuffle, n: int) -> dict[tuple[int, ...], Fraction]
     return dict(distribution)
 
 
-def biased_swap_shuffle(items, draw):
+def biased_swap_shuffle(items: Sequence[int], draw: Draw) -> list[int]:
     """The classic bug: swap i with any position in [0, n-1]."""
     deck = list(items)
     for i in range(len(deck)):
@@ -112,7 +122,7 @@ def biased_swap_shuffle(items, draw):
     return deck
 
 
-def off_by_one_shuffle(items, draw):
+def off_by_one_shuffle(items: Sequence[int], draw: Draw) -> list[int]:
     """Sattolo's off-by-one: j in [i+1, n-1], so no card may stay where it is."""
     deck = list(items)
     n = len(deck)
@@ -122,7 +132,7 @@ def off_by_one_shuffle(items, draw):
     return deck
 
 
-def is_exactly_uniform(distribution, n: int) -> bool:
+def is_exactly_uniform(distribution: dict[tuple[int, ...], Fraction], n: int) -> bool:
     return set(distribution) == set(permutations(range(n))) and set(distribution.values()) == {
         Fraction(1, factorial(n))
     }

@@ -11,11 +11,12 @@ from services.dealer.derivation import Contribution, commitment, derive_order, s
 from services.dealer.drbg import HmacDrbg
 from services.games.cards import format_cards, standard_deck
 from tests.unit.dealer import reference
+from tests.unit.dealer.make_vectors import Vector
 
-VECTORS = json.loads(Path(__file__).with_name("vectors.json").read_text())
+VECTORS: list[Vector] = json.loads(Path(__file__).with_name("vectors.json").read_text())
 
 
-def _inputs(vector):
+def _inputs(vector: Vector) -> tuple[bytes, list[tuple[str, bytes]], list[str]]:
     seed = bytes.fromhex(vector["seed"])
     contributions = [
         (c["contributor"], bytes.fromhex(c["entropy"])) for c in vector["contributions"]

@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -13,15 +14,17 @@ from tests.unit.dealer import reference
 EXAMPLE = Path(__file__).resolve().parents[3] / "docs" / "dealer-hand-history.example.json"
 
 
-def run(tmp_path, document) -> tuple[int, str]:
+def run(tmp_path: Path, document: str | dict[str, Any]) -> tuple[int, str]:
     path = tmp_path / "hand.json"
     path.write_text(document if isinstance(document, str) else json.dumps(document))
     result = CliRunner().invoke(app, ["verify", str(path)])
     return result.exit_code, result.output
 
 
-def example():
-    return json.loads(EXAMPLE.read_text())
+def example() -> dict[str, Any]:
+    # A JSON document: the tests edit it freely (bad fields included), so values stay Any.
+    doc: dict[str, Any] = json.loads(EXAMPLE.read_text())
+    return doc
 
 
 def test_the_documented_example_matches_the_independent_reference():
