@@ -14,7 +14,7 @@ from services.bots.simulation.engine_runner import (
 )
 from services.bots.simulation.presets import PRESETS, preset
 from services.bots.view import Kind, Variant
-from services.games.chance import deal_from, pending_chance
+from services.games.chance import NeedCards, deal_from, pending_chance
 from services.games.commands import SitDown, StartHand
 from services.games.legal import legal_actions
 from services.games.reducer import apply_all
@@ -23,7 +23,7 @@ from services.games.state import new_table
 
 
 @pytest.fixture(scope="module")
-def hand_ranker():
+def hand_ranker() -> EvaluatorHandRanker:
     return EvaluatorHandRanker()
 
 
@@ -33,9 +33,12 @@ def test_the_first_decision_of_a_hand_reads_as_the_table_shows_it():
         state = apply_all(state, decide(state, SitDown(seat, f"p{seat}", 200)))
     state = apply_all(state, decide(state, StartHand()))
     request = pending_chance(state)
+    assert isinstance(request, NeedCards)  # the hole cards
     state = apply_all(state, decide(state, deal_from(request, SeededDeck(3, 0))))
-    seat = state.hand.to_act
-    view = to_bot_view(state, legal_actions(state, seat))
+    assert state.hand is not None
+    to_act = state.hand.to_act
+    assert to_act is not None
+    view = to_bot_view(state, legal_actions(state, to_act))
     assert view.variant is Variant.HOLDEM and len(view.hole) == 2 and view.board == ()
     assert (view.pot, view.to_call, view.unit, view.opponents) == (3, 2, 2, 2)
     assert view.kinds >= {Kind.FOLD, Kind.CALL, Kind.RAISE}

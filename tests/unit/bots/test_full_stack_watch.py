@@ -5,7 +5,11 @@ decision the table asked for and every one it timed out (a timed-out decision fa
 
 from __future__ import annotations
 
-from croupier.table.v1 import events_pb2, table_pb2
+from collections.abc import Iterator
+
+import grpc
+
+from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.bots.simulation.full_stack import _watch_hands
 
 
@@ -19,7 +23,7 @@ class Stream:
         ]
         self.cancelled = False
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[table_pb2.WatchTableResponse]:
         return iter(self.messages)
 
     def cancel(self) -> None:
@@ -46,7 +50,11 @@ def test_decisions_and_time_outs_are_counted_in_every_position_of_a_batch():
         [_asked(1), _timed_out(1), _ended(2, 100, 100)],
         [_asked(0)],  # after the last hand asked for: not read
     )
-    watched = _watch_hands(stream, "t1", 2, [object(), object()], 100, None)
+    # The seats' own stubs: no seat goes broke here, so none is called (the channel never
+    # connects).
+    with grpc.insecure_channel("localhost:1") as channel:
+        bots = [table_pb2_grpc.TableServiceStub(channel) for _ in range(2)]
+        watched = _watch_hands(stream, "t1", 2, bots, 100, None)
     assert watched.deltas == [[-10, 10], [10, -10]]
     assert (watched.decisions, watched.timed_out) == (4, 2)
     assert stream.cancelled

@@ -45,7 +45,9 @@ def test_a_table_view_becomes_the_bot_view_of_the_seat_to_act():
     assert bot.variant is Variant.SPIT and bot.wild_rank == "9"
     assert bot.hole == ("Ah", "Ad", "9h", "4c") and bot.board == ("9s",)
     assert (bot.pot, bot.to_call, bot.bet, bot.opponents, bot.unit) == (12, 2, 4, 1, 2)
-    assert bot.find(Kind.RAISE).min_amount == 8
+    raise_range = bot.find(Kind.RAISE)
+    assert raise_range is not None
+    assert raise_range.min_amount == 8
 
 
 def test_a_bot_action_becomes_an_act_request_pinned_to_the_view():

@@ -5,16 +5,23 @@ it again, and after an ABORTED Act decides again on the view read again, in both
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import cast
 
 import grpc
 import pytest
 
-from croupier.table.v1 import table_pb2
-from services.bots.remote import TurnResult, play_turn
-from services.bots.view import BotAction, Kind
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.bots.remote import Metadata, TurnResult, play_turn
+from services.bots.view import BotAction, BotView, Kind
 
 
+# ignore[misc]: the grpc stubs declare RpcError.details() -> str | None and Call.details() -> str,
+# so no class can have both bases for mypy, though grpc's own errors do at run time.
 class Refusal(grpc.RpcError, grpc.Call):  # type: ignore[misc]
+    """A refused call as grpc raises it: an RpcError that is also a Call (play_turn reads
+    the code only from a Call). The rest of the Call interface is never used here."""
+
     def __init__(self, code: grpc.StatusCode, details: str) -> None:
         self._code, self._details = code, details
 
@@ -23,6 +30,21 @@ class Refusal(grpc.RpcError, grpc.Call):  # type: ignore[misc]
 
     def details(self) -> str:
         return self._details
+
+    def initial_metadata(self) -> tuple[tuple[str, str | bytes], ...]:
+        return ()
+
+    def add_callback(self, callback: Callable[[], None]) -> bool:
+        return False
+
+    def cancel(self) -> bool:
+        return False
+
+    def is_active(self) -> bool:
+        return False
+
+    def time_remaining(self) -> float:
+        return 0.0
 
 
 class FakeTable:
@@ -34,7 +56,12 @@ class FakeTable:
         self.acts: list[table_pb2.ActRequest] = []
         self.view_reads = 0
 
-    def GetTableView(self, request, metadata=(), timeout=None):  # noqa: N802 (the gRPC name)
+    def GetTableView(  # noqa: N802 (the gRPC name)
+        self,
+        request: table_pb2.GetTableViewRequest,
+        metadata: Metadata = (),
+        timeout: float | None = None,
+    ) -> table_pb2.GetTableViewResponse:
         self.view_reads += 1
         view = table_pb2.TableView(
             table_id=request.table_id,
@@ -56,14 +83,22 @@ class FakeTable:
         )
         return table_pb2.GetTableViewResponse(view=view)
 
-    def Act(self, request, metadata=(), timeout=None):  # noqa: N802 (the gRPC name)
+    def Act(  # noqa: N802 (the gRPC name)
+        self, request: table_pb2.ActRequest, metadata: Metadata = (), timeout: float | None = None
+    ) -> table_pb2.ActResponse:
         self.acts.append(request)
         if self.refuse:
             raise self.refuse.pop(0)
         return table_pb2.ActResponse(version=8)
 
+    def as_stub(self) -> table_pb2_grpc.TableServiceStub:
+        # play_turn calls only GetTableView and Act, answered above with the stub's call
+        # signature. A stub's methods are typed as grpc multi-callables, which are not
+        # subscriptable (so not subclassable with types) at run time: the fake is cast.
+        return cast(table_pb2_grpc.TableServiceStub, self)
 
-def _always_bet(view, table, rng):
+
+def _always_bet(view: BotView, table: table_pb2.TableView, rng: random.Random) -> BotAction:
     return BotAction(Kind.BET, amount=10)
 
 
@@ -78,7 +113,7 @@ def test_a_refused_action_is_reported_with_the_tables_words(code, result, acts):
     table = FakeTable([Refusal(code, "bet must be between 4 and 100")])
     heard: list[str] = []
     outcome = play_turn(
-        table, (), "t1", _always_bet, random.Random(1), "k", on_refused=heard.append
+        table.as_stub(), (), "t1", _always_bet, random.Random(1), "k", on_refused=heard.append
     )
     assert outcome is result and len(table.acts) == acts
     assert len(heard) == 1
@@ -89,7 +124,13 @@ def test_a_refused_action_is_reported_with_the_tables_words(code, result, acts):
 def test_an_accepted_action_reports_nothing():
     heard: list[str] = []
     outcome = play_turn(
-        FakeTable([]), (), "t1", _always_bet, random.Random(1), "k", on_refused=heard.append
+        FakeTable([]).as_stub(),
+        (),
+        "t1",
+        _always_bet,
+        random.Random(1),
+        "k",
+        on_refused=heard.append,
     )
     assert outcome is TurnResult.ACTED and heard == []
 
@@ -97,11 +138,11 @@ def test_an_accepted_action_reports_nothing():
 def test_a_view_the_caller_just_read_is_not_read_again_unless_the_table_moved():
     table = FakeTable([])
     view = table.GetTableView(table_pb2.GetTableViewRequest(table_id="t1")).view
-    play_turn(table, (), "t1", _always_bet, random.Random(1), "k", view=view)
+    play_turn(table.as_stub(), (), "t1", _always_bet, random.Random(1), "k", view=view)
     assert table.view_reads == 1 and len(table.acts) == 1
     moved = FakeTable([Refusal(grpc.StatusCode.ABORTED, "version moved")])
     view = moved.GetTableView(table_pb2.GetTableViewRequest(table_id="t1")).view
-    assert play_turn(moved, (), "t1", _always_bet, random.Random(1), "k", view=view) is (
+    assert play_turn(moved.as_stub(), (), "t1", _always_bet, random.Random(1), "k", view=view) is (
         TurnResult.ACTED
     )
     assert moved.view_reads == 2 and len(moved.acts) == 2  # ABORTED: look again, then act
@@ -111,12 +152,12 @@ def test_after_an_aborted_act_the_chooser_gets_the_view_read_again_in_both_forms
     table = FakeTable([Refusal(grpc.StatusCode.ABORTED, "version moved")])
     seen: list[tuple[int, int]] = []
 
-    def choose(view, table_view, rng):
+    def choose(view: BotView, table_view: table_pb2.TableView, rng: random.Random) -> BotAction:
         seen.append((view.stack, table_view.version))
         return BotAction(Kind.CHECK)
 
     first = table.GetTableView(table_pb2.GetTableViewRequest(table_id="t1")).view
-    outcome = play_turn(table, (), "t1", choose, random.Random(1), "k", view=first)
+    outcome = play_turn(table.as_stub(), (), "t1", choose, random.Random(1), "k", view=first)
     assert outcome is TurnResult.ACTED
     # The first attempt: the caller's view (version 7, stack 100); the second: the view read
     # after ABORTED (version 8, stack 99), the TableView as fresh as the BotView built from it.

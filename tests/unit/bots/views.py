@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from services.bots.view import BotView, Kind, Legal, Variant
 
 
-def facing_bet(hole, board=(), *, to_call=20, pot=50, variant=Variant.HOLDEM, opponents=1):
+def facing_bet(
+    hole: Iterable[str],
+    board: Iterable[str] = (),
+    *,
+    to_call: int = 20,
+    pot: int = 50,
+    variant: Variant = Variant.HOLDEM,
+    opponents: int = 1,
+) -> BotView:
     return BotView(
         variant=variant,
         seat=0,
@@ -25,7 +35,15 @@ def facing_bet(hole, board=(), *, to_call=20, pot=50, variant=Variant.HOLDEM, op
     )
 
 
-def checked_to(hole, board=(), *, pot=40, variant=Variant.HOLDEM, opponents=1, wild_rank=None):
+def checked_to(
+    hole: Iterable[str],
+    board: Iterable[str] = (),
+    *,
+    pot: int = 40,
+    variant: Variant = Variant.HOLDEM,
+    opponents: int = 1,
+    wild_rank: str | None = None,
+) -> BotView:
     return BotView(
         variant=variant,
         seat=0,
@@ -41,7 +59,16 @@ def checked_to(hole, board=(), *, pot=40, variant=Variant.HOLDEM, opponents=1, w
     )
 
 
-def drawing(hole, board=(), *, variant, max_cards=4, forbidden=(), wild_rank=None, opponents=2):
+def drawing(
+    hole: Iterable[str],
+    board: Iterable[str] = (),
+    *,
+    variant: Variant,
+    max_cards: int = 4,
+    forbidden: Iterable[str] = (),
+    wild_rank: str | None = None,
+    opponents: int = 2,
+) -> BotView:
     return BotView(
         variant=variant,
         seat=0,
@@ -53,7 +80,7 @@ def drawing(hole, board=(), *, variant, max_cards=4, forbidden=(), wild_rank=Non
     )
 
 
-def open_discarding(hole):
+def open_discarding(hole: Iterable[str]) -> BotView:
     return BotView(
         variant=Variant.SIX_CARD,
         seat=0,
