@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from google.protobuf.message import Message
@@ -265,7 +265,7 @@ class TableFanout:
 
     def listen(
         self, stream: str, from_version: int, stop: threading.Event
-    ) -> Iterator[Sequence[HubEvent]]:
+    ) -> Generator[Sequence[HubEvent], None, None]:
         """Every event of `stream` with version >= from_version, then new ones, until stop.
 
         Yields batches of consecutive events: each is every event available when it is taken
