@@ -40,7 +40,7 @@ def clock() -> Clock:
 @pytest.fixture
 def app(clock: Clock) -> TableApplication:
     app = TableApplication(
-        Store(),  # type: ignore[arg-type]
+        Store(),
         InProcessDealer(),
         NullLedger(),
         LibraryRanker(),
@@ -83,7 +83,10 @@ def test_an_act_received_before_the_deadline_holds_the_timeout_back_until_it_is_
         assert player in str(refused.value)
         assert app.load("t1").version == version  # nothing changed
     # The Act is applied; the retried timeout then finds the decision made: a no-op.
-    seat = app.load("t1").engine.hand.to_act  # type: ignore[union-attr]
+    engine_hand = app.load("t1").engine.hand
+    assert engine_hand is not None
+    seat = engine_hand.to_act
+    assert seat is not None
     app.act("t1", player, cmd.Act(seat, "call", hand=hand), "call", None)
     applied, _ = app.apply_timeout("t1", hand, number)
     assert not applied

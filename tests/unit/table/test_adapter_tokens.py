@@ -94,7 +94,7 @@ def test_every_dealer_and_ledger_call_sends_the_token_it_is_given() -> None:
     tokens = iter(["token-1", "token-2", "token-3"] + ["token-n"] * 100)
     for adapter_class in (GrpcDealer, GrpcLedger):
         channel = RecordingChannel()
-        adapter = adapter_class(channel, token=lambda: next(tokens))  # type: ignore[operator]
+        adapter = adapter_class(channel, token=lambda: next(tokens))
         assert call_every_method(adapter) >= 5
         assert channel.calls, adapter_class.__name__
         for method, metadata in channel.calls:

@@ -91,6 +91,7 @@ def test_shell_events_pass_through_unchanged():
 
 def test_a_stored_game_this_build_does_not_know_is_refused_by_name():
     message = codec.to_message(ev.TableOpened(TableConfig(game=GAMES["texas-holdem"], seats=9)))
+    assert isinstance(message, events_pb2.TableOpened)
     message.config.game = "no-such-game"
     with pytest.raises(codec.CodecError, match=r"unknown game 'no-such-game'; known: .*texas"):
         codec.from_message(message)

@@ -5,25 +5,33 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 
 import pytest
+from google.protobuf.message import Message
 from google.protobuf.wrappers_pb2 import BoolValue
 
 from croupier.table.v1 import events_pb2
-from services.shared.eventstore import EventDecodingError, InMemoryEventStore
+from services.shared.eventstore import (
+    EventDecodingError,
+    EventRegistry,
+    EventStore,
+    InMemoryEventStore,
+    RecordedEvent,
+)
 from services.table import codec
-from services.table.fanout import MAX_BATCH, TableFanout
+from services.table.fanout import MAX_BATCH, Decode, HubEvent, TableFanout
 
 STREAM = "{table:t1}:events"
 
 
-def events(listener):
+def events(listener: Iterable[Sequence[HubEvent]]) -> Generator[HubEvent, None, None]:
     """The events of a listener's batches, one at a time."""
     for batch in listener:
         yield from batch
 
 
-def append(store, n, start):
+def append(store: EventStore, n: int, start: int) -> None:
     for i in range(n):
         store.append(STREAM, [events_pb2.TimedOut(seat=i % 6)], start + i, f"k{start + i}")
 
@@ -35,7 +43,7 @@ def test_every_watcher_gets_every_event_from_its_own_start_version():
     stop = threading.Event()
     seen: dict[int, list[int]] = {1: [], 4: [], 9: []}
 
-    def watch(start):
+    def watch(start: int) -> None:
         for record in events(fanout.listen(STREAM, start, stop)):
             seen[start].append(record.version)
             if record.version == 40:
@@ -72,14 +80,14 @@ def test_events_published_by_this_process_reach_watchers_once_and_undecoded():
     append(store, 1, 0)
     decoded: list[int] = []
 
-    def decode(message):
+    def decode(message: Message) -> Message:
         decoded.append(1)
         return message
 
     fanout = TableFanout(store, block_ms=20, decode=decode)
     stop = threading.Event()
     listener = events(fanout.listen(STREAM, 2, stop))
-    got: list[object] = []
+    got: list[HubEvent] = []
     reader = threading.Thread(target=lambda: got.extend(next(listener) for _ in range(2)))
     reader.start()
     while STREAM not in fanout._hubs:
@@ -91,8 +99,8 @@ def test_events_published_by_this_process_reach_watchers_once_and_undecoded():
     fanout.publish(STREAM, 2, own, messages, 1234)
     store.append(STREAM, messages, 1, "k-own")
     reader.join(timeout=10)
-    assert [e.event for e in got] == own  # type: ignore[attr-defined]
-    assert [e.recorded_at_ms for e in got] == [1234, 1234]  # type: ignore[attr-defined]
+    assert [e.event for e in got] == own
+    assert [e.recorded_at_ms for e in got] == [1234, 1234]
     store.append(STREAM, [events_pb2.TimedOut(seat=3)], 3, "k-next")
     after = next(listener)
     assert after.version == 4  # versions 2 and 3 were not delivered a second time
@@ -141,15 +149,21 @@ def test_publishing_to_a_table_nobody_watches_here_does_nothing():
 class _FailingSubscription(InMemoryEventStore):
     """A store whose subscription breaks once (a lost Redis connection), then works."""
 
-    def __init__(self, registry):
+    def __init__(self, registry: EventRegistry) -> None:
         super().__init__(registry)
         self.failures = 1
 
-    def read_new(self, after, **kwargs):
+    def read_new(
+        self,
+        after: Mapping[str, int],
+        *,
+        block_ms: int = 1000,
+        known: Callable[[str, int], int] | None = None,
+    ) -> dict[str, list[RecordedEvent]]:
         if self.failures:
             self.failures -= 1
             raise ConnectionError("redis connection lost")
-        return super().read_new(after, **kwargs)
+        return super().read_new(after, block_ms=block_ms, known=known)
 
 
 def test_a_hub_failure_reaches_its_watchers_and_the_next_watch_starts_a_fresh_hub():
@@ -172,25 +186,31 @@ def test_a_hub_failure_reaches_its_watchers_and_the_next_watch_starts_a_fresh_hu
 class _Recording(InMemoryEventStore):
     """A store that records every read_new: which streams from which versions."""
 
-    def __init__(self, registry, *, cluster=False):
+    def __init__(self, registry: EventRegistry, *, cluster: bool = False) -> None:
         super().__init__(registry)
         self.cluster = cluster
         self.reads: list[dict[str, int]] = []
 
-    def read_new(self, after, **kwargs):
+    def read_new(
+        self,
+        after: Mapping[str, int],
+        *,
+        block_ms: int = 1000,
+        known: Callable[[str, int], int] | None = None,
+    ) -> dict[str, list[RecordedEvent]]:
         self.reads.append(dict(after))
-        return super().read_new(after, **kwargs)
+        return super().read_new(after, block_ms=block_ms, known=known)
 
 
-def counting_decode(decoded: list[object]):
-    def decode(message):
+def counting_decode(decoded: list[object]) -> Decode:
+    def decode(message: Message) -> Message:
         decoded.append(message)
         return message
 
     return decode
 
 
-def wait_for(condition, timeout=5.0):
+def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
@@ -249,7 +269,7 @@ def test_the_follower_gives_publish_time_before_decoding_what_redis_woke_it_for(
     fanout = TableFanout(store, block_ms=20, decode=counting_decode(decoded), settle_ms=5000)
     stop = threading.Event()
     listener = events(fanout.listen(STREAM, 2, stop))
-    got: list[object] = []
+    got: list[HubEvent] = []
     reader = threading.Thread(target=lambda: got.extend(next(listener) for _ in range(2)))
     reader.start()
     wait_for(lambda: STREAM in fanout._hubs)
@@ -259,7 +279,7 @@ def test_the_follower_gives_publish_time_before_decoding_what_redis_woke_it_for(
     own = [object(), object()]
     fanout.publish(STREAM, 2, own, messages, 1234)  # the appending thread, a little later
     reader.join(timeout=10)
-    assert [e.event for e in got] == own and decoded == []  # type: ignore[attr-defined]
+    assert [e.event for e in got] == own and decoded == []
     stop.set()
 
 

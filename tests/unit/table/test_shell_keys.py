@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TypedDict
 
 import pytest
 
 from croupier.table.v1 import events_pb2
-from services.table.shell import REMEMBERED_KEYS, Decision, ShellState, _evolve, fold_shell
+from services.table.shell import (
+    REMEMBERED_KEYS,
+    Decision,
+    PendingCashOut,
+    ShellState,
+    _evolve,
+    fold_shell,
+)
 
 
 def accept(state: ShellState, version: int, key: str, events: int = 1) -> ShellState:
@@ -38,9 +46,15 @@ def test_folding_never_changes_an_earlier_state():
     assert dict(before.keys) == {"a": 2}
 
 
+class _Changes(TypedDict):
+    decision: Decision | None
+    hand_rake: int
+    pending_cash_outs: tuple[PendingCashOut, ...]
+
+
 def test_the_fast_replacement_is_dataclasses_replace():
     state = ShellState(table_id="t", keys={"a": 1}, decision=Decision(1, 2, 3, 4))
-    changes = {"decision": None, "hand_rake": 7, "pending_cash_outs": ()}
+    changes: _Changes = {"decision": None, "hand_rake": 7, "pending_cash_outs": ()}
     assert _evolve(state, **changes) == replace(state, **changes)
     with pytest.raises(AttributeError):
         _evolve(state, no_such_field=1)
