@@ -34,7 +34,12 @@ def test_a_schedule_is_the_same_for_the_same_seed_and_its_mean_gap_is_the_mean_t
 
 
 def test_facing_a_bet_the_players_fold_call_or_raise_to_the_minimum_never_all_in():
-    legal = {A.ACTION_FOLD: 0, A.ACTION_CALL: 0, A.ACTION_RAISE: 8, A.ACTION_ALL_IN: 0}
+    legal: dict[int, int] = {
+        A.ACTION_FOLD: 0,
+        A.ACTION_CALL: 0,
+        A.ACTION_RAISE: 8,
+        A.ACTION_ALL_IN: 0,
+    }
     rng = random.Random(1)
     chosen = [bt.choose(rng, legal) for _ in range(2000)]
     kinds = {kind for kind, _ in chosen}
@@ -46,7 +51,7 @@ def test_facing_a_bet_the_players_fold_call_or_raise_to_the_minimum_never_all_in
 
 def test_unopened_the_players_check_or_bet_and_take_the_only_legal_action_otherwise():
     rng = random.Random(2)
-    legal = {A.ACTION_CHECK: 0, A.ACTION_BET: 2, A.ACTION_ALL_IN: 0}
+    legal: dict[int, int] = {A.ACTION_CHECK: 0, A.ACTION_BET: 2, A.ACTION_ALL_IN: 0}
     assert {bt.choose(rng, legal)[0] for _ in range(500)} == {A.ACTION_CHECK, A.ACTION_BET}
     assert bt.choose(rng, {A.ACTION_ALL_IN: 0, A.ACTION_FOLD: 0}) == (A.ACTION_FOLD, 0)
     assert bt.choose(rng, {A.ACTION_ALL_IN: 0}) == (A.ACTION_ALL_IN, 0)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-import grpc_tools
+import grpc_tools  # type: ignore[import-untyped]  # (it ships no stubs or py.typed, as in tools/)
 import pytest
 from google.protobuf import descriptor_pb2
 from grpc_tools import protoc
@@ -89,7 +90,9 @@ def test_package_matches_its_directory(files, name):
     assert files[name].package == ".".join(parts), f"{name}: package must be {'.'.join(parts)}"
 
 
-def _all_enums(file):
+def _all_enums(
+    file: descriptor_pb2.FileDescriptorProto,
+) -> Iterator[tuple[str, descriptor_pb2.EnumDescriptorProto]]:
     yield from ((e.name, e) for e in file.enum_type)
     stack = list(file.message_type)
     while stack:
