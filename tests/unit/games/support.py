@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from services.games import (
     Act,
@@ -17,7 +17,9 @@ from services.games import (
     new_table,
 )
 from services.games.cardtext import FULL_DECK, Card
+from services.games.commands import Command
 from services.games.events import Event, TableOpened
+from services.games.ranking import HandRanker
 
 
 class ShuffledStub:
@@ -47,7 +49,7 @@ class PinnedStub(ShuffledStub):
         self.cards = list(reversed(cards))
 
 
-def random_policy(rng: random.Random):
+def random_policy(rng: random.Random) -> Callable[[TableState, LegalActions], Act]:
     def choose(state: TableState, legal: LegalActions) -> Act:
         action = rng.choice(sorted(legal.actions))
         amount = None
@@ -62,7 +64,9 @@ def random_policy(rng: random.Random):
     return choose
 
 
-def seated_table(config: TableConfig, stacks: list[int | None]) -> tuple[TableState, list[Event]]:
+def seated_table(
+    config: TableConfig, stacks: Sequence[int | None]
+) -> tuple[TableState, list[Event]]:
     state = new_table(config)
     log: list[Event] = [TableOpened(config)]
     for seat, stack in enumerate(stacks):
@@ -74,12 +78,22 @@ def seated_table(config: TableConfig, stacks: list[int | None]) -> tuple[TableSt
 
 
 def run(
-    state: TableState, command, log: list[Event] | None = None
+    state: TableState, command: Command, log: list[Event] | None = None
 ) -> tuple[TableState, list[Event]]:
     events = decide(state, command)
     if log is not None:
         log.extend(events)
     return apply_all(state, events), events
+
+
+def seat_stacks(state: TableState, count: int) -> list[int]:
+    """The stacks of seats 0 to count - 1, every one of them taken."""
+    result = []
+    for i in range(count):
+        seat = state.seats[i]
+        assert seat is not None
+        result.append(seat.stack)
+    return result
 
 
 def cards(text: str) -> tuple[Card, ...]:
@@ -95,11 +109,11 @@ class Scenario:
     def __init__(
         self,
         config: TableConfig,
-        stacks: list[int | None],
+        stacks: Sequence[int | None],
         hole: dict[int, str] | None = None,
         boards: list[str] | None = None,
         draws: dict[int, str] | None = None,
-        ranker=None,
+        ranker: HandRanker | None = None,
     ) -> None:
         from services.games.reference_ranking import ReferenceRanker
 
@@ -109,11 +123,11 @@ class Scenario:
         reserved = {c for group in (*self.hole.values(), *self.boards) for c in group}
         reserved |= {c for group in self.draws.values() for c in group}
         self.filler = [c for c in FULL_DECK if c not in reserved]
-        self.ranker = ranker or ReferenceRanker()
+        self.ranker: HandRanker = ranker or ReferenceRanker()
         self.state, self.log = seated_table(config, stacks)
         self.events: list[Event] = []
 
-    def do(self, command) -> list[Event]:
+    def do(self, command: Command) -> list[Event]:
         self.state, self.events = run(self.state, command, self.log)
         return self.events
 
@@ -124,7 +138,9 @@ class Scenario:
         self.settle()
         return self
 
-    def act(self, seat: int, action: str, amount: int | None = None, cards_: str = ""):
+    def act(
+        self, seat: int, action: str, amount: int | None = None, cards_: str = ""
+    ) -> list[Event]:
         events = self.do(Act(seat, action, amount, cards(cards_)))
         return events + self.settle()
 
@@ -153,6 +169,7 @@ class Scenario:
         produced: list[Event] = []
         while True:
             request = pending_chance(self.state)
+            command: Command
             if isinstance(request, NeedCards):
                 deals = []
                 for target, n in request.targets:

@@ -19,8 +19,8 @@ from services.games import (
     TimeOut,
     pending_chance,
 )
-from services.games.events import CardsShown, HandMucked, PotAwarded, Share
-from tests.unit.games.support import Scenario, run, seated_table
+from services.games.events import CardsDealt, CardsShown, HandMucked, PotAwarded, Share
+from tests.unit.games.support import Scenario, run, seat_stacks, seated_table
 
 NL = TableConfig(game=TEXAS_HOLDEM, seats=6)
 BOARD = ["2c 7d 9h", "Js", "3s"]
@@ -93,9 +93,9 @@ def test_an_all_in_before_the_flop_still_deals_every_board_card_then_shows_down(
     ).start()
     s.act(0, "all-in")
     events = s.act(1, "call")
-    boards = [e for e in events if type(e).__name__ == "CardsDealt" and e.seat is None]
+    boards = [e for e in events if isinstance(e, CardsDealt) and e.seat is None]
     assert [len(b.cards) for b in boards] == [3, 1, 1]
-    assert s.state.hand is None and [seat.stack for seat in s.state.seats[:2]] == [200, 0]
+    assert s.state.hand is None and seat_stacks(s.state, 2) == [200, 0]
 
 
 def test_showdown_timeout_shows_a_winning_hand_and_mucks_a_losing_one():

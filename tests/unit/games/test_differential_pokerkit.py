@@ -29,10 +29,10 @@ from services.games import (
 )
 from services.games.betting import reopened_for
 from services.games.cardtext import FULL_DECK
-from services.games.events import PotAwarded
+from services.games.events import Event, PotAwarded
 from services.games.plan import plan_of
 from services.games.reference_ranking import ReferenceRanker
-from tests.unit.games.support import run, seated_table
+from tests.unit.games.support import run, seat_stacks, seated_table
 from tests.unit.games.test_golden_hands import engine_command, pokerkit_advance
 
 RANKER = ReferenceRanker()
@@ -69,7 +69,7 @@ def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
     pk.deck_cards = deque(PkCard.parse("".join(deck)))
     pokerkit_advance(pk)
     state, _ = seated_table(config, stacks)
-    log: list = []
+    log: list[Event] = []
     state, _ = run(state, StartHand(), log)
     cards = iter(deck)
     while state.hand is not None:
@@ -81,11 +81,14 @@ def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
         if isinstance(request, NeedRanks):
             state, _ = run(state, rank_hands(state, RANKER), log)
             continue
+        assert state.hand is not None
         seat = state.hand.to_act
+        assert seat is not None
         legal = legal_actions(state, seat)
         if "show" in legal.actions:
             state, _ = run(state, Act(seat, "show"), log)
             continue
+        assert state.hand is not None  # (mypy forgets it after the rebinding branch above)
         assert pk.actor_index == seat, (seed, pk.actor_index, seat)
         can_raise = pk.can_complete_bet_or_raise_to()
         ours = bool({"bet", "raise", "all-in"} & legal.actions) and legal.all_in_to > (
@@ -114,6 +117,7 @@ def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
         if can_raise:
             low = pk.min_completion_betting_or_raising_to_amount
             high = pk.max_completion_betting_or_raising_to_amount
+            assert low is not None and high is not None  # pokerkit: None when it cannot raise
             if {"bet", "raise"} & legal.actions:
                 assert (low, high) == (legal.min_to, legal.max_to), (seed, legal)
             else:  # only an all-in for less than a full raise
@@ -129,7 +133,7 @@ def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
             pk.complete_bet_or_raise_to(int(token.split(":")[1]))
         pokerkit_advance(pk)
     skip_moot_checks(pk, None)
-    ours = [state.seats[i].stack for i in range(n)]
+    our_stacks = seat_stacks(state, n)
     # Odd chips: the engine hands a pot's leftover chips out one each to the tied winners
     # nearest the button; pokerkit gives the whole remainder to one of them. Stacks may
     # differ by at most the leftover chips of split pots, and never in total.
@@ -138,10 +142,10 @@ def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
         for e in log
         if isinstance(e, PotAwarded) and len({sh.seat for sh in e.shares}) > 1
     )
-    assert sum(ours) == sum(pk.stacks), seed
-    assert all(abs(a - b) <= leftover for a, b in zip(ours, pk.stacks, strict=True)), seed
+    assert sum(our_stacks) == sum(pk.stacks), seed
+    assert all(abs(a - b) <= leftover for a, b in zip(our_stacks, pk.stacks, strict=True)), seed
     if leftover == 0:
-        assert ours == list(pk.stacks), seed
+        assert our_stacks == list(pk.stacks), seed
 
 
 def skip_moot_checks(pk, engine_to_act: int | None) -> None:

@@ -37,6 +37,7 @@ def test_spit_every_player_antes_and_gets_four_cards_one_at_a_time():
 
 def test_spit_card_is_dealt_face_up_and_betting_starts_left_of_the_dealer():
     s = Scenario(SPIT, THREE, boards=["7h"]).start()
+    assert s.state.hand is not None
     assert s.state.hand.board == ("7h",)
     assert view_for(s.state, None).board == ("7h",)
     assert s.state.hand.to_act == 1
@@ -73,6 +74,7 @@ def test_drawn_cards_replace_the_discards_and_standing_pat_draws_nothing():
     for seat in (1, 2, 0):
         s.act(seat, "check")
     s.act(1, "discard", cards_="2c 3c")
+    assert s.state.hand is not None
     assert s.state.hand.player(1).cards == cards("4c 5c Ac Ad")
     s.act(2, "discard")
     assert len(s.state.hand.player(2).cards) == 4 and s.state.hand.to_act == 0
@@ -84,6 +86,7 @@ def test_spit_rank_is_wild_and_five_of_a_kind_beats_a_straight_flush():
     ).start()
     for _ in range(3):  # bet, draw (stand pat), bet
         for seat in (1, 2, 0):
+            assert s.state.hand is not None
             s.act(seat, "check" if s.state.hand.phase != 3 else "discard")
     s.show_all()
     pot = next(e for e in s.log if isinstance(e, PotAwarded))
@@ -99,6 +102,7 @@ def test_the_table_may_rank_five_of_a_kind_below_a_straight_flush():
     ).start()
     for _ in range(3):  # bet, draw (stand pat), bet
         for seat in (1, 2, 0):
+            assert s.state.hand is not None
             s.act(seat, "check" if s.state.hand.phase != 3 else "discard")
     s.show_all()
     pot = next(e for e in s.log if isinstance(e, PotAwarded))
@@ -112,7 +116,9 @@ def test_when_the_stub_runs_out_the_earlier_discards_are_reshuffled_but_not_the_
         s.act(seat, "check")
     order = [*range(1, 10), 0]
     hand = s.state.hand
+    assert hand is not None
     s.act(order[0], "discard", cards_=" ".join(hand.player(order[0]).cards))  # stub 7
+    assert s.state.hand is not None
     s.act(order[1], "discard", cards_=" ".join(s.state.hand.player(order[1]).cards))  # stub 3
     third = s.state.hand.player(order[2]).cards
     s.do(Act(order[2], "discard", None, third))
@@ -133,6 +139,7 @@ def test_timeout_in_a_draw_stands_pat():
 
 def test_six_card_open_draw_deals_six_down_then_a_draw_of_up_to_four_before_any_betting():
     s = Scenario(SIX, THREE, hole={1: "2c 3c 4c 5c 6c 7c"}).start()
+    assert s.state.hand is not None
     assert len(s.state.hand.player(1).cards) == 6
     legal = legal_actions(s.state, 1)
     assert legal.actions == {"discard"} and legal.max_discards == 4
@@ -173,6 +180,7 @@ def test_six_card_final_hands_are_five_cards_and_the_best_high_hand_wins():
         s.act(seat, "check")
     s.act(1, "open-discard", cards_="2h")
     s.act(2, "open-discard", cards_="9d")
+    assert s.state.hand is not None
     s.act(0, "open-discard", cards_=s.state.hand.player(0).cards[0])
     for seat in (1, 2, 0):
         s.act(seat, "check")

@@ -25,7 +25,7 @@ from services.games import (
 from services.games.cardtext import FULL_DECK
 from services.games.reference_ranking import ReferenceRanker
 from tests.unit.games.golden_hands import RECORDED_HANDS, RecordedHand
-from tests.unit.games.support import run, seated_table
+from tests.unit.games.support import run, seat_stacks, seated_table
 
 
 def pinned_deck(hand: RecordedHand) -> list[str]:
@@ -103,13 +103,14 @@ def test_recorded_hand_reaches_the_recorded_stacks_in_lockstep_with_pokerkit(han
     pokerkit_advance(pk)
     actions = hand.actions.split()
     while state.hand is not None:
+        engine_hand = state.hand  # (mypy forgets the narrowing of state.hand in the elifs)
         request = pending_chance(state)
         if isinstance(request, NeedCards):
             state, _ = run(state, deal_from(request, cards))
         elif isinstance(request, NeedRanks):
             state, _ = run(state, rank_hands(state, ReferenceRanker()))
-        elif state.hand.to_act is not None and actions:
-            assert pk.actor_index == state.hand.to_act
+        elif engine_hand.to_act is not None and actions:
+            assert pk.actor_index == engine_hand.to_act
             token = actions.pop(0)
             state, _ = run(state, engine_command(state, token))
             if token == "f":
@@ -120,8 +121,9 @@ def test_recorded_hand_reaches_the_recorded_stacks_in_lockstep_with_pokerkit(han
                 pk.complete_bet_or_raise_to(int(token.split(":")[1]))
             pokerkit_advance(pk)
         else:  # showdown: everybody shows
-            state, _ = run(state, Act(state.hand.to_act, "show"))
+            assert engine_hand.to_act is not None
+            state, _ = run(state, Act(engine_hand.to_act, "show"))
     assert actions == []
-    final = [state.seats[i].stack for i in range(n)]
+    final = seat_stacks(state, n)
     assert final == hand.final
     assert list(pk.stacks) == hand.final

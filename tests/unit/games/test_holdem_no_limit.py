@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import pytest
 
 from services.games import (
@@ -14,11 +16,13 @@ from services.games import (
     NotAllowedNow,
     StartHand,
     TableConfig,
+    TableState,
     TimeOut,
     legal_actions,
     pending_chance,
     rank_hands,
 )
+from services.games.cardtext import Card
 from services.games.events import (
     ActionTaken,
     ForcedBetPosted,
@@ -28,12 +32,16 @@ from services.games.events import (
     UncalledBetReturned,
 )
 from services.games.reference_ranking import ReferenceRanker
-from tests.unit.games.support import run, seated_table
+from tests.unit.games.support import run, seat_stacks, seated_table
 
 NL = TableConfig(game=TEXAS_HOLDEM, seats=6, small_blind=1, big_blind=2)
 
 
-def started(stacks, config=NL, hole=None):
+def started(
+    stacks: Sequence[int | None],
+    config: TableConfig = NL,
+    hole: Mapping[int, tuple[Card, ...]] | None = None,
+) -> TableState:
     state, _ = seated_table(config, stacks)
     state, _ = run(state, StartHand())
     request = pending_chance(state)
@@ -63,7 +71,11 @@ def started(stacks, config=NL, hole=None):
             "8d",
         ]
     )
-    deals = tuple((seat, hole.get(seat) or (next(deck), next(deck))) for seat, _ in request.targets)
+    # (every target of the hole-card deal is a seat: `seat is not None` only tells mypy)
+    deals = tuple(
+        (seat, (hole.get(seat) if seat is not None else None) or (next(deck), next(deck)))
+        for seat, _ in request.targets
+    )
     state, _ = run(state, DealCards(deals))
     return state
 
@@ -74,11 +86,13 @@ def test_blinds_are_posted_left_of_the_button_and_action_starts_left_of_the_big_
     posts = [(e.seat, e.kind, e.amount) for e in events if isinstance(e, ForcedBetPosted)]
     assert posts == [(1, "small-blind", 1), (2, "big-blind", 2)]
     state = started([100, 100, 100, 100, None, None])
+    assert state.hand is not None
     assert state.hand.to_act == 3
 
 
 def test_heads_up_the_button_posts_the_small_blind_and_acts_first_before_the_flop():
     state = started([100, 100, None, None, None, None])
+    assert state.hand is not None
     assert state.hand.button == 0
     assert state.hand.player(0).bet == 1 and state.hand.player(1).bet == 2
     assert state.hand.to_act == 0
@@ -89,6 +103,7 @@ def test_heads_up_the_button_acts_last_after_the_flop():
     state, _ = run(state, Act(0, "call"))
     state, _ = run(state, Act(1, "check"))
     state, _ = run(state, DealCards.to_board(("Ah", "Kh", "Qh"), ("2h",)))
+    assert state.hand is not None
     assert state.hand.to_act == 1
 
 
@@ -151,7 +166,7 @@ def test_uncalled_bet_returns_to_the_bettor_and_the_last_player_wins_without_sho
     awarded = [e for e in events if isinstance(e, PotAwarded)]
     assert awarded == [PotAwarded(0, 5, (0,), (Share(0, 5),), 0)]
     assert isinstance(events[-1], HandEnded)
-    assert state.hand is None and [s.stack for s in state.seats[:3]] == [103, 99, 98]
+    assert state.hand is None and seat_stacks(state, 3) == [103, 99, 98]
 
 
 def test_timeout_checks_when_checking_is_legal_and_folds_otherwise():

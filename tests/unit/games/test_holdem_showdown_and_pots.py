@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
 from services.games import TEXAS_HOLDEM, InvalidAction, TableConfig, legal_actions
 from services.games.events import (
     BoardDeclared,
     CardsShown,
+    Event,
     HandEnded,
     HandMucked,
     PotAwarded,
@@ -20,7 +23,7 @@ NL = TableConfig(game=TEXAS_HOLDEM, seats=6, small_blind=1, big_blind=2)
 BOARD = ["2c 7d 9h", "Js", "3s"]
 
 
-def awards(events):
+def awards(events: Iterable[Event]) -> list[PotAwarded]:
     return [e for e in events if isinstance(e, PotAwarded)]
 
 
@@ -70,6 +73,7 @@ def test_last_aggressor_of_the_final_round_shows_first():
     s.act(2, "bet", 10)
     s.act(0, "call")
     s.act(1, "call")
+    assert s.state.hand is not None
     assert s.state.hand.showdown_order == (2, 0, 1)
     assert legal_actions(s.state, 2).actions == {"show", "muck", "declare-board"}
 
@@ -78,6 +82,7 @@ def test_without_a_bet_on_the_river_the_first_active_player_left_of_the_button_s
     s = Scenario(NL, [100, 100, 100, None, None, None], boards=BOARD).start()
     s.act(0, "call"), s.act(1, "call"), s.act(2, "check")
     check_down(s, [1, 2, 0])
+    assert s.state.hand is not None
     assert s.state.hand.showdown_order == (1, 2, 0)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
-from pokerkit import EightOrBetterLowHand, StandardHighHand
+from pokerkit import EightOrBetterLowHand, Hand, StandardHighHand
 
 from services.evaluator.ranking import as_cards, best_high, best_low
 from services.games.cardtext import FULL_DECK, RANKS, SUITS
@@ -96,7 +96,7 @@ def test_low_hands_qualify_and_order_like_the_evaluator_library():
         ours = [RANKER.rank_low_eight(h) for h in (a, b)]
         theirs = [best_low(as_cards(h)) for h in (a, b)]
         assert [o is None for o in ours] == [t is None for t in theirs]
-        if all(ours) and all(theirs):
+        if ours[0] and ours[1] and theirs[0] and theirs[1]:  # (all four, as all() of each)
             assert sign(ours[0].strength - ours[1].strength) == sign(
                 theirs[0].value - theirs[1].value
             )
@@ -113,14 +113,16 @@ def test_high_and_low_hands_order_like_pokerkit():
         ours = [RANKER.rank_high(h + board).strength for h in (hole_a, hole_b)]
         assert sign(ours[0] - ours[1]) == sign((pk[0] > pk[1]) - (pk[0] < pk[1]))
         low_ours = [RANKER.rank_low_eight(h + board) for h in (hole_a, hole_b)]
-        low_pk = []
+        low_pk: list[Hand | None] = []  # (from_game is typed as returning the base Hand)
         for h in (hole_a, hole_b):
             try:
                 low_pk.append(EightOrBetterLowHand.from_game("".join(h), "".join(board)))
             except ValueError:
                 low_pk.append(None)
         assert [x is None for x in low_ours] == [x is None for x in low_pk]
-        if all(low_ours):
+        if low_ours[0] and low_ours[1]:  # (both, as all() of them)
             # pokerkit orders low hands so that the better low compares greater
-            expected = sign((low_pk[0] > low_pk[1]) - (low_pk[0] < low_pk[1]))
+            pk_a, pk_b = low_pk
+            assert pk_a is not None and pk_b is not None  # (as asserted just above)
+            expected = sign((pk_a > pk_b) - (pk_a < pk_b))
             assert sign(low_ours[0].strength - low_ours[1].strength) == expected

@@ -18,6 +18,7 @@ from services.games import (
     GAMES,
     Act,
     Action,
+    LegalActions,
     NeedCards,
     NeedHandStart,
     NeedRanks,
@@ -45,11 +46,12 @@ from services.games.events import (
     CardsDiscarded,
     CardsShown,
     DiscardsReshuffled,
+    Event,
     HandEnded,
     PlayerSeated,
     PotAwarded,
 )
-from services.games.playout import play_hand, step
+from services.games.playout import Policy, play_hand, step
 from services.games.reference_ranking import ReferenceRanker
 from services.games.views import HIDDEN
 from tests.unit.games.support import ShuffledStub, random_policy, seated_table
@@ -78,11 +80,12 @@ def random_config(game_name: str, rng: random.Random) -> TableConfig:
     )
 
 
-def policy_with_timeouts(rng: random.Random):
+def policy_with_timeouts(rng: random.Random) -> Policy:
     choose = random_policy(rng)
 
-    def policy(state: TableState, legal):
+    def policy(state: TableState, legal: LegalActions) -> Act | TimeOut:
         if rng.random() < 0.05:
+            assert state.hand is not None
             return TimeOut(legal.seat, state.hand.number)
         return choose(state, legal)
 
@@ -105,7 +108,7 @@ def check_privacy(state: TableState) -> None:
                 assert set(seat_view.cards) <= {HIDDEN}
 
 
-def cards_in(value) -> set[str]:
+def cards_in(value: object) -> set[str]:
     """Every card string anywhere inside an event (dataclass fields, tuples, nested)."""
     if isinstance(value, str):
         return {value} if value in FULL_DECK else set()
@@ -116,7 +119,7 @@ def cards_in(value) -> set[str]:
     return set()
 
 
-def check_redaction(events: list, seats: list[int]) -> None:
+def check_redaction(events: list[Event], seats: list[int]) -> None:
     """No redacted event shows a viewer another seat's unrevealed card or a burned card."""
     secret: dict[int | None, set[str]] = {None: set()}
     public: set[str] = set()
@@ -212,6 +215,7 @@ def test_mid_hand_views_never_show_hidden_cards_and_every_offered_action_is_acce
                 elif isinstance(request, NeedRanks):
                     state = step(state, rank_hands(state, RANKER), log)
                 else:
+                    assert state.hand is not None and state.hand.to_act is not None
                     legal = legal_actions(state, state.hand.to_act)
                     assert legal.actions
                     state = step(state, choose(state, legal), log)

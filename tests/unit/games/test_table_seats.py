@@ -31,7 +31,7 @@ from services.games.events import (
     PlayerLeft,
     PlayerSatOut,
 )
-from tests.unit.games.support import Scenario, run, seated_table
+from tests.unit.games.support import Scenario, run, seat_stacks, seated_table
 
 NL = TableConfig(game=TEXAS_HOLDEM, seats=6, min_buy_in=20, max_buy_in=200)
 
@@ -39,11 +39,13 @@ NL = TableConfig(game=TEXAS_HOLDEM, seats=6, min_buy_in=20, max_buy_in=200)
 def fold_around(s: Scenario) -> None:
     while s.state.hand is not None:
         seat = s.state.hand.to_act
+        assert seat is not None
         s.act(seat, "fold" if s.state.hand.current_bet > s.state.hand.player(seat).bet else "check")
 
 
 def test_the_button_moves_one_seat_clockwise_each_hand():
     s = Scenario(NL, [100, None, 100, 100, None, None]).start()
+    assert s.state.hand is not None
     assert s.state.hand.button == 0
     fold_around(s)
     s.start()
@@ -82,7 +84,9 @@ def test_leaving_during_a_hand_takes_effect_after_it_and_returns_the_stack():
     assert events == [LeaveRequested(1)]
     fold_around(s)
     left = [e for e in s.log if isinstance(e, PlayerLeft)]
-    assert left == [PlayerLeft(1, "p1", s.log[-1].stack)] and s.state.seats[1] is None
+    last = s.log[-1]
+    assert isinstance(last, PlayerLeft)  # (the leave is the last thing the hand's end does)
+    assert left == [PlayerLeft(1, "p1", last.stack)] and s.state.seats[1] is None
 
 
 def test_leaving_between_hands_is_immediate():
@@ -105,6 +109,7 @@ def test_a_sitting_out_player_is_not_dealt_in():
     s = Scenario(NL, [100, 100, 100, None, None, None])
     s.do(SitOut(2))
     s.start()
+    assert s.state.hand is not None
     assert [p.seat for p in s.state.hand.players] == [0, 1]
 
 
@@ -119,6 +124,7 @@ def test_a_player_who_sits_back_in_before_missing_a_hand_is_dealt_in_as_usual():
     s.do(SitOut(3))
     s.do(SitIn(3))
     events = s.do(StartHand())
+    assert isinstance(events[0], HandStarted)
     assert 3 in events[0].seats
     assert not any(isinstance(e, ForcedBetPosted) and e.kind == "returning-blind" for e in events)
 
@@ -128,6 +134,7 @@ def test_a_returning_player_who_posts_is_dealt_in_at_once_with_a_big_blind():
     sit_out_for_a_hand(s, 4)  # hand 1: button 0, blinds 1 and 2
     s.do(SitIn(4, post_big_blind=True))
     events = s.do(StartHand())  # hand 2: button 1, blinds 2 and 3
+    assert isinstance(events[0], HandStarted)
     assert 4 in events[0].seats
     assert ForcedBetPosted(4, "returning-blind", 2) in events
 
@@ -137,6 +144,7 @@ def test_a_returning_player_who_waits_is_dealt_in_when_the_big_blind_reaches_the
     sit_out_for_a_hand(s, 4)  # hand 1: button 0, blinds 1 and 2
     s.do(SitIn(4))
     s.start()  # hand 2: button 1, blinds 2 and 3: seat 4 waits
+    assert s.state.hand is not None
     assert 4 not in [p.seat for p in s.state.hand.players]
     fold_around(s)
     s.start()  # hand 3: button 2, blinds 3 and 4: seat 4 plays as the big blind
@@ -158,6 +166,7 @@ def test_an_unknown_hand_or_seat_is_not_found_and_an_old_hand_is_over():
         s.do(Act(4, "call"))
     fold_around(s)
     s.start()
+    assert s.state.hand is not None and s.state.hand.to_act is not None
     with pytest.raises(NotAllowedNow, match="hand 1 is over"):
         s.do(Act(s.state.hand.to_act, "call", hand=1))
 
@@ -173,7 +182,7 @@ def test_a_voided_hand_returns_every_chip_committed():
     s.act(0, "raise", 10)
     events = s.do(VoidHand("dealer unavailable"))
     assert events == [HandVoided(1, "dealer unavailable", ((0, 10), (1, 1), (2, 2)))]
-    assert [seat.stack for seat in s.state.seats[:3]] == [100, 100, 100]
+    assert seat_stacks(s.state, 3) == [100, 100, 100]
     assert s.state.hand is None
 
 
@@ -183,8 +192,10 @@ def test_consecutive_timeouts_sit_a_player_out_when_the_table_says_so():
     s.do(TimeOut(0))
     fold_around(s)
     s.start()
+    assert s.state.hand is not None
     seat = s.state.hand.to_act
     while seat != 0:
+        assert seat is not None
         s.act(seat, "call" if s.state.hand.current_bet > s.state.hand.player(seat).bet else "check")
         seat = s.state.hand.to_act
     events = s.do(TimeOut(0))

@@ -52,6 +52,7 @@ def test_without_a_chunk_size_the_whole_bank_is_granted_at_once():
     rules = TimeBankRules(action_time_ms=10_000, bank_ms=25_000)
     banks = apply_all(TimeBanks(), on_seated(rules, 0))
     (extension,) = on_deadline(banks, rules, 0, 1, 1, 100)
+    assert isinstance(extension, TimeBankExtended)
     assert (extension.used_ms, extension.remaining_ms, extension.deadline_unix_ms) == (
         25_000,
         0,
@@ -79,6 +80,7 @@ def test_a_chunk_larger_than_what_is_left_grants_only_the_rest_of_the_bank():
         banks = apply_all(banks, on_deadline(banks, RULES, 3, 1, 1, 0))
     rules = TimeBankRules(action_time_ms=15_000, bank_ms=30_000, chunk_ms=25_000)
     (extension,) = on_deadline(banks, rules, 3, 1, 2, 1_000)
+    assert isinstance(extension, TimeBankExtended)
     assert (extension.used_ms, extension.remaining_ms, extension.deadline_unix_ms) == (
         10_000,
         0,
