@@ -64,7 +64,9 @@ def test_upcasters_chain_from_the_stored_version_to_the_current_one() -> None:
     for version in (1, 2):
         registry.add_upcaster("google.protobuf.StringValue", version, mark(version + 1))
     payload = StringValue(value="v1").SerializeToString()
-    assert registry.decode("google.protobuf.StringValue", 1, payload).value == "v1>2>3"  # type: ignore[attr-defined]
+    decoded = registry.decode("google.protobuf.StringValue", 1, payload)
+    assert isinstance(decoded, StringValue)
+    assert decoded.value == "v1>2>3"
 
 
 def test_a_corrupt_payload_is_a_decoding_error_not_a_crash() -> None:

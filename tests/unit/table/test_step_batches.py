@@ -85,7 +85,9 @@ class World:
         seat = engine.hand.to_act
         actions = legal_actions(engine, seat).actions
         action = next(a for a in ("check", "call", "show") if a in actions)
-        player = engine.seats[seat].player  # type: ignore[union-attr]
+        seated = engine.seats[seat]
+        assert seated is not None
+        player = seated.player
         app.act(
             self.table_id,
             player,
@@ -151,7 +153,9 @@ def test_the_last_action_carries_the_settlement_and_one_append_ends_and_starts_h
     assert between[0] == "ShuffleRevealed" and between[-1] == "ActionRequested"
     assert {"ShuffleCommitted", "HandStarted", "ShuffleAnnounced", "CardsDealt"} <= set(between)
     assert world.dealer.calls == ["Close", "CreateShuffle", "Deal"]
-    assert world.app.load(world.table_id).engine.hand.number == 2  # type: ignore[union-attr]
+    engine_hand = world.app.load(world.table_id).engine.hand
+    assert engine_hand is not None
+    assert engine_hand.number == 2
 
 
 def test_a_command_remembers_the_version_its_whole_append_ended_at(world: World):
