@@ -5,8 +5,9 @@ from __future__ import annotations
 import secrets
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeAlias, TypedDict, Unpack
 
 import grpc
 import pytest
@@ -14,7 +15,7 @@ import redis
 
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
-from croupier.table.v1 import table_pb2, table_pb2_grpc
+from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.dealer.server import build as build_dealer
 from services.dealer.settings import DealerSettings
 from services.games.cardtext import FULL_DECK
@@ -29,6 +30,10 @@ from services.table.settings import TableSettings
 from tests.integration.ledger.conftest import start_ledger
 
 KEY = "ledger-test-signing-key-0123456789abcdef"
+
+# What a WatchTable call returns: its messages, and cancel(). grpc's stubs call it
+# _CallIterator, a name that exists only in the stubs, hence the string.
+WatchStream: TypeAlias = "grpc._CallIterator[table_pb2.WatchTableResponse]"
 
 
 def full_deck(prefix: Sequence[str]) -> list[str]:
@@ -129,12 +134,15 @@ def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
         servers.append(server)
         return port
 
+    def stop_dealer() -> None:
+        dealer_server.stop(0).wait()
+
     handle = Platform(
         port=start_instance(),
         ledger_port=ledger.port,
         decks=decks,
         start_instance=start_instance,
-        stop_dealer=lambda: dealer_server.stop(0).wait(),
+        stop_dealer=stop_dealer,
     )
     yield handle
     for channel in handle.channels:
@@ -147,17 +155,48 @@ def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
         client.close()
 
 
+class TableOptionFields(TypedDict, total=False):
+    """The keyword arguments of table_pb2.TableOptions, so that create_table's `options`
+    are checked field by field against the message."""
+
+    game: table_pb2.Game.ValueType
+    structure: table_pb2.Structure.ValueType
+    seats: int
+    currency: str
+    small_blind: int
+    big_blind: int
+    ante: int
+    small_bet: int
+    big_bet: int
+    raise_cap: int
+    capped_heads_up: bool
+    min_buy_in: int
+    max_buy_in: int
+    action_time_ms: int
+    time_bank_ms: int
+    rake_basis_points: int
+    rake_cap: int
+    draw_limit: int
+    five_of_a_kind: table_pb2.FiveKind.ValueType
+    first_button: int | None
+    min_players_to_start: int
+    time_bank_chunk_ms: int
+    time_bank_refill_ms: int
+    time_bank_refill_every_hands: int
+    time_bank_cap_ms: int
+
+
 def create_table(
     platform: Platform,
     table_id: str | None = None,
     *,
     bots: Sequence[tuple[str, float]] = (),
-    **options,
+    **options: Unpack[TableOptionFields],
 ) -> str:
     """Create a table as the house: hold'em 1/2 no-limit for six unless `options` say
     otherwise; `bots` are the (policy, difficulty) bots requested at CreateTable."""
     table_id = table_id or new_table_id()
-    defaults = dict(
+    defaults = TableOptionFields(
         game=table_pb2.GAME_TEXAS_HOLDEM,
         structure=table_pb2.STRUCTURE_NO_LIMIT,
         seats=6,
@@ -179,7 +218,9 @@ def create_table(
     return table_id
 
 
-def seat(platform: Platform, table_id: str, player: str, seat_no: int, buy_in: int):
+def seat(
+    platform: Platform, table_id: str, player: str, seat_no: int, buy_in: int
+) -> table_pb2_grpc.TableServiceStub:
     """Fund `player`, take `seat_no` with `buy_in`; returns the player's stub."""
     platform.fund(player, buy_in)
     stub = platform.table(player)
@@ -191,18 +232,20 @@ def seat(platform: Platform, table_id: str, player: str, seat_no: int, buy_in: i
     return stub
 
 
-def events_in(message: table_pb2.WatchTableResponse) -> list:
+def events_in(message: table_pb2.WatchTableResponse) -> list[events_pb2.TableEvent]:
     """The events of one WatchTable message: one unbatched, several batched, none in a view."""
     if message.HasField("events"):
         return list(message.events.events)
     return [message.event] if message.HasField("event") else []
 
 
-def view_of(stub, table_id: str) -> table_pb2.TableView:
+def view_of(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> table_pb2.TableView:
     return stub.GetTableView(table_pb2.GetTableViewRequest(table_id=table_id)).view
 
 
-def wait_for_turn(stub, table_id: str, timeout_s: float = 10.0) -> table_pb2.TableView:
+def wait_for_turn(
+    stub: table_pb2_grpc.TableServiceStub, table_id: str, timeout_s: float = 10.0
+) -> table_pb2.TableView:
     """The view once a hand is on and a seat is to act, or the last view read at the timeout.
     A hand starts right after the join that makes it possible, but its deal (dealer calls,
     then appends) can still be under way when the joining call has returned."""
@@ -214,7 +257,16 @@ def wait_for_turn(stub, table_id: str, timeout_s: float = 10.0) -> table_pb2.Tab
         time.sleep(0.01)
 
 
-def act(stub, table_id, hand, action, amount=0, cards=(), key=None, expected_version=0):
+def act(
+    stub: table_pb2_grpc.TableServiceStub,
+    table_id: str,
+    hand: int,
+    action: table_pb2.Action.ValueType,
+    amount: int = 0,
+    cards: Iterable[str] = (),
+    key: str | None = None,
+    expected_version: int = 0,
+) -> table_pb2.ActResponse:
     return stub.Act(
         table_pb2.ActRequest(
             table_id=table_id,
@@ -228,7 +280,9 @@ def act(stub, table_id, hand, action, amount=0, cards=(), key=None, expected_ver
     )
 
 
-def passive_action(view: table_pb2.TableView) -> tuple[int, int, tuple[str, ...]]:
+def passive_action(
+    view: table_pb2.TableView,
+) -> tuple[table_pb2.Action.ValueType, int, tuple[str, ...]]:
     """Check/call/stand pat/show: the action that never risks more than calling."""
     legal = {a.action: a for a in view.legal_actions}
     for action in (

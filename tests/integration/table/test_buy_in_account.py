@@ -10,12 +10,14 @@ import grpc
 import pytest
 
 from croupier.ledger.v1 import ledger_pb2
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.shared import auth
 from tests.integration.table.conftest import Platform, create_table, view_of
 
 
-def join(stub, table_id: str, account: str, key: str, seat: int = 0) -> table_pb2.JoinTableResponse:
+def join(
+    stub: table_pb2_grpc.TableServiceStub, table_id: str, account: str, key: str, seat: int = 0
+) -> table_pb2.JoinTableResponse:
     return stub.JoinTable(
         table_pb2.JoinTableRequest(
             table_id=table_id, seat=seat, buy_in=400, account_id=account, idempotency_key=key
@@ -38,6 +40,7 @@ def test_a_player_cannot_buy_in_with_someone_elses_account(platform: Platform):
             join(mallory, table_id, account, f"steal-{account}")
         assert refused.value.code() is grpc.StatusCode.PERMISSION_DENIED
         details = refused.value.details()
+        assert details is not None
         assert f"may not buy in from {account}" in details, details
         assert "player:mallory:CHIP" in details, details  # what to use instead
     view = view_of(mallory, table_id)

@@ -124,6 +124,7 @@ def test_recorded_hand_reaches_the_recorded_stacks_and_exports_phh_pokerkit_repl
     history = HandHistory.loads(record)
     n = len(history.starting_stacks)
     antes = list(history.antes)
+    assert history.blinds_or_straddles is not None  # every record here has its blinds
     blinds = sorted(b for b in history.blinds_or_straddles if b)
     expected = pokerkit_stacks(record)
     # pokerkit's p1..pn are the seats left of the button; put the button on seat 0.

@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import events_pb2, table_pb2
 from services.client import cli
 from services.shared import auth
 from tests.integration.table.conftest import KEY, Platform, act, create_table, seat, view_of
@@ -85,11 +85,11 @@ def test_three_handed_hand_plays_to_showdown_and_settles_rake_in_the_ledger(
     token = auth.issue_token(KEY, "house", auth.Role.ADMIN, 60)
     out = tmp_path / "hand1"
     target = f"127.0.0.1:{platform.port}"
-    result = CliRunner().invoke(
+    invoked = CliRunner().invoke(
         cli.app,
         ["history", table_id, "1", "--target", target, "--token", token, "--out", str(out)],
     )
-    assert result.exit_code == 0, result.output
+    assert invoked.exit_code == 0, invoked.output
     assert "wins 57" in out.with_suffix(".txt").read_text()
     assert 'variant = "NT"' in out.with_suffix(".phh").read_text()
 
@@ -104,7 +104,7 @@ def test_the_recorded_shuffle_reveal_passes_croupier_verify(
     reveal = next(
         e
         for e in stored_events(redis_url, table_id)
-        if type(e).__name__ == "ShuffleRevealed" and e.hand == 1
+        if isinstance(e, events_pb2.ShuffleRevealed) and e.hand == 1
     )
     record = tmp_path / "hand1.json"
     record.write_text(reveal.reveal_json)

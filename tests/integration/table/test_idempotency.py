@@ -7,7 +7,7 @@ from collections import Counter
 
 import redis
 
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.games import events as ev
 from services.shared.eventstore import RedisEventStore
 from services.table import codec
@@ -73,7 +73,17 @@ def test_two_instances_serving_one_table_never_double_apply_a_command(
         key = f"cmd-{commands}"
         failures: list[BaseException] = []
 
-        def send(stub, request=(action, amount, cards, key, own.hand_number), failures=failures):
+        def send(
+            stub: table_pb2_grpc.TableServiceStub,
+            request: tuple[table_pb2.Action.ValueType, int, tuple[str, ...], str, int] = (
+                action,
+                amount,
+                cards,
+                key,
+                own.hand_number,
+            ),
+            failures: list[BaseException] = failures,
+        ) -> None:
             action, amount, cards, key, hand = request
             try:
                 act(stub, table_id, hand, action, amount, cards, key=key)
@@ -89,7 +99,7 @@ def test_two_instances_serving_one_table_never_double_apply_a_command(
         commands += 1
     events = stored_events(redis_url, table_id)
     accepted = Counter(
-        e.key for e in events if type(e).__name__ == "CommandAccepted" and "/act/" in e.key
+        e.key for e in events if isinstance(e, events_pb2.CommandAccepted) and "/act/" in e.key
     )
     assert len(accepted) == commands and set(accepted.values()) == {1}
     started = [e.hand for e in events if isinstance(e, ev.HandStarted)]
@@ -102,8 +112,8 @@ def test_two_instances_serving_one_table_never_double_apply_a_command(
             current = e.hand
         if isinstance(e, ev.CardsDealt):
             hand_cards.setdefault(current, []).extend([*e.cards, *e.burned])
-    for cards in hand_cards.values():
-        assert len(cards) == len(set(cards))
+    for dealt in hand_cards.values():
+        assert len(dealt) == len(set(dealt))
     # A fresh instance that knows nothing but the stream shows exactly the same table.
     third = platform.start_instance()
     for name in (*players, "spectator"):

@@ -17,13 +17,14 @@ import grpc
 import redis
 from google.protobuf.message import Message
 
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.games import events as ev
 from services.shared.eventstore import RedisEventStore
 from services.table import codec
 from services.table.application import table_stream
 from tests.integration.table.conftest import (
     Platform,
+    WatchStream,
     act,
     create_table,
     events_in,
@@ -87,17 +88,20 @@ class Secrets:
         return secret
 
 
-def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(platform: Platform, redis_url):
+def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(
+    platform: Platform, redis_url: str
+) -> None:
     rng = random.Random(7)
     table_id = create_table(platform, seats=4, min_buy_in=20, max_buy_in=400)
     stubs = {i: seat(platform, table_id, name, i, 400) for i, name in enumerate(PLAYERS)}
     spectator = platform.table("watcher")
     received: dict[int | None, list[tuple[str, int, Message]]] = {i: [] for i in stubs}
     received[None] = []
-    viewers: dict[int | None, object] = {**stubs, None: spectator}
+    viewers: dict[int | None, table_pb2_grpc.TableServiceStub] = {i: s for i, s in stubs.items()}
+    viewers[None] = spectator
     # Each viewer watches twice: one event per message, and batched.
     streams = {
-        (viewer, batch): stub.WatchTable(  # type: ignore[attr-defined]
+        (viewer, batch): stub.WatchTable(
             table_pb2.WatchTableRequest(table_id=table_id, batch=batch)
         )
         for viewer, stub in viewers.items()
@@ -105,7 +109,7 @@ def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(platform: Platfo
     }
     streamed: dict[tuple[int | None, bool], list[Message]] = {key: [] for key in streams}
 
-    def collect(key, stream):
+    def collect(key: tuple[int | None, bool], stream: WatchStream) -> None:
         try:
             for message in stream:
                 received[key[0]].append(("stream", 0, message))
@@ -117,6 +121,7 @@ def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(platform: Platfo
     for t in threads:
         t.start()
 
+    viewer: int | None  # a seat's stub, then also the spectator's (None)
     for _ in range(2000):
         view = view_of(spectator, table_id)
         if view.hand_number > HANDS:
@@ -132,7 +137,7 @@ def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(platform: Platfo
             act(stubs[other], table_id, own.hand_number, table_pb2.ACTION_CHECK)
         except grpc.RpcError as error:
             received[other].append(
-                ("error", own.hand_number, table_pb2.TableView(phase=error.details()))
+                ("error", own.hand_number, table_pb2.TableView(phase=error.details() or ""))
             )
         choice = rng.choice(sorted(set(legal) - {table_pb2.ACTION_ALL_IN}))
         amount = 0
@@ -157,16 +162,18 @@ def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(platform: Platfo
     checked = 0
     for viewer, messages in received.items():
         for kind, hand, message in messages:
-            if kind == "stream" and not message.HasField("view"):
-                for event in events_in(message):  # each event of a batch at its own version
-                    hidden = secrets.hidden_from(
-                        viewer, secrets.hand_at[event.version], event.version
-                    )
-                    leaked = cards_in(event) & hidden
-                    assert not leaked, f"event to seat {viewer} leaks {leaked}: {event}"
-                    checked += 1
-                continue
             if kind == "stream":
+                # what collect() appended: the WatchTable stream's own messages
+                assert isinstance(message, table_pb2.WatchTableResponse)
+                if not message.HasField("view"):
+                    for event in events_in(message):  # each event of a batch at its own version
+                        hidden = secrets.hidden_from(
+                            viewer, secrets.hand_at[event.version], event.version
+                        )
+                        leaked = cards_in(event) & hidden
+                        assert not leaked, f"event to seat {viewer} leaks {leaked}: {event}"
+                        checked += 1
+                    continue
                 version = message.view.version
                 hand = message.view.hand_number
             elif kind == "history":

@@ -48,5 +48,5 @@ def test_a_seat_taken_twice_keeps_the_first_player_and_releases_the_second_hold(
             table_pb2.JoinTableRequest(table_id=table_id, seat=0, buy_in=200, idempotency_key="j")
         )
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert "seat 0 is taken" in refused.value.details()
+    assert "seat 0 is taken" in (refused.value.details() or "")
     assert platform.balance("player:bob:CHIP") == 200

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import grpc
 import pytest
 from typer.testing import CliRunner
 
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.client import cli
 from services.dealer.derivation import Contribution, derive_order
 from services.games.cards import standard_deck
@@ -18,16 +19,19 @@ from tests.integration.table.test_idempotency import stored_events
 A = table_pb2
 
 
-def revealed(redis_url: str, table_id: str, hand: int) -> dict:
+def revealed(redis_url: str, table_id: str, hand: int) -> dict[str, Any]:
     reveal = next(
         e
         for e in stored_events(redis_url, table_id)
-        if type(e).__name__ == "ShuffleRevealed" and e.hand == hand
+        if isinstance(e, events_pb2.ShuffleRevealed) and e.hand == hand
     )
-    return json.loads(reveal.reveal_json)
+    record: dict[str, Any] = json.loads(reveal.reveal_json)  # the reveal's JSON object
+    return record
 
 
-def play_to_showdown(platform: Platform, stubs: dict[str, object], table_id: str) -> None:
+def play_to_showdown(
+    platform: Platform, stubs: dict[str, table_pb2_grpc.TableServiceStub], table_id: str
+) -> None:
     """Check or call every decision of hand 1 until it ends."""
     for _ in range(40):
         view = view_of(stubs["alice"], table_id)
@@ -62,7 +66,7 @@ def test_the_dealer_records_burns_hole_and_board_cards_under_their_own_purposes(
     ]
 
 
-def fold_current_hand(stubs: dict[str, object], table_id: str) -> int:
+def fold_current_hand(stubs: dict[str, table_pb2_grpc.TableServiceStub], table_id: str) -> int:
     view = view_of(stubs["alice"], table_id)
     act(stubs[view.seats[view.to_act].player_id], table_id, view.hand_number, A.ACTION_FOLD)
     return view.hand_number
@@ -75,7 +79,7 @@ def test_a_players_entropy_reaches_the_next_hands_shuffle_and_the_hand_still_ver
     stubs = {p: seat(platform, table_id, p, i, 200) for i, p in enumerate(("alice", "bob"))}
     # Hand 1 is dealt; hand 2's shuffle was announced with it, commitment first.
     announced = [
-        e for e in stored_events(redis_url, table_id) if type(e).__name__ == "ShuffleAnnounced"
+        e for e in stored_events(redis_url, table_id) if isinstance(e, events_pb2.ShuffleAnnounced)
     ]
     assert [(e.hand, e.shuffle_id) for e in announced] == [(2, f"{table_id}.hand-2")]
     entropy = b"alice's lucky bytes"

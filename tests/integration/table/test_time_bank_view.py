@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.shared import auth
 
 from .conftest import act, create_table, passive_action, seat, view_of
@@ -19,7 +19,7 @@ from .conftest import act, create_table, passive_action, seat, view_of
 pytestmark = pytest.mark.integration
 
 
-def first_view(stub, table_id: str) -> table_pb2.TableView:
+def first_view(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> table_pb2.TableView:
     stream = stub.WatchTable(table_pb2.WatchTableRequest(table_id=table_id), timeout=5)
     try:
         message = next(iter(stream))

@@ -4,14 +4,18 @@ batched (`WatchTableRequest.batch`) the same events in the same order, several a
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
+from typing import cast
 
 import pytest
 import redis
 
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
+from services.shared.eventstore.redis_store import Entry
 from services.table.application import table_stream
 from tests.integration.table.conftest import (
     Platform,
+    WatchStream,
     act,
     create_table,
     events_in,
@@ -25,7 +29,9 @@ from tests.integration.table.conftest import (
 STREAM_TIMEOUT_S = 30
 
 
-def play_passively(stubs: dict, table_id: str, actions: int) -> int:
+def play_passively(
+    stubs: dict[str, table_pb2_grpc.TableServiceStub], table_id: str, actions: int
+) -> int:
     """Up to `actions` passive actions by whoever is to act; the last action's version."""
     last = 0
     wait_for_turn(next(iter(stubs.values())), table_id)
@@ -40,9 +46,9 @@ def play_passively(stubs: dict, table_id: str, actions: int) -> int:
     return last
 
 
-def read_through(stream, version: int) -> list[table_pb2.WatchTableResponse]:
+def read_through(stream: WatchStream, version: int) -> list[table_pb2.WatchTableResponse]:
     """The stream's messages up to the first one with an event at `version` or later."""
-    messages = []
+    messages: list[table_pb2.WatchTableResponse] = []
     for message in stream:
         messages.append(message)
         if any(e.version >= version for e in events_in(message)):
@@ -51,7 +57,9 @@ def read_through(stream, version: int) -> list[table_pb2.WatchTableResponse]:
     return messages
 
 
-def events_through(messages, version: int) -> list:
+def events_through(
+    messages: Iterable[table_pb2.WatchTableResponse], version: int
+) -> list[events_pb2.TableEvent]:
     return [e for m in messages for e in events_in(m) if e.version <= version]
 
 
@@ -59,7 +67,8 @@ def stored_entries(redis_url: str, table_id: str) -> dict[int, dict[bytes, bytes
     """The table's stream as stored: each version's entry fields (type, idem: its append)."""
     client = redis.Redis.from_url(redis_url)
     try:
-        entries = client.xrange(table_stream(table_id))
+        # A client without decode_responses: ids and fields are bytes.
+        entries = cast(list[Entry], client.xrange(table_stream(table_id)))
     finally:
         client.close()
     return {int(fields[b"version"]): fields for _, fields in entries}
@@ -97,7 +106,7 @@ def test_a_resumed_watch_continues_right_after_the_last_version_seen(platform: P
     assert versions == sorted(versions) and min(versions) > seen
 
 
-def view_and_stub(platform: Platform, table_id: str):
+def view_and_stub(platform: Platform, table_id: str) -> table_pb2_grpc.TableServiceStub:
     """The stub of the seat that is to act now."""
     view = view_of(platform.table("alice"), table_id)
     return platform.table({0: "alice", 1: "bob"}[view.to_act])
