@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import cast
 
 import grpc
 import pytest
@@ -14,18 +16,21 @@ from croupier.dealer.v1 import dealer_pb2
 from services.client.cli import app as cli_app
 from services.dealer.derivation import commitment
 from services.dealer.history import hand_history_json, history_from_info, parse_hand_history
+from services.shared.eventstore.redis_store import Entry
 
 from .conftest import player_stub, table_stub
 
 pytestmark = pytest.mark.integration
 HOLE = dealer_pb2.DEAL_PURPOSE_HOLE
+BOARD = dealer_pb2.DEAL_PURPOSE_BOARD
+BURN = dealer_pb2.DEAL_PURPOSE_BURN
 STANDARD = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD)
 
 
-def _code(call) -> grpc.StatusCode:
+def _code(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
     with pytest.raises(grpc.RpcError) as info:
         call()
-    return info.value.code(), info.value.details()
+    return info.value.code(), info.value.details() or ""
 
 
 def test_full_hand_commit_contribute_deal_close_and_verify(start_dealer, key_prefix, tmp_path):
@@ -35,8 +40,8 @@ def test_full_hand_commit_contribute_deal_close_and_verify(start_dealer, key_pre
     created = table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=STANDARD))
     assert len(created.shuffle.commitment) == 32 and not created.shuffle.revealed_seed
     alice.Contribute(dealer_pb2.ContributeRequest(shuffle_id=sid, entropy=b"alice-seed"))
-    dealt = []
-    for count, purpose in [(2, HOLE), (2, HOLE), (1, 3), (3, 2), (1, 3), (1, 2)]:
+    dealt: list[str] = []
+    for count, purpose in [(2, HOLE), (2, HOLE), (1, BURN), (3, BOARD), (1, BURN), (1, BOARD)]:
         reply = table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=count, purpose=purpose))
         assert reply.first_position == len(dealt)
         dealt += reply.cards
@@ -162,17 +167,19 @@ def test_redis_never_holds_an_unrevealed_seed(start_dealer, key_prefix, redis_ur
     table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=STANDARD))
     table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=5, purpose=HOLE))
     (seed,) = drawn
+    # A client without decode_responses: every reply below is bytes, as the casts say.
     client = redis.Redis.from_url(redis_url)
     raw = b""
     for key in client.scan_iter(match=f"{{shuffle:{sid}}}*"):
         kind = client.type(key)
         if kind == b"stream":
-            for _id, fields in client.xrange(key):
+            for _id, fields in cast(list[Entry], client.xrange(key)):
                 raw += b"".join(k + v for k, v in fields.items())
         elif kind == b"string":
-            raw += client.get(key) or b""
+            raw += cast(bytes | None, client.get(key)) or b""
         elif kind == b"hash":
-            raw += b"".join(k + v for k, v in client.hgetall(key).items())
+            hash_fields = cast(dict[bytes, bytes], client.hgetall(key))
+            raw += b"".join(k + v for k, v in hash_fields.items())
     assert raw, "expected the shuffle's keys in Redis"
     for form in (seed, seed.hex().encode(), seed.hex().upper().encode()):
         assert form not in raw
@@ -180,7 +187,9 @@ def test_redis_never_holds_an_unrevealed_seed(start_dealer, key_prefix, redis_ur
     assert seed not in info.SerializeToString()
     table.Close(dealer_pb2.CloseRequest(shuffle_id=sid))
     revealed = b"".join(
-        v for _id, f in client.xrange(f"{{shuffle:{sid}}}:events") for v in f.values()
+        v
+        for _id, f in cast(list[Entry], client.xrange(f"{{shuffle:{sid}}}:events"))
+        for v in f.values()
     )
     assert seed in revealed  # after Close the seed is public, in the stream
 

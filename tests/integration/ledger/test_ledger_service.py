@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import grpc
 import pytest
 
-from croupier.ledger.v1 import ledger_pb2
+from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.ledger.redis_store import RedisLedgerStore
 from services.shared.auth import Role
 
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
-def funded(ledger: LedgerServer):
+def funded(ledger: LedgerServer) -> ledger_pb2_grpc.LedgerServiceStub:
     stub = ledger.stub()
     open_accounts(stub, (P, "alice"), (P, "bob"), (T, "t1"), (H, "rake"))
     stub.Deposit(
@@ -39,13 +40,15 @@ def funded(ledger: LedgerServer):
     return stub
 
 
-def code_of(call) -> grpc.StatusCode:
+def code_of(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
     with pytest.raises(grpc.RpcError) as info:
         call()
-    return info.value.code(), info.value.details()
+    return info.value.code(), info.value.details() or ""
 
 
-def test_buy_in_settlement_and_cash_out(funded, ledger: LedgerServer) -> None:
+def test_buy_in_settlement_and_cash_out(
+    funded: ledger_pb2_grpc.LedgerServiceStub, ledger: LedgerServer
+) -> None:
     stub = funded
     reserved = stub.Reserve(
         ledger_pb2.ReserveRequest(
@@ -78,7 +81,7 @@ def test_buy_in_settlement_and_cash_out(funded, ledger: LedgerServer) -> None:
     assert [(t.currency, t.total) for t in report.totals] == [("CHIP", 0)]
 
 
-def test_void_releases_the_hold(funded) -> None:
+def test_void_releases_the_hold(funded: ledger_pb2_grpc.LedgerServiceStub) -> None:
     funded.Reserve(
         ledger_pb2.ReserveRequest(idempotency_key="r", legs=[debit(ALICE, 100), credit(TABLE, 100)])
     )
@@ -93,7 +96,9 @@ def test_void_releases_the_hold(funded) -> None:
     assert code is grpc.StatusCode.FAILED_PRECONDITION and "already voided" in details
 
 
-def test_same_key_same_request_returns_the_byte_identical_response(funded) -> None:
+def test_same_key_same_request_returns_the_byte_identical_response(
+    funded: ledger_pb2_grpc.LedgerServiceStub,
+) -> None:
     request = ledger_pb2.TransferRequest(
         idempotency_key="k", legs=[debit(ALICE, 7), credit(BOB, 7)]
     )
@@ -103,7 +108,7 @@ def test_same_key_same_request_returns_the_byte_identical_response(funded) -> No
     assert balance(funded, BOB).balance == 7
 
 
-def test_same_key_different_request_is_invalid(funded) -> None:
+def test_same_key_different_request_is_invalid(funded: ledger_pb2_grpc.LedgerServiceStub) -> None:
     funded.Transfer(
         ledger_pb2.TransferRequest(idempotency_key="k", legs=[debit(ALICE, 7), credit(BOB, 7)])
     )
@@ -138,7 +143,9 @@ def test_same_key_different_request_is_invalid(funded) -> None:
         ),
     ],
 )
-def test_bad_transfers_fail_and_change_nothing(funded, legs, code, words) -> None:
+def test_bad_transfers_fail_and_change_nothing(
+    funded: ledger_pb2_grpc.LedgerServiceStub, legs, code, words
+) -> None:
     actual, details = code_of(
         lambda: funded.Transfer(ledger_pb2.TransferRequest(idempotency_key="bad", legs=legs))
     )
@@ -147,7 +154,9 @@ def test_bad_transfers_fail_and_change_nothing(funded, legs, code, words) -> Non
     assert funded.Audit(ledger_pb2.AuditRequest()).events == 6  # 4 opened + external + deposit
 
 
-def test_players_read_only_their_own_accounts(funded, ledger: LedgerServer) -> None:
+def test_players_read_only_their_own_accounts(
+    funded: ledger_pb2_grpc.LedgerServiceStub, ledger: LedgerServer
+) -> None:
     alice = ledger.stub("alice", Role.PLAYER)
     assert balance(alice, ALICE).balance == 500
     code, _ = code_of(lambda: balance(alice, BOB))
@@ -158,7 +167,9 @@ def test_players_read_only_their_own_accounts(funded, ledger: LedgerServer) -> N
     assert admin.Audit(ledger_pb2.AuditRequest()).clean
 
 
-def test_players_cannot_move_chips_except_their_own_cash_out(funded, ledger: LedgerServer) -> None:
+def test_players_cannot_move_chips_except_their_own_cash_out(
+    funded: ledger_pb2_grpc.LedgerServiceStub, ledger: LedgerServer
+) -> None:
     alice = ledger.stub("alice", Role.PLAYER)
     code, _ = code_of(
         lambda: alice.Transfer(
@@ -178,7 +189,7 @@ def test_players_cannot_move_chips_except_their_own_cash_out(funded, ledger: Led
     assert balance(alice, ALICE).balance == 450
 
 
-def test_history_pages_newest_first(funded) -> None:
+def test_history_pages_newest_first(funded: ledger_pb2_grpc.LedgerServiceStub) -> None:
     for n in range(5):
         funded.Transfer(
             ledger_pb2.TransferRequest(
@@ -204,7 +215,9 @@ def test_history_pages_newest_first(funded) -> None:
     ]
 
 
-def test_a_reservation_is_resolved_once_under_concurrent_posts_and_voids(funded) -> None:
+def test_a_reservation_is_resolved_once_under_concurrent_posts_and_voids(
+    funded: ledger_pb2_grpc.LedgerServiceStub,
+) -> None:
     funded.Reserve(
         ledger_pb2.ReserveRequest(idempotency_key="r", legs=[debit(ALICE, 100), credit(TABLE, 100)])
     )
@@ -226,7 +239,9 @@ def test_a_reservation_is_resolved_once_under_concurrent_posts_and_voids(funded)
     assert funded.Audit(ledger_pb2.AuditRequest()).clean
 
 
-def test_the_projection_rebuilds_from_the_journal(funded, ledger: LedgerServer) -> None:
+def test_the_projection_rebuilds_from_the_journal(
+    funded: ledger_pb2_grpc.LedgerServiceStub, ledger: LedgerServer
+) -> None:
     funded.Transfer(
         ledger_pb2.TransferRequest(idempotency_key="k", legs=[debit(ALICE, 40), credit(BOB, 40)])
     )
@@ -240,7 +255,9 @@ def test_the_projection_rebuilds_from_the_journal(funded, ledger: LedgerServer) 
     assert funded.Audit(ledger_pb2.AuditRequest()).clean
 
 
-def test_idempotency_records_are_kept_at_least_a_day(funded, ledger: LedgerServer) -> None:
+def test_idempotency_records_are_kept_at_least_a_day(
+    funded: ledger_pb2_grpc.LedgerServiceStub, ledger: LedgerServer
+) -> None:
     funded.Transfer(
         ledger_pb2.TransferRequest(idempotency_key="kept", legs=[debit(ALICE, 1), credit(BOB, 1)])
     )
@@ -248,7 +265,9 @@ def test_idempotency_records_are_kept_at_least_a_day(funded, ledger: LedgerServe
     assert 24 * 3600 <= ttl <= 48 * 3600
 
 
-def test_get_reservation_tells_pending_from_posted_and_voided(funded, ledger: LedgerServer) -> None:
+def test_get_reservation_tells_pending_from_posted_and_voided(
+    funded: ledger_pb2_grpc.LedgerServiceStub, ledger: LedgerServer
+) -> None:
     # Any service or admin may ask about a reservation it did not reserve itself.
     def status(rid: str) -> int:
         return funded.GetReservation(ledger_pb2.GetReservationRequest(reservation_id=rid)).status
@@ -291,7 +310,9 @@ def test_get_reservation_tells_pending_from_posted_and_voided(funded, ledger: Le
     assert code_of(refused)[0] is grpc.StatusCode.PERMISSION_DENIED
 
 
-def test_a_replayed_reserve_reports_what_became_of_its_reservation(funded) -> None:
+def test_a_replayed_reserve_reports_what_became_of_its_reservation(
+    funded: ledger_pb2_grpc.LedgerServiceStub,
+) -> None:
     # The stored response says PENDING; a retry relying on it after a Post or Void would use
     # chips no longer held for it, so the replay reports the status now (otherwise as stored).
     def reserve(rid: str) -> ledger_pb2.ReserveResponse:

@@ -3,6 +3,8 @@ knows the accounts (it opened the reservation), and stay right when that knowled
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 import redis
 
@@ -10,6 +12,7 @@ from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2
 from services.ledger.application import LedgerApplication
 from services.ledger.redis_store import RedisLedgerStore
+from services.ledger.store import Snapshot
 from services.shared.auth import Principal, Role
 
 pytestmark = pytest.mark.integration
@@ -22,9 +25,11 @@ class CountingStore(RedisLedgerStore):
 
     loads = 0
 
-    def load(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def load(
+        self, account_ids: Sequence[str], reservation_ids: Sequence[str], idempotency_key: str
+    ) -> Snapshot:
         self.loads += 1
-        return super().load(*args, **kwargs)
+        return super().load(account_ids, reservation_ids, idempotency_key)
 
 
 def _chips(amount: int) -> chips_pb2.ChipAmount:

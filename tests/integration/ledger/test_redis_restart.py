@@ -85,8 +85,10 @@ def test_audit_is_clean_after_redis_restarts_mid_run(
                                 break
                             if exc.code() is not grpc.StatusCode.UNAVAILABLE:
                                 raise
+                            details = exc.details()
+                            assert details is not None
                             with lock:
-                                unavailable[exc.details()[:40]] += 1
+                                unavailable[details[:40]] += 1
                             time.sleep(0.02)
                             continue
                         with lock:

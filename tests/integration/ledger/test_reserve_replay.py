@@ -3,7 +3,7 @@ the same round trip, also when the first execution was a concurrent duplicate's.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 import redis
@@ -12,7 +12,7 @@ from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2
 from services.ledger.application import LedgerApplication
 from services.ledger.redis_store import RedisLedgerStore
-from services.ledger.store import Commit, CommitResult
+from services.ledger.store import Commit, CommitResult, Snapshot
 from services.shared.auth import Principal, Role
 
 pytestmark = pytest.mark.integration
@@ -27,9 +27,11 @@ class RacedStore(RedisLedgerStore):
     loads = 0
     before_commit: Callable[[], object] | None = None
 
-    def load(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def load(
+        self, account_ids: Sequence[str], reservation_ids: Sequence[str], idempotency_key: str
+    ) -> Snapshot:
         self.loads += 1
-        return super().load(*args, **kwargs)
+        return super().load(account_ids, reservation_ids, idempotency_key)
 
     def commit(self, commit: Commit) -> CommitResult:
         if self.before_commit is not None:

@@ -89,10 +89,10 @@ def test_retried_and_duplicated_mutations_post_exactly_once(ledger: LedgerServer
         expected[account_id] += 1000
     for n in range(30):
         source, target = rng.sample(players, 2)
-        request = ledger_pb2.TransferRequest(
+        transfer = ledger_pb2.TransferRequest(
             idempotency_key=f"xfer/{n}", legs=[debit(source, n + 1), credit(target, n + 1)]
         )
-        operations.append((stub.Transfer, request, rng.randint(1, 5)))
+        operations.append((stub.Transfer, transfer, rng.randint(1, 5)))
         expected[source] -= n + 1
         expected[target] += n + 1
     # Deposits first (transfers need the chips), then everything else concurrently, each

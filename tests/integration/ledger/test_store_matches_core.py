@@ -22,6 +22,7 @@ from services.ledger.core.state import LedgerState, apply_all
 from services.ledger.redis_store import RedisLedgerStore
 from services.shared.auth import Principal, Role
 from services.shared.errors import DomainError
+from tests.fixtures.redis_server import RedisServer
 from tests.unit.ledger.test_properties import SETUP, commands
 
 pytestmark = pytest.mark.integration
@@ -58,7 +59,7 @@ def _request(command: object) -> tuple[str, object]:
 
 
 @pytest.fixture(scope="module")
-def client(redis_server) -> redis.Redis:
+def client(redis_server: RedisServer) -> redis.Redis:
     return redis_server.client()
 
 
