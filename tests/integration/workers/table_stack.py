@@ -7,8 +7,9 @@ its helpers; the one difference is the scheduler: timeouts and bot turns go to C
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import redis
 
@@ -27,8 +28,17 @@ from tests.integration.ledger.conftest import start_ledger
 from tests.integration.table.conftest import KEY, Platform
 
 
+@dataclass
+class StackPlatform(Platform):
+    """The table tests' `Platform` plus `restart_table()` (see `table_stack`)."""
+
+    restart_table: Callable[[], None] = field(kw_only=True)
+
+
 @contextmanager
-def table_stack(redis_url: str, namespace: str, scheduler: SchedulerPort) -> Iterator[Platform]:
+def table_stack(
+    redis_url: str, namespace: str, scheduler: SchedulerPort
+) -> Iterator[StackPlatform]:
     """Yields the table tests' `Platform`, plus `restart_table()`: stop the table server (every
     stream drops) and start a new one on the same port, over the same Redis."""
     ledger_server, ledger = start_ledger(redis_url, namespace)
@@ -52,7 +62,6 @@ def table_stack(redis_url: str, namespace: str, scheduler: SchedulerPort) -> Ite
     server, port = create_server(
         build(settings, runtime, store=store, scheduler=scheduler), runtime
     )
-    handle = Platform(port=port, ledger_port=ledger.port)
 
     def restart_table() -> None:
         nonlocal server
@@ -63,7 +72,7 @@ def table_stack(redis_url: str, namespace: str, scheduler: SchedulerPort) -> Ite
             address=f"127.0.0.1:{port}",
         )
 
-    handle.restart_table = restart_table  # type: ignore[attr-defined]
+    handle = StackPlatform(port=port, ledger_port=ledger.port, restart_table=restart_table)
     try:
         yield handle
     finally:

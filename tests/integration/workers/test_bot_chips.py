@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import grpc
 import pytest
@@ -29,14 +30,23 @@ from .table_stack import table_stack
 pytestmark = pytest.mark.integration
 BUY_IN = 200  # 100 big blinds at 1/2
 
+# intercept_unary_unary is generic over the request and response types (grpc's stubs).
+Request = TypeVar("Request")
+Response = TypeVar("Response")
 
-class JoinFirst(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+
+class JoinFirst(grpc.UnaryUnaryClientInterceptor):
     """Runs `before` (once) right before the next JoinTable goes out on this channel."""
 
     def __init__(self) -> None:
         self.before: Callable[[], None] | None = None
 
-    def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
+    def intercept_unary_unary(
+        self,
+        continuation: Callable[[grpc.ClientCallDetails, Request], grpc._CallFuture[Response]],
+        details: grpc.ClientCallDetails,
+        request: Request,
+    ) -> grpc._CallFuture[Response]:
         if details.method.endswith("/JoinTable") and self.before is not None:
             before, self.before = self.before, None
             before()

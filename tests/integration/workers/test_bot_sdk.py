@@ -11,7 +11,7 @@ import uuid
 import grpc
 import pytest
 
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.bots.betting import call_or_check
 from services.bots.sdk import BotClient
 from services.bots.view import BotAction, BotView, Kind
@@ -145,13 +145,15 @@ class _Deciding:
         self._client.play(table_id, self._decide, **options)
 
 
-def _call_everything(view: BotView, table) -> BotAction:
+def _call_everything(view: BotView, table: table_pb2.TableView) -> BotAction:
     if view.can(Kind.SHOW):
         return BotAction(Kind.SHOW)
     return call_or_check(view)
 
 
-def _play(client: BotClient, table_id: str, stop: threading.Event, errors: list) -> None:
+def _play(
+    client: BotClient, table_id: str, stop: threading.Event, errors: list[BaseException]
+) -> None:
     try:
         client.play(table_id, _call_everything, stop=stop, max_backoff=0.5)
     except BaseException as exc:  # surfaced by the test's assertion, not lost in a thread
@@ -159,7 +161,7 @@ def _play(client: BotClient, table_id: str, stop: threading.Event, errors: list)
         raise
 
 
-def _hand_number(house, table_id: str) -> int:
+def _hand_number(house: table_pb2_grpc.TableServiceStub, table_id: str) -> int:
     """The current hand number, waiting out the restart (the channel reconnects with backoff)."""
     end = time.time() + 30
     while True:
@@ -171,7 +173,9 @@ def _hand_number(house, table_id: str) -> int:
             time.sleep(0.1)
 
 
-def _wait_for_hand(house, table_id: str, hand: int, timeout: float) -> bool:
+def _wait_for_hand(
+    house: table_pb2_grpc.TableServiceStub, table_id: str, hand: int, timeout: float
+) -> bool:
     end = time.time() + timeout
     while time.time() < end:
         try:

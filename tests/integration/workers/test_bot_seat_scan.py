@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import grpc
 import pytest
 
+from croupier.table.v1 import table_pb2
 from services.shared import auth
 from services.shared.channels import connect
 from services.table.ports import NoScheduler
@@ -23,13 +25,23 @@ from .table_stack import table_stack
 
 pytestmark = pytest.mark.integration
 
+# intercept_unary_unary is generic over the request and response types (grpc's stubs).
+Request = TypeVar("Request")
+Response = TypeVar("Response")
 
-class CountViews(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+
+class CountViews(grpc.UnaryUnaryClientInterceptor):
     def __init__(self) -> None:
         self.reads: Counter[str] = Counter()
 
-    def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
+    def intercept_unary_unary(
+        self,
+        continuation: Callable[[grpc.ClientCallDetails, Request], grpc._CallFuture[Response]],
+        details: grpc.ClientCallDetails,
+        request: Request,
+    ) -> grpc._CallFuture[Response]:
         if details.method.endswith("/GetTableView"):
+            assert isinstance(request, table_pb2.GetTableViewRequest)
             self.reads[request.table_id] += 1
         return continuation(details, request)
 

@@ -13,6 +13,7 @@ import os
 import signal
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,8 +28,8 @@ from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY, act, create_table, seat, view_of
 
-from .table_stack import table_stack
-from .worker_process import running_worker, worker_env
+from .table_stack import StackPlatform, table_stack
+from .worker_process import WorkerProcess, running_worker, worker_env
 
 pytestmark = pytest.mark.integration
 SWEEP_INTERVAL = 0.5
@@ -50,13 +51,13 @@ class LosingScheduler(CeleryScheduler):
 
 
 @pytest.fixture(scope="module")
-def redis_for_bots():
+def redis_for_bots() -> Iterator[RedisServer]:
     with RedisServer.private_server() as server:
         yield server
 
 
 @pytest.fixture(scope="module")
-def scheduler(redis_for_bots) -> LosingScheduler:
+def scheduler(redis_for_bots: RedisServer) -> LosingScheduler:
     settings = WorkerSettings(redis_url=redis_for_bots.url, auth_key=KEY, bot_delay=0.0)
     plain = CeleryScheduler.from_settings(settings)
     losing = LosingScheduler(plain._celery, plain._index, max_countdown=settings.max_countdown)
@@ -65,13 +66,15 @@ def scheduler(redis_for_bots) -> LosingScheduler:
 
 
 @pytest.fixture(scope="module")
-def platform(redis_for_bots, scheduler):
+def platform(redis_for_bots: RedisServer, scheduler: LosingScheduler) -> Iterator[StackPlatform]:
     with table_stack(redis_for_bots.url, "ledger-bot-seats", scheduler) as handle:
         yield handle
 
 
 @pytest.fixture(scope="module")
-def worker(redis_for_bots, platform, tmp_path_factory):
+def worker(
+    redis_for_bots: RedisServer, platform: StackPlatform, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WorkerProcess]:
     env = worker_env(
         redis_for_bots.url,
         f"127.0.0.1:{platform.port}",
@@ -84,7 +87,7 @@ def worker(redis_for_bots, platform, tmp_path_factory):
         yield process
 
 
-def wait_for(condition, timeout: float) -> bool:
+def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
     end = time.time() + timeout
     while time.time() < end:
         if condition():
@@ -93,18 +96,18 @@ def wait_for(condition, timeout: float) -> bool:
     return condition()
 
 
-def create_table_with_bots(platform, bots: list[tuple[str, float]]) -> str:
+def create_table_with_bots(platform: StackPlatform, bots: list[tuple[str, float]]) -> str:
     return create_table(platform, seats=4, max_buy_in=1000, action_time_ms=30_000, bots=bots)
 
 
-def seated(platform, table_id: str) -> list[str]:
+def seated(platform: StackPlatform, table_id: str) -> list[str]:
     view = view_of(platform.table("house", auth.Role.ADMIN), table_id)
     return sorted(s.player_id for s in view.seats if s.player_id)
 
 
 def tries(log: Path, table_id: str) -> list[tuple[float, str]]:
     """(time, line) of every worker log line that names the table (Celery's timestamps)."""
-    found = []
+    found: list[tuple[float, str]] = []
     for line in log.read_text().splitlines():
         if table_id in line and line.startswith("["):
             stamp = dt.datetime.strptime(line[1:24], "%Y-%m-%d %H:%M:%S,%f")
@@ -112,13 +115,13 @@ def tries(log: Path, table_id: str) -> list[tuple[float, str]]:
     return found
 
 
-def chips_outside_the_table(platform, players: list[str]) -> int:
+def chips_outside_the_table(platform: StackPlatform, players: list[str]) -> int:
     return sum(platform.balance(f"player:{p}:CHIP") for p in players)
 
 
 def test_lost_seating_triggers_are_resent_by_the_sweeper_and_a_duplicate_seats_nobody_twice(
-    platform, worker, scheduler
-):
+    platform: StackPlatform, worker: WorkerProcess, scheduler: LosingScheduler
+) -> None:
     requested = [("random", 0.0), ("tight", 0.5)]
     table_id = create_table_with_bots(platform, requested)
     bots = sorted(seated_bot_id(table_id, i, p, d) for i, (p, d) in enumerate(requested))
@@ -144,8 +147,8 @@ def test_lost_seating_triggers_are_resent_by_the_sweeper_and_a_duplicate_seats_n
 
 
 def test_a_bot_that_leaves_cashes_out_every_chip_and_is_not_seated_again(
-    platform, worker, scheduler
-):
+    platform: StackPlatform, worker: WorkerProcess, scheduler: LosingScheduler
+) -> None:
     requested = [("random", 0.0), ("equity", 0.25), ("tight", 0.5)]
     table_id = create_table_with_bots(platform, requested)
     bots = sorted(seated_bot_id(table_id, i, p, d) for i, (p, d) in enumerate(requested))
@@ -180,8 +183,8 @@ def test_a_bot_that_leaves_cashes_out_every_chip_and_is_not_seated_again(
 
 
 def test_a_requested_bot_that_can_never_sit_is_not_sent_again_at_every_rebuild(
-    platform, worker, scheduler
-):
+    platform: StackPlatform, worker: WorkerProcess, scheduler: LosingScheduler
+) -> None:
     # The ledger refuses this bot's buy-in for good, while the table has free seats for ever:
     # the key of its first issue (seat-bot/<table>/0/0, bot_chips.issue_key) was spent on
     # another deposit before the table existed, so every Deposit of that issue is a reused
@@ -224,9 +227,12 @@ def test_a_requested_bot_that_can_never_sit_is_not_sent_again_at_every_rebuild(
     assert platform.balance(f"player:{seated_bot_id(table_id, 0, 'tight', 0.5)}:CHIP") == 0
 
 
-def test_a_full_table_gets_no_seating_trigger_until_a_seat_frees(platform, worker, scheduler):
+def test_a_full_table_gets_no_seating_trigger_until_a_seat_frees(
+    platform: StackPlatform, worker: WorkerProcess, scheduler: LosingScheduler
+) -> None:
     # Paused worker (and its beat): two humans fill the table before any sweep can seat the
     # bot whose trigger was lost.
+    assert worker.process is not None  # started by the fixture
     os.killpg(worker.process.pid, signal.SIGSTOP)
     try:
         table_id = create_table(

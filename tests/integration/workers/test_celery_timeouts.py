@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -15,7 +16,7 @@ from services.workers.scheduler import CeleryScheduler
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 
-from .recording_table import RecordingTable, start_recording_table
+from .recording_table import Application, Decision, RecordingTable, start_recording_table
 from .worker_process import WorkerProcess, running_worker
 from .worker_process import worker_env as environment_for
 
@@ -31,21 +32,21 @@ MAX_ROUNDS = 10
 
 # One Redis, table and worker serve the tests of this module; each uses its own decisions.
 @pytest.fixture(scope="module")
-def redis_for_workers():
+def redis_for_workers() -> Iterator[RedisServer]:
     with RedisServer.private_server() as server:
         yield server
 
 
 @pytest.fixture(scope="module")
-def table():
+def table() -> Iterator[RecordingTable]:
     recording, server, port = start_recording_table(AUTH_KEY)
-    recording.port = port  # type: ignore[attr-defined]
+    recording.port = port
     yield recording
     server.stop(0)
 
 
 @pytest.fixture(scope="module")
-def settings(redis_for_workers, table) -> WorkerSettings:
+def settings(redis_for_workers: RedisServer, table: RecordingTable) -> WorkerSettings:
     return WorkerSettings(
         redis_url=redis_for_workers.url,
         table_target=f"127.0.0.1:{table.port}",
@@ -57,7 +58,7 @@ def settings(redis_for_workers, table) -> WorkerSettings:
 
 
 @pytest.fixture(scope="module")
-def worker_env(settings) -> dict[str, str]:
+def worker_env(settings: WorkerSettings) -> dict[str, str]:
     # No ledger here: the recording table only takes ApplyTimeout calls.
     return environment_for(
         settings.redis_url,
@@ -70,26 +71,30 @@ def worker_env(settings) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def worker(worker_env, tmp_path_factory):
+def worker(
+    worker_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WorkerProcess]:
     with running_worker(worker_env, tmp_path_factory.mktemp("worker")) as process:
         yield process
 
 
 @pytest.fixture(scope="module")
-def scheduler(settings) -> CeleryScheduler:
+def scheduler(settings: WorkerSettings) -> CeleryScheduler:
     return CeleryScheduler.from_settings(settings)
 
 
-def request(table: RecordingTable, scheduler: CeleryScheduler, decision, due: float) -> None:
+def request(
+    table: RecordingTable, scheduler: CeleryScheduler, decision: Decision, due: float
+) -> None:
     table.request(decision, due)
     scheduler.schedule_timeout(*decision, deadline_unix_ms=round(due * 1000))
 
 
-def applied_to(table: RecordingTable, decisions: set) -> list:
+def applied_to(table: RecordingTable, decisions: set[Decision]) -> list[Application]:
     return [a for a in list(table.applied) if a.decision in decisions]
 
 
-def wait_for(condition, timeout: float) -> bool:
+def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
     end = time.time() + timeout
     while time.time() < end:
         if condition():
@@ -134,7 +139,7 @@ def test_a_player_acting_10_ms_before_the_deadline_is_never_timed_out(table, wor
     # Each player acts 10 ms before its deadline. On a loaded machine the acting thread may
     # wake after the deadline; such an act proves nothing about early timeouts, so rounds go
     # on until IN_TIME_NEEDED acts reached the table before their deadlines.
-    dues: dict = {}
+    dues: dict[Decision, float] = {}
     for round_no in range(MAX_ROUNDS):
         decisions = [(f"t3-{round_no}-{n}", 2, 5) for n in range(10)]
         base = time.time() + 0.5
@@ -159,7 +164,9 @@ def test_a_player_acting_10_ms_before_the_deadline_is_never_timed_out(table, wor
     assert table.early == []
 
 
-def _act_just_before(table: RecordingTable, decisions: list, dues: dict) -> None:
+def _act_just_before(
+    table: RecordingTable, decisions: list[Decision], dues: dict[Decision, float]
+) -> None:
     """Act on each decision 10 ms before its deadline, in order. A sleeping thread can wake
     tens of ms late on a loaded machine, so the last stretch is a busy wait."""
     for decision in decisions:
@@ -170,7 +177,9 @@ def _act_just_before(table: RecordingTable, decisions: list, dues: dict) -> None
         table.resolve(decision)
 
 
-def _acts_before_the_deadline(table: RecordingTable, dues: dict) -> list:
+def _acts_before_the_deadline(
+    table: RecordingTable, dues: dict[Decision, float]
+) -> list[tuple[Decision, float, bool]]:
     return [(d, at, ok) for d, at, ok in list(table.acts) if d in dues and at < dues[d]]
 
 

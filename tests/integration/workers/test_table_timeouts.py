@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable, Iterator, Sequence
 
 import grpc
 import pytest
 import redis
 
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.bots.simulation.engine_runner import SimulationSpec
 from services.bots.simulation.full_stack import Platform as FullStackPlatform
 from services.bots.simulation.full_stack import run_full_stack
@@ -23,8 +24,8 @@ from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY, act, create_table, seat, view_of
 
-from .table_stack import seat_bot, table_stack
-from .worker_process import running_worker, worker_env
+from .table_stack import StackPlatform, seat_bot, table_stack
+from .worker_process import WorkerProcess, running_worker, worker_env
 
 pytestmark = pytest.mark.integration
 A = table_pb2
@@ -34,13 +35,13 @@ REBUILD_INTERVAL = 2.0
 
 
 @pytest.fixture(scope="module")
-def redis_server_for_stack():
+def redis_server_for_stack() -> Iterator[RedisServer]:
     with RedisServer.private_server() as server:
         yield server
 
 
 @pytest.fixture(scope="module")
-def settings(redis_server_for_stack) -> WorkerSettings:
+def settings(redis_server_for_stack: RedisServer) -> WorkerSettings:
     return WorkerSettings(
         redis_url=redis_server_for_stack.url,
         auth_key=KEY,
@@ -51,18 +52,20 @@ def settings(redis_server_for_stack) -> WorkerSettings:
 
 
 @pytest.fixture(scope="module")
-def scheduler(settings) -> CeleryScheduler:
+def scheduler(settings: WorkerSettings) -> CeleryScheduler:
     return CeleryScheduler.from_settings(settings)
 
 
 @pytest.fixture(scope="module")
-def platform(settings, scheduler):
+def platform(settings: WorkerSettings, scheduler: CeleryScheduler) -> Iterator[StackPlatform]:
     with table_stack(settings.redis_url, "ledger-workers", scheduler) as handle:
         yield handle
 
 
 @pytest.fixture(scope="module")
-def worker(settings, platform, tmp_path_factory):
+def worker(
+    settings: WorkerSettings, platform: StackPlatform, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WorkerProcess]:
     env = worker_env(
         settings.redis_url,
         f"127.0.0.1:{platform.port}",
@@ -76,7 +79,9 @@ def worker(settings, platform, tmp_path_factory):
         yield process
 
 
-def heads_up_table(platform, action_time_ms: int) -> tuple[str, dict[int, object]]:
+def heads_up_table(
+    platform: StackPlatform, action_time_ms: int
+) -> tuple[str, dict[int, table_pb2_grpc.TableServiceStub]]:
     table_id = create_table(platform, seats=2, action_time_ms=action_time_ms)
     stubs = {}
     for seat_no in (0, 1):
@@ -85,13 +90,19 @@ def heads_up_table(platform, action_time_ms: int) -> tuple[str, dict[int, object
     return table_id, stubs
 
 
-def events_until(stub, table_id: str, from_version: int, stop, timeout: float) -> list:
+def events_until(
+    stub: table_pb2_grpc.TableServiceStub,
+    table_id: str,
+    from_version: int,
+    stop: Callable[[list[events_pb2.TableEvent]], bool],
+    timeout: float,
+) -> list[events_pb2.TableEvent]:
     """Watch the table from `from_version` until `stop(events)` holds or `timeout` passes."""
     stream = stub.WatchTable(
         table_pb2.WatchTableRequest(table_id=table_id, from_version=from_version),
         timeout=timeout,
     )
-    events = []
+    events: list[events_pb2.TableEvent] = []
     try:
         for message in stream:
             if message.HasField("event"):
@@ -106,7 +117,7 @@ def events_until(stub, table_id: str, from_version: int, stop, timeout: float) -
     return events
 
 
-def kind(event) -> str:
+def kind(event: events_pb2.TableEvent) -> str | None:
     return event.WhichOneof("event")
 
 
@@ -181,7 +192,7 @@ def test_a_timeout_task_delivered_several_times_changes_the_table_once(
     assert len(hand_events) == 1
 
 
-def _first_version_of_next_hand(events) -> int:
+def _first_version_of_next_hand(events: Sequence[events_pb2.TableEvent]) -> int:
     starts = [e.version for e in events if kind(e) == "hand_started"]
     return starts[0] if starts else 1 << 62
 
