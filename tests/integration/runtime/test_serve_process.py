@@ -77,7 +77,10 @@ def test_sigterm_lets_an_in_flight_rpc_finish_then_exits_cleanly():
         token = auth.issue_token(KEY, "erin", auth.Role.PLAYER, 60)
         results: list[bytes | Exception] = []
         with grpc.insecure_channel(address) as channel:
-            slow = channel.unary_unary(f"/{SERVICE}/Slow")
+            # No (de)serializers: the call sends and returns raw bytes.
+            slow: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
+                f"/{SERVICE}/Slow"
+            )
 
             def call() -> None:
                 try:
