@@ -41,12 +41,10 @@ def test_appends_reuse_one_connection_without_a_readiness_poll(redis_url) -> Non
         polls += 1
         return original(self, timeout)
 
-    redis.connection.Connection.can_read = counting_can_read  # type: ignore[method-assign]
-    try:
+    with pytest.MonkeyPatch.context() as patch:  # restored on leaving the block
+        patch.setattr(redis.connection.Connection, "can_read", counting_can_read)
         for version in range(20):
             store.append(stream, [StringValue(value=f"e{version}")], version, f"k{version}")
-    finally:
-        redis.connection.Connection.can_read = original  # type: ignore[method-assign]
     # The pool checked the connection once, when the first append took it; never after.
     assert polls == 1
     assert len(client.connection_pool._in_use_connections) == 1
@@ -66,7 +64,8 @@ def test_a_kept_connection_the_server_closed_is_replaced_and_the_append_lands_on
     (kept,) = client.connection_pool._in_use_connections
     kept.send_command("CLIENT", "SETNAME", name)
     assert kept.read_response() == b"OK"
-    assert admin.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes") >= 1
+    # CLIENT KILL TYPE normal SKIPME yes
+    assert admin.client_kill_filter(_type="normal", skipme=True) >= 1
     result = store.append(stream, [StringValue(value="e2")], 1, "k2")
     assert (result.first_version, result.deduplicated) == (2, False)
     assert values(store, stream) == ["e1", "e2"]
