@@ -299,7 +299,7 @@ def test_subscribe_ends_when_stopped(store, stream) -> None:
 def test_read_new_returns_the_events_after_the_version_given(store, stream) -> None:
     store.append(stream, [s("a"), s("b"), s("c")], 0, "k1")
     found = store.read_new({stream: 1}, block_ms=50)
-    assert [(e.version, e.message.value) for e in found[stream]] == [(2, "b"), (3, "c")]  # type: ignore[attr-defined]
+    assert [(e.version, e.message.value) for e in found[stream]] == [(2, "b"), (3, "c")]
     assert store.read_new({stream: 3}, block_ms=50) == {}  # nothing new: waits, then empty
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -51,7 +53,9 @@ def test_croupier_run_serves_every_built_service_and_ctrl_c_stops_everything(tmp
     assert (tmp_path / ".run" / "auth-key").exists()
 
 
-def _a_token_from_croupier_token_is_accepted(command, cwd, ledger_address):
+def _a_token_from_croupier_token_is_accepted(
+    command: Sequence[str], cwd: Path, ledger_address: str
+) -> None:
     """`croupier token` signs with the key `croupier run` generated, and services accept it."""
     from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 

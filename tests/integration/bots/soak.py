@@ -39,9 +39,10 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import grpc
 import redis
@@ -79,6 +80,15 @@ BUY_IN_UNITS = 100  # big blinds (or small bets) per buy-in and top-up
 BANKROLL_BUY_INS = 1_000  # deposited per bot up front: top-ups never run out
 VARIANTS = ("nlhe", "plhe", "flhe", "hilo", "spit", "six-card")
 BOTS = ("equity", "tight", "random")
+
+
+class _Finishing(Protocol):
+    """What the watchdog needs of a WatchTable stream. grpc's stubs type the stream as a
+    call iterator only; the object it is at run time is also a grpc.Future, hence done()."""
+
+    def done(self) -> bool: ...
+
+    def cancel(self) -> bool: ...
 
 
 @dataclass
@@ -403,7 +413,7 @@ class SoakTable:
         finally:
             stream.cancel()
 
-    def _watchdog(self, stream: grpc.Future, stop: threading.Event) -> None:
+    def _watchdog(self, stream: _Finishing, stop: threading.Event) -> None:
         while not stream.done() and not stop.wait(1.0):
             if time.monotonic() - self._last_event > self.stall_s:
                 self._stalled = True
@@ -434,7 +444,7 @@ class SoakTable:
                 except grpc.RpcError as exc:
                     # Refused only if the bot is already in the next hand (it was not busted
                     # after all) or gone: the next HandEnded tries again.
-                    if exc.code() is not grpc.StatusCode.FAILED_PRECONDITION:  # type: ignore[attr-defined]
+                    if exc.code() is not grpc.StatusCode.FAILED_PRECONDITION:
                         raise
 
     # ------------------------------------------------------------------ checks
@@ -545,7 +555,7 @@ class SoakTable:
             )
 
 
-def dealt_once(number: int, events: list[object], problems: list[str]) -> list[str]:
+def dealt_once(number: int, events: Sequence[object], problems: list[str]) -> list[str]:
     """Every card dealt (or burned) in hand `number`, in order; a card dealt while it is still
     out (not discarded and reshuffled into the stub since) is a problem, in words."""
     out: set[str] = set()
