@@ -323,7 +323,7 @@ def test_read_new_returns_a_page_at_most_per_stream_and_the_next_read_goes_on(
     }
     rest = store.read_new({stream: READ_NEW_PAGE}, block_ms=50)
     assert [e.version for e in rest[stream]] == list(range(READ_NEW_PAGE + 1, total + 1))
-    assert [e.message.value for e in rest[stream]][-1] == f"e{total - 1}"  # type: ignore[attr-defined]
+    assert [e.message.value for e in rest[stream]][-1] == f"e{total - 1}"
 
 
 def test_read_new_waits_for_the_next_append_and_returns_all_of_it(store, stream) -> None:
