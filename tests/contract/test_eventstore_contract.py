@@ -100,46 +100,52 @@ def stream() -> str:
     return stream_key("test", uuid.uuid4().hex)
 
 
+def text(event: RecordedEvent) -> str:
+    """The text of an event these tests appended as a StringValue (`s`)."""
+    assert isinstance(event.message, StringValue), event.message
+    return event.message.value
+
+
 def texts(store: EventStore, stream: str, from_version: int = 1) -> list[str]:
-    return [e.message.value for e in store.read(stream, from_version)]  # type: ignore[attr-defined]
+    return [text(e) for e in store.read(stream, from_version)]
 
 
 def s(text: str) -> StringValue:
     return StringValue(value=text)
 
 
-def test_a_new_stream_is_at_version_zero_and_empty(store, stream) -> None:
+def test_a_new_stream_is_at_version_zero_and_empty(store: EventStore, stream: str) -> None:
     assert store.version(stream) == 0
     assert store.read(stream) == []
 
 
-def test_appends_get_gapless_versions_starting_at_one(store, stream) -> None:
+def test_appends_get_gapless_versions_starting_at_one(store: EventStore, stream: str) -> None:
     assert store.append(stream, [s("a")], 0, "k1") == AppendResult(1, 1)
     assert store.append(stream, [s("b"), s("c")], 1, "k2") == AppendResult(2, 3)
     assert store.version(stream) == 3
     events = store.read(stream)
     assert [e.version for e in events] == [1, 2, 3]
-    assert [e.message.value for e in events] == ["a", "b", "c"]
+    assert [text(e) for e in events] == ["a", "b", "c"]
     assert {e.type_name for e in events} == {"google.protobuf.StringValue"}
     assert {e.schema_version for e in events} == {1}
     assert {e.stream for e in events} == {stream}
 
 
-def test_events_carry_the_server_time_of_the_append(store, stream) -> None:
+def test_events_carry_the_server_time_of_the_append(store: EventStore, stream: str) -> None:
     before = int(time.time() * 1000)
     store.append(stream, [s("a")], 0, "k1")
     (event,) = store.read(stream)
     assert before - 1000 <= event.recorded_at_ms <= int(time.time() * 1000) + 1000
 
 
-def test_read_starts_at_a_version_and_honours_the_limit(store, stream) -> None:
+def test_read_starts_at_a_version_and_honours_the_limit(store: EventStore, stream: str) -> None:
     store.append(stream, [s(str(i)) for i in range(1, 8)], 0, "k")
     assert texts(store, stream, 5) == ["5", "6", "7"]
     assert [e.version for e in store.read(stream, 2, limit=3)] == [2, 3, 4]
     assert store.read(stream, 8) == []
 
 
-def test_mixed_event_types_decode_to_their_own_classes(store, stream) -> None:
+def test_mixed_event_types_decode_to_their_own_classes(store: EventStore, stream: str) -> None:
     store.append(stream, [s("a"), Int64Value(value=5)], 0, "k")
     first, second = store.read(stream)
     assert isinstance(first.message, StringValue)
@@ -147,7 +153,9 @@ def test_mixed_event_types_decode_to_their_own_classes(store, stream) -> None:
     assert second.type_name == "google.protobuf.Int64Value"
 
 
-def test_wrong_expected_version_is_a_conflict_naming_the_actual_version(store, stream) -> None:
+def test_wrong_expected_version_is_a_conflict_naming_the_actual_version(
+    store: EventStore, stream: str
+) -> None:
     store.append(stream, [s("a"), s("b")], 0, "k1")
     with pytest.raises(Conflict, match=r"at version 2, not the expected version 1") as caught:
         store.append(stream, [s("c")], 1, "k2")
@@ -155,27 +163,29 @@ def test_wrong_expected_version_is_a_conflict_naming_the_actual_version(store, s
     assert texts(store, stream) == ["a", "b"]
 
 
-def test_expecting_a_future_version_is_a_conflict_too(store, stream) -> None:
+def test_expecting_a_future_version_is_a_conflict_too(store: EventStore, stream: str) -> None:
     with pytest.raises(Conflict) as caught:
         store.append(stream, [s("a")], 3, "k1")
     assert caught.value.actual_version == 0
     assert store.version(stream) == 0
 
 
-def test_a_conflicting_append_does_not_burn_its_idempotency_key(store, stream) -> None:
+def test_a_conflicting_append_does_not_burn_its_idempotency_key(
+    store: EventStore, stream: str
+) -> None:
     store.append(stream, [s("a")], 0, "k1")
     with pytest.raises(Conflict):
         store.append(stream, [s("b")], 0, "k2")
     assert store.append(stream, [s("b")], 1, "k2") == AppendResult(2, 2)
 
 
-def test_any_version_appends_wherever_the_stream_is(store, stream) -> None:
+def test_any_version_appends_wherever_the_stream_is(store: EventStore, stream: str) -> None:
     store.append(stream, [s("a")], 0, "k1")
     assert store.append(stream, [s("b")], ANY_VERSION, "k2") == AppendResult(2, 2)
 
 
 def test_a_retry_with_the_same_key_returns_the_original_result_and_appends_nothing(
-    store, stream
+    store: EventStore, stream: str
 ) -> None:
     first = store.append(stream, [s("a"), s("b")], 0, "cmd-1")
     retry = store.append(stream, [s("a"), s("b")], 0, "cmd-1")
@@ -185,7 +195,7 @@ def test_a_retry_with_the_same_key_returns_the_original_result_and_appends_nothi
 
 
 def test_a_retry_after_another_writer_appended_still_returns_the_original_result(
-    store, stream
+    store: EventStore, stream: str
 ) -> None:
     store.append(stream, [s("mine")], 0, "mine")
     store.append(stream, [s("theirs")], 1, "theirs")
@@ -195,13 +205,13 @@ def test_a_retry_after_another_writer_appended_still_returns_the_original_result
     assert texts(store, stream) == ["mine", "theirs"]
 
 
-def test_idempotency_keys_are_scoped_to_their_stream(store, stream) -> None:
+def test_idempotency_keys_are_scoped_to_their_stream(store: EventStore, stream: str) -> None:
     other = stream_key("test", uuid.uuid4().hex)
     store.append(stream, [s("a")], 0, "same-key")
     assert store.append(other, [s("b")], 0, "same-key") == AppendResult(1, 1)
 
 
-def test_a_batch_with_an_unencodable_event_appends_nothing(store, stream) -> None:
+def test_a_batch_with_an_unencodable_event_appends_nothing(store: EventStore, stream: str) -> None:
     store.append(stream, [s("a")], 0, "k1")
     with pytest.raises(UnknownEventType, match=r"google.protobuf.BoolValue"):
         store.append(stream, [s("b"), BoolValue(value=True), s("c")], 1, "k2")
@@ -219,12 +229,16 @@ def test_a_batch_with_an_unencodable_event_appends_nothing(store, stream) -> Non
     ],
     ids=["stream without hash tag", "empty batch", "negative version", "empty key"],
 )
-def test_malformed_appends_are_rejected(store, name, events, expected, key) -> None:
+def test_malformed_appends_are_rejected(
+    store: EventStore, name: str, events: list[StringValue], expected: int, key: str
+) -> None:
     with pytest.raises(InvalidArgument):
         store.append(name, events, expected, key)
 
 
-def test_decoding_an_unknown_type_is_a_clear_error_naming_it(make_store, stream) -> None:
+def test_decoding_an_unknown_type_is_a_clear_error_naming_it(
+    make_store: StoreFactory, stream: str
+) -> None:
     writer_registry = default_registry()
     writer_registry.register(BoolValue)
     writer = make_store(writer_registry)
@@ -236,7 +250,7 @@ def test_decoding_an_unknown_type_is_a_clear_error_naming_it(make_store, stream)
     assert [ev.version for ev in reader.read(stream, 1, limit=1)] == [1]
 
 
-def test_old_schema_versions_are_upcast_when_read(make_store, stream) -> None:
+def test_old_schema_versions_are_upcast_when_read(make_store: StoreFactory, stream: str) -> None:
     make_store(default_registry()).append(stream, [s("old")], 0, "k")
     registry = EventRegistry()
     registry.register(StringValue, schema_version=2)
@@ -252,7 +266,9 @@ def test_old_schema_versions_are_upcast_when_read(make_store, stream) -> None:
     assert event.schema_version == 1  # as stored; the message is the upcast one
 
 
-def test_a_schema_newer_than_this_process_knows_is_a_clear_error(make_store, stream) -> None:
+def test_a_schema_newer_than_this_process_knows_is_a_clear_error(
+    make_store: StoreFactory, stream: str
+) -> None:
     newer = EventRegistry()
     newer.register(StringValue, schema_version=3)
     make_store(newer).append(stream, [s("x")], 0, "k")
@@ -269,16 +285,18 @@ def collect(iterator: Iterator[RecordedEvent], count: int) -> list[RecordedEvent
     return out
 
 
-def test_subscribe_yields_stored_events_then_new_ones(store, stream) -> None:
+def test_subscribe_yields_stored_events_then_new_ones(store: EventStore, stream: str) -> None:
     store.append(stream, [s("a"), s("b")], 0, "k1")
     timer = threading.Timer(0.1, lambda: store.append(stream, [s("c")], 2, "k2"))
     timer.start()
     events = collect(store.subscribe(stream, 2, block_ms=100), 2)
     timer.join()
-    assert [(e.version, e.message.value) for e in events] == [(2, "b"), (3, "c")]  # type: ignore[attr-defined]
+    assert [(e.version, text(e)) for e in events] == [(2, "b"), (3, "c")]
 
 
-def test_subscribe_resumes_from_the_version_after_the_last_one_seen(store, stream) -> None:
+def test_subscribe_resumes_from_the_version_after_the_last_one_seen(
+    store: EventStore, stream: str
+) -> None:
     store.append(stream, [s(str(i)) for i in range(1, 6)], 0, "k1")
     seen = collect(store.subscribe(stream, 1, block_ms=50), 3)
     store.append(stream, [s("6")], 5, "k2")
@@ -286,7 +304,7 @@ def test_subscribe_resumes_from_the_version_after_the_last_one_seen(store, strea
     assert [e.version for e in seen + rest] == [1, 2, 3, 4, 5, 6]
 
 
-def test_subscribe_ends_when_stopped(store, stream) -> None:
+def test_subscribe_ends_when_stopped(store: EventStore, stream: str) -> None:
     stop = threading.Event()
     store.append(stream, [s("a")], 0, "k1")
     threading.Timer(0.15, stop.set).start()
@@ -296,15 +314,17 @@ def test_subscribe_ends_when_stopped(store, stream) -> None:
     assert time.monotonic() - started < 2.0
 
 
-def test_read_new_returns_the_events_after_the_version_given(store, stream) -> None:
+def test_read_new_returns_the_events_after_the_version_given(
+    store: EventStore, stream: str
+) -> None:
     store.append(stream, [s("a"), s("b"), s("c")], 0, "k1")
     found = store.read_new({stream: 1}, block_ms=50)
-    assert [(e.version, e.message.value) for e in found[stream]] == [(2, "b"), (3, "c")]
+    assert [(e.version, text(e)) for e in found[stream]] == [(2, "b"), (3, "c")]
     assert store.read_new({stream: 3}, block_ms=50) == {}  # nothing new: waits, then empty
 
 
 def test_read_new_returns_a_page_at_most_per_stream_and_the_next_read_goes_on(
-    store, stream, request: pytest.FixtureRequest
+    store: EventStore, stream: str, request: pytest.FixtureRequest
 ) -> None:
     # Two appends straddling the page: a page may end inside an append.
     total = READ_NEW_PAGE + READ_NEW_PAGE // 4
@@ -323,10 +343,12 @@ def test_read_new_returns_a_page_at_most_per_stream_and_the_next_read_goes_on(
     }
     rest = store.read_new({stream: READ_NEW_PAGE}, block_ms=50)
     assert [e.version for e in rest[stream]] == list(range(READ_NEW_PAGE + 1, total + 1))
-    assert [e.message.value for e in rest[stream]][-1] == f"e{total - 1}"
+    assert [text(e) for e in rest[stream]][-1] == f"e{total - 1}"
 
 
-def test_read_new_waits_for_the_next_append_and_returns_all_of_it(store, stream) -> None:
+def test_read_new_waits_for_the_next_append_and_returns_all_of_it(
+    store: EventStore, stream: str
+) -> None:
     store.append(stream, [s("a")], 0, "k1")
     timer = threading.Timer(0.1, lambda: store.append(stream, [s("b"), s("c")], 1, "k2"))
     timer.start()
@@ -338,7 +360,7 @@ def test_read_new_waits_for_the_next_append_and_returns_all_of_it(store, stream)
 
 
 def test_read_new_leaves_out_what_the_caller_already_has_before_decoding_it(
-    make_store, stream
+    make_store: StoreFactory, stream: str
 ) -> None:
     writer_registry = default_registry()
     writer_registry.register(BoolValue)
@@ -361,14 +383,16 @@ def test_read_new_leaves_out_what_the_caller_already_has_before_decoding_it(
     [("table:1", 0), (None, -1)],
     ids=["stream without hash tag", "negative version"],
 )
-def test_malformed_read_new_is_rejected(store, stream, name, after) -> None:
+def test_malformed_read_new_is_rejected(
+    store: EventStore, stream: str, name: str | None, after: int
+) -> None:
     store.append(stream, [s("a")], 0, "k1")
     with pytest.raises(InvalidArgument):
         store.read_new({name or stream: after}, block_ms=50)
 
 
 def test_read_new_waits_on_several_streams_at_once(
-    store, stream, request: pytest.FixtureRequest
+    store: EventStore, stream: str, request: pytest.FixtureRequest
 ) -> None:
     other = stream_key("test", uuid.uuid4().hex)
     store.append(stream, [s("a")], 0, "k1")
@@ -385,11 +409,11 @@ def test_read_new_waits_on_several_streams_at_once(
     assert list(found) == [other] and [e.version for e in found[other]] == [1, 2]
 
 
-def test_no_snapshot_means_none(store, stream) -> None:
+def test_no_snapshot_means_none(store: EventStore, stream: str) -> None:
     assert store.load_snapshot(stream, StringValue) is None
 
 
-def test_replay_starts_from_the_latest_snapshot(store, stream) -> None:
+def test_replay_starts_from_the_latest_snapshot(store: EventStore, stream: str) -> None:
     store.append(stream, [s("a"), s("b"), s("c")], 0, "k1")
     store.save_snapshot(stream, 2, StringValue(value="ab"))
     loaded = store.load_snapshot(stream, StringValue)
@@ -397,14 +421,14 @@ def test_replay_starts_from_the_latest_snapshot(store, stream) -> None:
     assert texts(store, stream, loaded[0] + 1) == ["c"]
 
 
-def test_an_older_snapshot_never_replaces_a_newer_one(store, stream) -> None:
+def test_an_older_snapshot_never_replaces_a_newer_one(store: EventStore, stream: str) -> None:
     store.append(stream, [s("a"), s("b"), s("c")], 0, "k1")
     store.save_snapshot(stream, 3, StringValue(value="abc"))
     store.save_snapshot(stream, 1, StringValue(value="a"))
     assert store.load_snapshot(stream, StringValue) == (3, StringValue(value="abc"))
 
 
-def test_a_snapshot_of_another_type_or_schema_is_ignored(store, stream) -> None:
+def test_a_snapshot_of_another_type_or_schema_is_ignored(store: EventStore, stream: str) -> None:
     store.append(stream, [s("a")], 0, "k1")
     store.save_snapshot(stream, 1, StringValue(value="a"), schema_version=1)
     assert store.load_snapshot(stream, Int64Value) is None
@@ -412,14 +436,18 @@ def test_a_snapshot_of_another_type_or_schema_is_ignored(store, stream) -> None:
 
 
 @pytest.mark.parametrize("version", [0, 2])
-def test_a_snapshot_must_be_at_an_existing_version(store, stream, version) -> None:
+def test_a_snapshot_must_be_at_an_existing_version(
+    store: EventStore, stream: str, version: int
+) -> None:
     store.append(stream, [s("a")], 0, "k1")
     with pytest.raises(InvalidArgument, match="between 1 and the stream's version 1"):
         store.save_snapshot(stream, version, StringValue(value="a"))
     assert store.load_snapshot(stream, StringValue) is None
 
 
-def test_concurrent_writers_at_the_same_version_cannot_both_win(make_store, stream) -> None:
+def test_concurrent_writers_at_the_same_version_cannot_both_win(
+    make_store: StoreFactory, stream: str
+) -> None:
     stores = [make_store(default_registry()) for _ in range(8)]
     barrier = threading.Barrier(len(stores))
     outcomes: list[str] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 
 import redis
+from google.protobuf.message import Message
 from google.protobuf.wrappers_pb2 import BoolValue, StringValue
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -42,11 +43,13 @@ def registry() -> EventRegistry:
     return r
 
 
-def outcome(store: EventStore, stream: str, command: tuple[int, int, int, bool], step: int):
+def outcome(
+    store: EventStore, stream: str, command: tuple[int, int, int, bool], step: int
+) -> tuple[str, object]:
     offset, key, size, poison = command
-    events = [StringValue(value=f"s{step}-{i}") for i in range(size)]
+    events: list[Message] = [StringValue(value=f"s{step}-{i}") for i in range(size)]
     if poison:
-        events.insert(1, BoolValue(value=True))  # type: ignore[arg-type]
+        events.insert(1, BoolValue(value=True))
     try:
         result = store.append(stream, events, max(0, store.version(stream) + offset), f"k{key}")
     except Conflict as conflict:
@@ -67,7 +70,7 @@ def outcome(store: EventStore, stream: str, command: tuple[int, int, int, bool],
     poisoned=st.sets(st.integers(min_value=0, max_value=24), max_size=3),
 )
 def test_redis_and_memory_stores_answer_every_command_alike(
-    redis_client: redis.Redis, commands, poisoned
+    redis_client: redis.Redis, commands: list[tuple[int, int, int]], poisoned: set[int]
 ) -> None:
     stream = stream_key("model", uuid.uuid4().hex)
     stores: list[EventStore] = [

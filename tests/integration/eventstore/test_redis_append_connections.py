@@ -11,6 +11,7 @@ import redis
 from google.protobuf.wrappers_pb2 import StringValue
 
 from services.shared.eventstore import EventRegistry, RedisEventStore, stream_key
+from tests.contract.test_eventstore_contract import text
 
 pytestmark = pytest.mark.integration
 
@@ -22,14 +23,14 @@ def registry() -> EventRegistry:
 
 
 def values(store: RedisEventStore, stream: str) -> list[str]:
-    return [e.message.value for e in store.read(stream)]  # type: ignore[attr-defined]
+    return [text(e) for e in store.read(stream)]
 
 
 def new_stream() -> str:
     return stream_key("conn", uuid.uuid4().hex)
 
 
-def test_appends_reuse_one_connection_without_a_readiness_poll(redis_url) -> None:
+def test_appends_reuse_one_connection_without_a_readiness_poll(redis_url: str) -> None:
     client = redis.Redis.from_url(redis_url)
     store = RedisEventStore(client, registry(), durability="everysec")
     stream = new_stream()
@@ -53,7 +54,7 @@ def test_appends_reuse_one_connection_without_a_readiness_poll(redis_url) -> Non
 
 
 def test_a_kept_connection_the_server_closed_is_replaced_and_the_append_lands_once(
-    redis_url,
+    redis_url: str,
 ) -> None:
     client = redis.Redis.from_url(redis_url, retry_on_timeout=False)
     store = RedisEventStore(client, registry(), durability="everysec")
@@ -73,7 +74,9 @@ def test_a_kept_connection_the_server_closed_is_replaced_and_the_append_lands_on
     client.close()
 
 
-def test_an_append_after_the_script_cache_was_flushed_loads_the_script_again(redis_url) -> None:
+def test_an_append_after_the_script_cache_was_flushed_loads_the_script_again(
+    redis_url: str,
+) -> None:
     client = redis.Redis.from_url(redis_url)
     store = RedisEventStore(client, registry(), durability="everysec")
     stream = new_stream()
@@ -86,7 +89,7 @@ def test_an_append_after_the_script_cache_was_flushed_loads_the_script_again(red
 
 
 def test_closing_the_client_closes_the_kept_connections_and_a_later_append_reconnects(
-    redis_url,
+    redis_url: str,
 ) -> None:
     client = redis.Redis.from_url(redis_url)
     store = RedisEventStore(client, registry(), durability="everysec")
@@ -100,7 +103,7 @@ def test_closing_the_client_closes_the_kept_connections_and_a_later_append_recon
     client.close()
 
 
-def test_a_refused_append_leaves_its_connection_clean_for_the_next(redis_url) -> None:
+def test_a_refused_append_leaves_its_connection_clean_for_the_next(redis_url: str) -> None:
     client = redis.Redis.from_url(redis_url)
     store = RedisEventStore(client, registry(), durability="everysec")
     stream = new_stream()
@@ -114,7 +117,9 @@ def test_a_refused_append_leaves_its_connection_clean_for_the_next(redis_url) ->
     client.close()
 
 
-def test_a_blocking_pool_keeps_redis_py_s_path_and_gets_its_connections_back(redis_url) -> None:
+def test_a_blocking_pool_keeps_redis_py_s_path_and_gets_its_connections_back(
+    redis_url: str,
+) -> None:
     pool = redis.BlockingConnectionPool.from_url(redis_url, max_connections=2, timeout=1)
     client = redis.Redis(connection_pool=pool)
     store = RedisEventStore(client, registry(), durability="everysec")

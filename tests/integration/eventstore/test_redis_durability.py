@@ -12,6 +12,7 @@ import redis
 from google.protobuf.wrappers_pb2 import StringValue
 
 from services.shared.eventstore import EventRegistry, RedisEventStore, stream_key
+from services.shared.eventstore.durability import Durability
 from services.shared.redis_embedded import find_server_binaries
 from tests.fixtures.redis_server import RedisServer
 
@@ -24,10 +25,10 @@ def registry() -> EventRegistry:
     return r
 
 
-def store_on(server: RedisServer, durability: str = "everysec") -> RedisEventStore:
+def store_on(server: RedisServer, durability: Durability = "everysec") -> RedisEventStore:
     # Short timeouts and no retries: the writer must notice the crash, not hide it.
     client = redis.Redis.from_url(server.url, socket_timeout=2, retry_on_timeout=False)
-    return RedisEventStore(client, registry(), durability=durability)  # type: ignore[arg-type]
+    return RedisEventStore(client, registry(), durability=durability)
 
 
 def append_until_killed(
@@ -44,7 +45,9 @@ def append_until_killed(
         acknowledged.append(result.last_version)
 
 
-def crash_during_appends(server: RedisServer, durability: str) -> tuple[list[int], list[int]]:
+def crash_during_appends(
+    server: RedisServer, durability: Durability
+) -> tuple[list[int], list[int]]:
     """Kill -9 the server while a writer appends; returns (acknowledged, present after restart)."""
     stream = stream_key("crash", uuid.uuid4().hex)
     store = store_on(server, durability)
@@ -70,7 +73,7 @@ def always_fsync_server() -> Iterator[RedisServer]:
 
 
 def test_everysec_keeps_appends_acknowledged_more_than_a_second_before_a_kill(
-    private_redis_server,
+    private_redis_server: RedisServer,
 ) -> None:
     stream = stream_key("crash", uuid.uuid4().hex)
     store = store_on(private_redis_server)
@@ -85,7 +88,7 @@ def test_everysec_keeps_appends_acknowledged_more_than_a_second_before_a_kill(
 
 
 def test_appendfsync_always_loses_no_acknowledged_append_when_killed_mid_stream(
-    always_fsync_server,
+    always_fsync_server: RedisServer,
 ) -> None:
     acknowledged, present = crash_during_appends(always_fsync_server, "everysec")
     assert len(acknowledged) >= 30, "the writer barely ran before the crash"
@@ -95,7 +98,9 @@ def test_appendfsync_always_loses_no_acknowledged_append_when_killed_mid_stream(
     assert len(present) - len(acknowledged) <= 1
 
 
-def test_strict_mode_loses_no_acknowledged_append_when_killed_mid_stream(waitaof_server) -> None:
+def test_strict_mode_loses_no_acknowledged_append_when_killed_mid_stream(
+    waitaof_server: RedisServer,
+) -> None:
     acknowledged, present = crash_during_appends(waitaof_server, "strict")
     assert len(acknowledged) >= 30, "the writer barely ran before the crash"
     assert present[: len(acknowledged)] == acknowledged
@@ -117,7 +122,7 @@ def test_strict_mode_refuses_to_start_on_a_server_without_waitaof() -> None:
         server.close()
 
 
-def test_strict_mode_refuses_to_start_when_aof_is_off(waitaof_server) -> None:
+def test_strict_mode_refuses_to_start_when_aof_is_off(waitaof_server: RedisServer) -> None:
     client = waitaof_server.client()
     client.config_set("appendonly", "no")
     with pytest.raises(RuntimeError, match=r"appendonly"):

@@ -14,6 +14,8 @@ from google.protobuf.wrappers_pb2 import StringValue
 from services.shared.errors import Conflict
 from services.shared.eventstore import AppendResult, EventRegistry, RedisEventStore, stream_key
 from services.shared.eventstore import keys as store_keys
+from tests.contract.test_eventstore_contract import text
+from tests.fixtures.redis_server import RedisServer
 
 pytestmark = pytest.mark.integration
 
@@ -44,7 +46,7 @@ def run_threads(count: int, target: Callable[[int], None]) -> None:
     assert not errors, errors[:3]
 
 
-def test_racing_writers_get_exactly_one_winner_per_version_and_no_gaps(redis_url) -> None:
+def test_racing_writers_get_exactly_one_winner_per_version_and_no_gaps(redis_url: str) -> None:
     stream = stream_key("race", uuid.uuid4().hex)
     wins: list[tuple[int, str]] = []  # (version won, writer/event)
     conflicts = Counter[int]()
@@ -79,13 +81,13 @@ def test_racing_writers_get_exactly_one_winner_per_version_and_no_gaps(redis_url
     check = RedisEventStore(redis.Redis.from_url(redis_url), registry(), durability="everysec")
     events = check.read(stream)
     assert [e.version for e in events] == list(range(1, total + 1))
-    labels = [e.message.value for e in events]  # type: ignore[attr-defined]
+    labels = [text(e) for e in events]
     assert len(set(labels)) == total  # no duplicates
     assert dict(wins) == dict(enumerate(labels, start=1))  # each winner's event is at its version
     assert sum(conflicts.values()) > 0, "the writers never actually raced"
 
 
-def test_a_retried_append_from_many_threads_is_written_exactly_once(redis_url) -> None:
+def test_a_retried_append_from_many_threads_is_written_exactly_once(redis_url: str) -> None:
     stream = stream_key("retry", uuid.uuid4().hex)
     results: list[AppendResult] = []
     barrier = threading.Barrier(WRITERS)
@@ -106,10 +108,10 @@ def test_a_retried_append_from_many_threads_is_written_exactly_once(redis_url) -
     assert {(r.first_version, r.last_version) for r in results} == {(1, 1)}
     assert sum(not r.deduplicated for r in results) == 1
     store = RedisEventStore(redis.Redis.from_url(redis_url), registry(), durability="everysec")
-    assert [e.message.value for e in store.read(stream)] == ["once"]  # type: ignore[attr-defined]
+    assert [text(e) for e in store.read(stream)] == ["once"]
 
 
-def test_idempotency_keys_are_kept_for_at_least_a_day(redis_client) -> None:
+def test_idempotency_keys_are_kept_for_at_least_a_day(redis_client: redis.Redis) -> None:
     stream = stream_key("ttl", uuid.uuid4().hex)
     store = RedisEventStore(redis_client, registry(), durability="everysec")
     store.append(stream, [StringValue(value="x")], 0, "cmd")
@@ -131,14 +133,16 @@ def test_all_keys_of_one_aggregate_share_one_cluster_slot() -> None:
     assert key_slot(b"{table:42}:events") != key_slot(b"{table:43}:events")
 
 
-def test_a_server_without_aof_is_reported(private_redis_server, caplog) -> None:
+def test_a_server_without_aof_is_reported(
+    private_redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
     client = private_redis_server.client()
     client.config_set("appendonly", "no")
     RedisEventStore(client, registry(), durability="everysec")
     assert "appendonly=no" in caplog.text
 
 
-def test_subscribe_blocks_within_a_short_socket_timeout(redis_url) -> None:
+def test_subscribe_blocks_within_a_short_socket_timeout(redis_url: str) -> None:
     client = redis.Redis.from_url(redis_url, socket_timeout=0.5)
     store = RedisEventStore(client, registry(), durability="everysec")
     stop = threading.Event()

@@ -70,8 +70,10 @@ def chips(amount: int, currency: str = "CHIP") -> chips_pb2.ChipAmount:
     return chips_pb2.ChipAmount(currency=currency, amount=amount)
 
 
-def leg(account_id: str, side: int, amount: int, currency: str = "CHIP") -> ledger_pb2.Leg:
-    return ledger_pb2.Leg(account_id=account_id, side=side, amount=chips(amount, currency))  # type: ignore[arg-type]
+def leg(
+    account_id: str, side: ledger_pb2.LegSide.ValueType, amount: int, currency: str = "CHIP"
+) -> ledger_pb2.Leg:
+    return ledger_pb2.Leg(account_id=account_id, side=side, amount=chips(amount, currency))
 
 
 def debit(account_id: str, amount: int) -> ledger_pb2.Leg:
@@ -82,9 +84,11 @@ def credit(account_id: str, amount: int) -> ledger_pb2.Leg:
     return leg(account_id, ledger_pb2.LEG_SIDE_CREDIT, amount)
 
 
-def open_accounts(stub: ledger_pb2_grpc.LedgerServiceStub, *specs: tuple[int, str]) -> None:
+def open_accounts(
+    stub: ledger_pb2_grpc.LedgerServiceStub, *specs: tuple[ledger_pb2.AccountKind.ValueType, str]
+) -> None:
     for kind, name in specs:
-        stub.OpenAccount(ledger_pb2.OpenAccountRequest(kind=kind, name=name, currency="CHIP"))  # type: ignore[arg-type]
+        stub.OpenAccount(ledger_pb2.OpenAccountRequest(kind=kind, name=name, currency="CHIP"))
 
 
 def balance(stub: ledger_pb2_grpc.LedgerServiceStub, account_id: str) -> ledger_pb2.Balance:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from typing import TypedDict, Unpack
 
 import grpc
 import pytest
 
 from services.shared import auth, errors
 from services.shared.grpc_server import ServiceSpec, create_server
-from services.shared.settings import RuntimeSettings
+from services.shared.settings import RuntimeSettings, TlsSettings
 
 KEY = "test-signing-key-0123456789abcdef"
 SERVICE = "croupier.test.Probe"
@@ -62,13 +63,29 @@ def _register(server: grpc.Server) -> None:
 SPEC = ServiceSpec(name="probe", register=_register, service_names=[SERVICE])
 
 
-def runtime_settings(**overrides: object) -> RuntimeSettings:
+class RuntimeOverrides(TypedDict, total=False):
+    """RuntimeSettings' fields, so that runtime_settings' overrides are checked one by one."""
+
+    service_name: str
+    address: str
+    auth_key: str
+    metrics_port: int
+    metrics_host: str
+    log_level: str
+    log_json: bool
+    max_message_bytes: int
+    grace_seconds: float
+    max_workers: int
+    tls: TlsSettings
+
+
+def runtime_settings(**overrides: Unpack[RuntimeOverrides]) -> RuntimeSettings:
     env = {"CROUPIER_AUTH_KEY": KEY, "CROUPIER_PROBE_METRICS_PORT": "0"}
     settings = RuntimeSettings.from_env("probe", 0, env=env)
     if overrides:
         from dataclasses import replace
 
-        settings = replace(settings, **overrides)  # type: ignore[arg-type]
+        settings = replace(settings, **overrides)
     return settings
 
 
