@@ -28,7 +28,9 @@ def _built_services() -> list[str]:
     return [n for n in GRPC_DEPLOYABLES if (ROOT / "services" / n / "__main__.py").exists()]
 
 
-def test_croupier_run_serves_every_built_service_and_ctrl_c_stops_everything(tmp_path):
+def test_croupier_run_serves_every_built_service_and_ctrl_c_stops_everything(
+    tmp_path: Path,
+) -> None:
     env = private_addresses(GRPC_DEPLOYABLES)
     addresses = {name: env[f"CROUPIER_{name.upper()}_ADDR"] for name in GRPC_DEPLOYABLES}
     command = croupier_command()

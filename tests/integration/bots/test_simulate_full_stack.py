@@ -6,6 +6,7 @@ still conserved against the ledger."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -18,14 +19,14 @@ from services.workers.scheduler import CeleryScheduler
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY
-from tests.integration.workers.table_stack import table_stack
+from tests.integration.workers.table_stack import StackPlatform, table_stack
 from tests.integration.workers.worker_process import running_worker, worker_env
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def platform(tmp_path_factory):
+def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackPlatform]:
     with RedisServer.private_server() as server:
         settings = WorkerSettings(redis_url=server.url, auth_key=KEY, bot_delay=0.0)
         scheduler = CeleryScheduler.from_settings(settings)
@@ -40,7 +41,9 @@ def platform(tmp_path_factory):
                 yield handle
 
 
-def test_simulate_full_stack_tops_up_busted_bots_and_plays_every_hand(platform):
+def test_simulate_full_stack_tops_up_busted_bots_and_plays_every_hand(
+    platform: StackPlatform,
+) -> None:
     # One big blind each: the big blind is all in every hand, so bots bust all the time.
     spec = SimulationSpec(
         game="nlhe", hands=12, seats=3, bots=("random",), stack_units=1, difficulty=0.0
@@ -60,7 +63,7 @@ def test_simulate_full_stack_tops_up_busted_bots_and_plays_every_hand(platform):
     assert _top_ups(platform, table_id) > 0  # the scenario really busted someone
 
 
-def _top_ups(platform, table_id: str) -> int:
+def _top_ups(platform: StackPlatform, table_id: str) -> int:
     stream = platform.table("house", auth.Role.ADMIN).WatchTable(
         table_pb2.WatchTableRequest(table_id=table_id, from_version=1), timeout=5
     )

@@ -49,7 +49,9 @@ def stack() -> Iterator[SoakStack]:
         yield services
 
 
-def test_bots_play_every_variant_through_the_real_services_with_every_action_accepted(stack):
+def test_bots_play_every_variant_through_the_real_services_with_every_action_accepted(
+    stack: SoakStack,
+) -> None:
     hands, variants = hands_per_variant(), chosen_variants()
     tables = [SoakTable(stack, variant, hands) for variant in variants]
     reports: list[SoakReport] = []
@@ -107,7 +109,7 @@ class UnderMinRaiser:
         return call_or_check(view)
 
 
-def test_the_soak_fails_on_a_bot_that_sends_an_illegal_action(stack):
+def test_the_soak_fails_on_a_bot_that_sends_an_illegal_action(stack: SoakStack) -> None:
     report = SoakTable(stack, "nlhe", hands=3, seats=2, policies={0: UnderMinRaiser()}).run()
     assert report.refusals, "an under-minimum raise was not reported"
     assert all(r.startswith("INVALID_ARGUMENT") for r in report.refusals)

@@ -8,7 +8,7 @@ from services.games import events as ev
 from .soak import dealt_once
 
 
-def test_a_card_dealt_while_it_is_still_out_is_reported():
+def test_a_card_dealt_while_it_is_still_out_is_reported() -> None:
     problems: list[str] = []
     events = [
         ev.CardsDealt(0, ("As", "Kd")),
@@ -19,7 +19,7 @@ def test_a_card_dealt_while_it_is_still_out_is_reported():
     assert problems == ["hand 7: As dealt twice"]
 
 
-def test_a_discarded_card_may_come_again_only_after_a_reshuffle():
+def test_a_discarded_card_may_come_again_only_after_a_reshuffle() -> None:
     problems: list[str] = []
     events = [
         ev.CardsDealt(0, ("As", "Kd")),

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
 import grpc
 import pytest
 
@@ -16,7 +20,11 @@ HOLE = dealer_pb2.DEAL_PURPOSE_HOLE
 BOARD = dealer_pb2.DEAL_PURPOSE_BOARD
 
 
-def test_a_killed_dealer_is_replaced_without_reshuffling(dealer_process, key_prefix, tmp_path):
+def test_a_killed_dealer_is_replaced_without_reshuffling(
+    dealer_process: Callable[[], tuple[subprocess.Popen[bytes], str]],
+    key_prefix: str,
+    tmp_path: Path,
+) -> None:
     first, address = dealer_process()
     sid = f"{key_prefix}-restart"
     table = table_stub(address)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import cast
 
 import grpc
@@ -33,7 +34,9 @@ def _code(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
     return info.value.code(), info.value.details() or ""
 
 
-def test_full_hand_commit_contribute_deal_close_and_verify(start_dealer, key_prefix, tmp_path):
+def test_full_hand_commit_contribute_deal_close_and_verify(
+    start_dealer: Callable[..., str], key_prefix: str, tmp_path: Path
+) -> None:
     address = start_dealer()
     table, alice = table_stub(address), player_stub(address)
     sid = f"{key_prefix}-hand"
@@ -78,7 +81,9 @@ def test_full_hand_commit_contribute_deal_close_and_verify(start_dealer, key_pre
     assert not tampered.ok and tampered.mismatch.kind == "card" and tampered.mismatch.position == 0
 
 
-def test_players_may_not_create_deal_or_reshuffle(start_dealer, key_prefix):
+def test_players_may_not_create_deal_or_reshuffle(
+    start_dealer: Callable[..., str], key_prefix: str
+) -> None:
     address = start_dealer()
     sid = f"{key_prefix}-perm"
     table_stub(address).CreateShuffle(
@@ -96,7 +101,9 @@ def test_players_may_not_create_deal_or_reshuffle(start_dealer, key_prefix):
         assert _code(call)[0] == grpc.StatusCode.PERMISSION_DENIED
 
 
-def test_test_decks_need_the_dealers_explicit_test_flag(start_dealer, key_prefix):
+def test_test_decks_need_the_dealers_explicit_test_flag(
+    start_dealer: Callable[..., str], key_prefix: str
+) -> None:
     order = ["As", "Kd", "7h"]
     deck = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_CARDS, cards=order)
     request = dealer_pb2.CreateShuffleRequest(
@@ -114,7 +121,9 @@ def test_test_decks_need_the_dealers_explicit_test_flag(start_dealer, key_prefix
     assert list(reply.cards) == order
 
 
-def test_errors_are_the_documented_status_codes(start_dealer, key_prefix):
+def test_errors_are_the_documented_status_codes(
+    start_dealer: Callable[..., str], key_prefix: str
+) -> None:
     table = table_stub(start_dealer())
     sid = f"{key_prefix}-err"
     bad_deck = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_CARDS, cards=["As", "Td", "Td"])
@@ -151,7 +160,12 @@ def test_errors_are_the_documented_status_codes(start_dealer, key_prefix):
     assert code == grpc.StatusCode.FAILED_PRECONDITION and "1 remained" in details
 
 
-def test_redis_never_holds_an_unrevealed_seed(start_dealer, key_prefix, redis_url, monkeypatch):
+def test_redis_never_holds_an_unrevealed_seed(
+    start_dealer: Callable[..., str],
+    key_prefix: str,
+    redis_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from services.dealer import seeds
 
     drawn: list[bytes] = []
@@ -195,8 +209,8 @@ def test_redis_never_holds_an_unrevealed_seed(start_dealer, key_prefix, redis_ur
 
 
 def test_one_deal_burns_then_deals_and_croupier_verify_checks_both(
-    start_dealer, key_prefix, tmp_path
-):
+    start_dealer: Callable[..., str], key_prefix: str, tmp_path: Path
+) -> None:
     address = start_dealer()
     table = table_stub(address)
     sid = f"{key_prefix}-burn"

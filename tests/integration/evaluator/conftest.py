@@ -27,16 +27,18 @@ def evaluator_address() -> Iterator[str]:
     server.stop(0).wait()
 
 
-def stub_for(address: str, role: auth.Role, subject: str = "alice"):
+def stub_for(
+    address: str, role: auth.Role, subject: str = "alice"
+) -> evaluator_pb2_grpc.EvaluatorServiceStub:
     token = auth.issue_token(AUTH_KEY, subject, role, 600)
     return evaluator_pb2_grpc.EvaluatorServiceStub(connect(address, token))
 
 
 @pytest.fixture(scope="module")
-def evaluator(evaluator_address: str):
+def evaluator(evaluator_address: str) -> evaluator_pb2_grpc.EvaluatorServiceStub:
     return stub_for(evaluator_address, auth.Role.PLAYER)
 
 
 @pytest.fixture
-def anonymous(evaluator_address: str):
+def anonymous(evaluator_address: str) -> evaluator_pb2_grpc.EvaluatorServiceStub:
     return evaluator_pb2_grpc.EvaluatorServiceStub(grpc.insecure_channel(evaluator_address))

@@ -2,13 +2,16 @@ import grpc
 import pytest
 
 from croupier.evaluator.v1 import evaluator_pb2 as pb
+from croupier.evaluator.v1 import evaluator_pb2_grpc
 from services.shared import auth
 from tests.integration.evaluator.conftest import stub_for
 
 pytestmark = pytest.mark.integration
 
 
-def test_evaluate_returns_category_cards_and_description(evaluator):
+def test_evaluate_returns_category_cards_and_description(
+    evaluator: evaluator_pb2_grpc.EvaluatorServiceStub,
+) -> None:
     response = evaluator.Evaluate(
         pb.EvaluateRequest(hole_cards=["Qh", "4d"], board_cards=["Qd", "Qc", "4s", "2c", "9h"])
     )
@@ -18,7 +21,9 @@ def test_evaluate_returns_category_cards_and_description(evaluator):
     assert not response.HasField("low")
 
 
-def test_evaluate_with_low_and_deuces_wild(evaluator):
+def test_evaluate_with_low_and_deuces_wild(
+    evaluator: evaluator_pb2_grpc.EvaluatorServiceStub,
+) -> None:
     response = evaluator.Evaluate(
         pb.EvaluateRequest(
             hole_cards=["As", "Ah", "Ad", "Ac", "2c"],
@@ -35,7 +40,7 @@ def test_evaluate_with_low_and_deuces_wild(evaluator):
     assert low.low.description == "8-6-4-2-A low"
 
 
-def test_compare_names_tied_winners(evaluator):
+def test_compare_names_tied_winners(evaluator: evaluator_pb2_grpc.EvaluatorServiceStub) -> None:
     response = evaluator.Compare(
         pb.CompareRequest(
             hands=[
@@ -50,7 +55,7 @@ def test_compare_names_tied_winners(evaluator):
     assert response.results[0].description == "Straight, ace high"
 
 
-def test_showdown_hi_lo_splits(evaluator):
+def test_showdown_hi_lo_splits(evaluator: evaluator_pb2_grpc.EvaluatorServiceStub) -> None:
     response = evaluator.Showdown(
         pb.ShowdownRequest(
             split=pb.POT_SPLIT_HIGH_LOW_EIGHT_OR_BETTER,
@@ -66,7 +71,9 @@ def test_showdown_hi_lo_splits(evaluator):
     assert response.seats[0].low.description == "5-4-3-2-A low"
 
 
-def test_equity_is_exact_on_the_turn_and_seeded_otherwise(evaluator):
+def test_equity_is_exact_on_the_turn_and_seeded_otherwise(
+    evaluator: evaluator_pb2_grpc.EvaluatorServiceStub,
+) -> None:
     players = [
         pb.SeatCards(seat=1, hole_cards=["Ah", "Kh"]),
         pb.SeatCards(seat=2, hole_cards=["Qc", "Qd"]),
@@ -86,7 +93,7 @@ def test_equity_is_exact_on_the_turn_and_seeded_otherwise(evaluator):
     assert first == second
 
 
-def test_evaluate_many_answers_in_order(evaluator):
+def test_evaluate_many_answers_in_order(evaluator: evaluator_pb2_grpc.EvaluatorServiceStub) -> None:
     response = evaluator.EvaluateMany(
         pb.EvaluateManyRequest(
             requests=[
@@ -107,14 +114,18 @@ def test_evaluate_many_answers_in_order(evaluator):
         (pb.EvaluateRequest(hole_cards=["As", "Ks"], board_cards=["As", "2c", "3d"]), "As"),
     ],
 )
-def test_bad_cards_are_invalid_argument_naming_the_card(evaluator, request_, named):
+def test_bad_cards_are_invalid_argument_naming_the_card(
+    evaluator: evaluator_pb2_grpc.EvaluatorServiceStub, request_: pb.EvaluateRequest, named: str
+) -> None:
     with pytest.raises(grpc.RpcError) as error:
         evaluator.Evaluate(request_)
     assert error.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert named in (error.value.details() or "")
 
 
-def test_duplicate_across_seats_is_invalid_argument(evaluator):
+def test_duplicate_across_seats_is_invalid_argument(
+    evaluator: evaluator_pb2_grpc.EvaluatorServiceStub,
+) -> None:
     with pytest.raises(grpc.RpcError) as error:
         evaluator.Showdown(
             pb.ShowdownRequest(
@@ -129,14 +140,16 @@ def test_duplicate_across_seats_is_invalid_argument(evaluator):
     assert "duplicate card As" in (error.value.details() or "")
 
 
-def test_any_authenticated_role_may_call(evaluator_address):
+def test_any_authenticated_role_may_call(evaluator_address: str) -> None:
     for role in auth.Role:
         stub = stub_for(evaluator_address, role, f"caller-{role.value}")
         response = stub.Evaluate(pb.EvaluateRequest(hole_cards=["As", "Ks", "Qs", "Js", "9s"]))
         assert response.high.category == pb.CATEGORY_FLUSH
 
 
-def test_unauthenticated_calls_are_refused(anonymous):
+def test_unauthenticated_calls_are_refused(
+    anonymous: evaluator_pb2_grpc.EvaluatorServiceStub,
+) -> None:
     with pytest.raises(grpc.RpcError) as error:
         anonymous.Evaluate(pb.EvaluateRequest(hole_cards=["As", "Ks", "Qs", "Js", "9s"]))
     assert error.value.code() is grpc.StatusCode.UNAUTHENTICATED

@@ -144,7 +144,10 @@ def test_same_key_different_request_is_invalid(funded: ledger_pb2_grpc.LedgerSer
     ],
 )
 def test_bad_transfers_fail_and_change_nothing(
-    funded: ledger_pb2_grpc.LedgerServiceStub, legs, code, words
+    funded: ledger_pb2_grpc.LedgerServiceStub,
+    legs: list[ledger_pb2.Leg],
+    code: grpc.StatusCode,
+    words: str,
 ) -> None:
     actual, details = code_of(
         lambda: funded.Transfer(ledger_pb2.TransferRequest(idempotency_key="bad", legs=legs))

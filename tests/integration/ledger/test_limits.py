@@ -8,19 +8,20 @@ import pytest
 import redis
 
 from services.ledger.core.accounts import AccountKind
-from services.ledger.core.commands import Deposit, OpenAccount
+from services.ledger.core.commands import Command, Deposit, OpenAccount
 from services.ledger.core.decide import decide
 from services.ledger.core.entries import MAX_CHIPS
+from services.ledger.core.events import Event
 from services.ledger.core.state import apply_all
 from services.ledger.redis_store import RedisLedgerStore
-from services.ledger.store import Commit, Committed, Stale
+from services.ledger.store import Commit, Committed, Snapshot, Stale
 
 pytestmark = pytest.mark.integration
 
 ALICE = "player:alice:CHIP"
 
 
-def _commit(store: RedisLedgerStore, command, key: str):
+def _commit(store: RedisLedgerStore, command: Command, key: str) -> tuple[Snapshot, list[Event]]:
     snapshot = store.load([ALICE, "external:world:CHIP"], [], key)
     events = decide(snapshot.state, command)
     return snapshot, events

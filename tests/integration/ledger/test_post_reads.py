@@ -68,7 +68,9 @@ def _balance(app: LedgerApplication, account: str) -> tuple[int, int]:
     return found.balance, found.held
 
 
-def test_a_post_of_a_reservation_this_ledger_opened_reads_once(redis_client, key_prefix):
+def test_a_post_of_a_reservation_this_ledger_opened_reads_once(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
     store = CountingStore(redis_client, namespace=key_prefix)
     app = LedgerApplication(store)
     account = _funded(app, "alice")
@@ -88,7 +90,7 @@ def test_a_post_of_a_reservation_this_ledger_opened_reads_once(redis_client, key
 
 def test_a_post_whose_remembered_accounts_no_longer_match_the_legs_posts_the_legs(
     redis_client: redis.Redis, key_prefix: str
-):
+) -> None:
     store = CountingStore(redis_client, namespace=key_prefix)
     first = LedgerApplication(store)
     alice = _funded(first, "alice")

@@ -76,7 +76,7 @@ def _void(app: LedgerApplication) -> None:
 
 def test_a_replayed_reserve_reads_its_status_in_the_same_round_trip(
     redis_client: redis.Redis, key_prefix: str
-):
+) -> None:
     store = RacedStore(redis_client, namespace=key_prefix)
     app = LedgerApplication(store)
     _funded(app)
@@ -90,7 +90,7 @@ def test_a_replayed_reserve_reads_its_status_in_the_same_round_trip(
 
 def test_a_reserve_that_loses_to_a_concurrent_duplicate_reports_the_status_now(
     redis_client: redis.Redis, key_prefix: str
-):
+) -> None:
     # Between this Reserve's read and its commit, the same Reserve commits in another process
     # and its hold is voided: the commit finds the key taken and gets the stored response,
     # which says PENDING. A caller relying on it would seat chips nobody holds.

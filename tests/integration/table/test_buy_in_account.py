@@ -30,7 +30,7 @@ def held(platform: Platform, account: str) -> tuple[int, int]:
     return balance.balance.balance, balance.balance.held
 
 
-def test_a_player_cannot_buy_in_with_someone_elses_account(platform: Platform):
+def test_a_player_cannot_buy_in_with_someone_elses_account(platform: Platform) -> None:
     table_id = create_table(platform, seats=2)
     platform.fund("alice", 400)
     mallory = platform.table("mallory")
@@ -49,7 +49,7 @@ def test_a_player_cannot_buy_in_with_someone_elses_account(platform: Platform):
     assert platform.balance(f"table:{table_id}:CHIP") == 0
 
 
-def test_a_player_may_name_their_own_account_and_a_bot_its_own(platform: Platform):
+def test_a_player_may_name_their_own_account_and_a_bot_its_own(platform: Platform) -> None:
     table_id = create_table(platform, seats=3, min_players_to_start=3)  # no hand: stacks stay
     platform.fund("alice", 400)
     platform.fund("bot-x", 400)
@@ -60,7 +60,7 @@ def test_a_player_may_name_their_own_account_and_a_bot_its_own(platform: Platfor
     assert platform.balance(f"table:{table_id}:CHIP") == 800
 
 
-def test_only_the_platforms_services_may_buy_in_from_another_account(platform: Platform):
+def test_only_the_platforms_services_may_buy_in_from_another_account(platform: Platform) -> None:
     # The ledger lets the platform's services move any chips; admins move none.
     table_id = create_table(platform, seats=2)
     platform.fund("house-bots", 800)

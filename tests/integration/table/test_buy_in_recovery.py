@@ -43,7 +43,7 @@ def join(platform: Platform, table_id: str, player: str, seat_no: int, key: str)
     )
 
 
-def test_a_retried_join_uses_the_reservation_its_crashed_attempt_left(platform: Platform):
+def test_a_retried_join_uses_the_reservation_its_crashed_attempt_left(platform: Platform) -> None:
     table_id = create_table(platform, seats=2)
     platform.fund("alice", 200)
     crashed_join(platform, table_id, "alice", "k1", 200)
@@ -57,7 +57,7 @@ def test_a_retried_join_uses_the_reservation_its_crashed_attempt_left(platform: 
 
 def test_a_retried_join_refused_for_a_taken_seat_voids_the_crashed_attempts_hold(
     platform: Platform,
-):
+) -> None:
     table_id = create_table(platform, seats=2)
     platform.fund("alice", 200)
     crashed_join(platform, table_id, "alice", "k1", 200)
@@ -68,7 +68,7 @@ def test_a_retried_join_refused_for_a_taken_seat_voids_the_crashed_attempts_hold
     assert held(platform, "alice") == (200, 0)  # nothing is held any more
 
 
-def test_a_retried_join_whose_hold_was_voided_seats_nobody(platform: Platform):
+def test_a_retried_join_whose_hold_was_voided_seats_nobody(platform: Platform) -> None:
     # The crashed attempt's hold is voided when its retry is refused (the seat was taken);
     # the seat frees, and the same key comes again: the ledger replays the Reserve with the
     # voided reservation's id. Seating on it would put 200 chips at the table that never
@@ -99,7 +99,7 @@ def test_a_retried_join_whose_hold_was_voided_seats_nobody(platform: Platform):
     assert held(platform, "alice") == (0, 0)
 
 
-def test_a_top_up_whose_hold_was_voided_adds_no_chips(platform: Platform):
+def test_a_top_up_whose_hold_was_voided_adds_no_chips(platform: Platform) -> None:
     table_id = create_table(platform, seats=2)
     alice = seat(platform, table_id, "alice", 0, 200)
     platform.fund("alice", 300)
@@ -131,7 +131,7 @@ def test_a_top_up_whose_hold_was_voided_adds_no_chips(platform: Platform):
     assert platform.balance(f"table:{table_id}:CHIP") == 500
 
 
-def test_a_join_key_whose_hold_was_posted_already_brings_no_chips_again(platform: Platform):
+def test_a_join_key_whose_hold_was_posted_already_brings_no_chips_again(platform: Platform) -> None:
     # A hold under the join's key that was posted (a join the table no longer remembers: it
     # keeps the last 512 command keys) must not seat anyone a second time on the same chips.
     table_id = create_table(platform, seats=2)

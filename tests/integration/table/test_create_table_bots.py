@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -31,7 +32,7 @@ class RecordingScheduler(NoScheduler):
 
 
 @pytest.fixture
-def recorded(redis_url: str, platform: Platform):
+def recorded(redis_url: str, platform: Platform) -> Iterator[tuple[Platform, RecordingScheduler]]:
     """A table-service instance on the platform's Redis and ledger whose scheduler records
     seat-bot triggers: (platform pointed at it, its scheduler)."""
     runtime = RuntimeSettings(service_name="table", address="127.0.0.1:0", auth_key=KEY)
@@ -61,8 +62,11 @@ def recorded(redis_url: str, platform: Platform):
     ids=["unknown policy", "difficulty above 1", "nan difficulty", "more bots than seats"],
 )
 def test_create_table_with_bots_that_could_never_sit_is_invalid_argument_and_creates_nothing(
-    recorded, bots: list[tuple[str, float]], seats: int, says: list[str]
-):
+    recorded: tuple[Platform, RecordingScheduler],
+    bots: list[tuple[str, float]],
+    seats: int,
+    says: list[str],
+) -> None:
     platform, scheduler = recorded
     table_id = f"t{uuid.uuid4().hex[:12]}"
     with pytest.raises(grpc.RpcError) as info:

@@ -34,7 +34,7 @@ def requests_of(redis_url: str, table_id: str) -> list[tuple[int, int, int, int]
 
 def test_other_commands_during_a_decision_leave_its_deadline_alone(
     platform: Platform, redis_url: str
-):
+) -> None:
     table_id = create_table(platform, seats=4, action_time_ms=30_000)
     players = {n: seat(platform, table_id, name, n, 200) for n, name in enumerate(("ann", "bo"))}
     first = view_of(players[0], table_id)

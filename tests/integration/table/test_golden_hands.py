@@ -120,7 +120,7 @@ def pokerkit_stacks(phh: str) -> list[int]:
 )
 def test_recorded_hand_reaches_the_recorded_stacks_and_exports_phh_pokerkit_replays(
     platform: Platform, record: str
-):
+) -> None:
     history = HandHistory.loads(record)
     n = len(history.starting_stacks)
     antes = list(history.antes)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -16,8 +17,8 @@ A = table_pb2
 
 
 def test_three_handed_hand_plays_to_showdown_and_settles_rake_in_the_ledger(
-    platform: Platform, tmp_path
-):
+    platform: Platform, tmp_path: Path
+) -> None:
     table_id = create_table(
         platform, seats=3, small_blind=5, big_blind=10, rake_basis_points=500, rake_cap=3
     )
@@ -95,8 +96,8 @@ def test_three_handed_hand_plays_to_showdown_and_settles_rake_in_the_ledger(
 
 
 def test_the_recorded_shuffle_reveal_passes_croupier_verify(
-    platform: Platform, tmp_path, redis_url
-):
+    platform: Platform, tmp_path: Path, redis_url: str
+) -> None:
     table_id = create_table(platform, seats=2)
     alice = seat(platform, table_id, "alice", 0, 200)
     seat(platform, table_id, "bob", 1, 200)

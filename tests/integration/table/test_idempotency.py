@@ -31,7 +31,9 @@ def stored_events(redis_url: str, table_id: str) -> list[object]:
         client.close()
 
 
-def test_a_retried_act_returns_the_first_result_and_acts_once(platform: Platform, redis_url):
+def test_a_retried_act_returns_the_first_result_and_acts_once(
+    platform: Platform, redis_url: str
+) -> None:
     table_id = create_table(platform, seats=2)
     alice = seat(platform, table_id, "alice", 0, 200)
     seat(platform, table_id, "bob", 1, 200)
@@ -48,8 +50,8 @@ def test_a_retried_act_returns_the_first_result_and_acts_once(platform: Platform
 
 
 def test_two_instances_serving_one_table_never_double_apply_a_command(
-    platform: Platform, redis_url
-):
+    platform: Platform, redis_url: str
+) -> None:
     """Every command goes to both instances at once with the same key; hands play on."""
     assert platform.start_instance is not None
     second = platform.start_instance()

@@ -9,7 +9,7 @@ from croupier.table.v1 import table_pb2
 from tests.integration.table.conftest import Platform, create_table, seat, view_of
 
 
-def test_join_top_up_and_leave_move_chips_through_the_ledger(platform: Platform):
+def test_join_top_up_and_leave_move_chips_through_the_ledger(platform: Platform) -> None:
     table_id = create_table(
         platform, seats=3, min_buy_in=50, max_buy_in=300, min_players_to_start=3
     )
@@ -38,7 +38,7 @@ def test_join_top_up_and_leave_move_chips_through_the_ledger(platform: Platform)
 
 def test_a_seat_taken_twice_keeps_the_first_player_and_releases_the_second_hold(
     platform: Platform,
-):
+) -> None:
     table_id = create_table(platform, seats=3, min_players_to_start=3)
     seat(platform, table_id, "alice", 0, 200)
     platform.fund("bob", 200)

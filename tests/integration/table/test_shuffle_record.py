@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -48,8 +49,8 @@ def play_to_showdown(
 
 
 def test_the_dealer_records_burns_hole_and_board_cards_under_their_own_purposes(
-    platform: Platform, redis_url
-):
+    platform: Platform, redis_url: str
+) -> None:
     table_id = create_table(platform, seats=2)
     stubs = {p: seat(platform, table_id, p, i, 200) for i, p in enumerate(("alice", "bob"))}
     play_to_showdown(platform, stubs, table_id)
@@ -73,8 +74,8 @@ def fold_current_hand(stubs: dict[str, table_pb2_grpc.TableServiceStub], table_i
 
 
 def test_a_players_entropy_reaches_the_next_hands_shuffle_and_the_hand_still_verifies(
-    platform: Platform, redis_url, tmp_path
-):
+    platform: Platform, redis_url: str, tmp_path: Path
+) -> None:
     table_id = create_table(platform, seats=2)
     stubs = {p: seat(platform, table_id, p, i, 200) for i, p in enumerate(("alice", "bob"))}
     # Hand 1 is dealt; hand 2's shuffle was announced with it, commitment first.

@@ -9,7 +9,7 @@ from tests.integration.table.conftest import Platform, act, create_table, seat, 
 A = table_pb2
 
 
-def test_spit_in_the_ocean_hand_with_a_draw_and_wild_sevens(platform: Platform):
+def test_spit_in_the_ocean_hand_with_a_draw_and_wild_sevens(platform: Platform) -> None:
     table_id = create_table(
         platform,
         game=A.GAME_SPIT_IN_THE_OCEAN,
@@ -83,7 +83,7 @@ def test_spit_in_the_ocean_hand_with_a_draw_and_wild_sevens(platform: Platform):
     assert "Dealt to seat 0 (carol): ?? ?? ?? ??" in own_history.text
 
 
-def test_the_evaluator_service_ranks_like_the_in_process_library(redis_url):
+def test_the_evaluator_service_ranks_like_the_in_process_library(redis_url: str) -> None:
     """The same port over gRPC: CROUPIER_TABLE_RANKER=evaluator gives the same values."""
     from services.evaluator.server import build as build_evaluator
     from services.evaluator.settings import EvaluatorSettings

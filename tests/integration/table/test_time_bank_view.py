@@ -13,6 +13,7 @@ import pytest
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.shared import auth
+from tests.integration.table.conftest import Platform
 
 from .conftest import act, create_table, passive_action, seat, view_of
 
@@ -33,7 +34,9 @@ def banks(view: table_pb2.TableView) -> dict[int, int]:
     return {s.seat: s.time_bank_ms for s in view.seats}
 
 
-def test_every_viewer_sees_each_seats_time_bank_and_when_a_deadline_is_a_bank_extension(platform):
+def test_every_viewer_sees_each_seats_time_bank_and_when_a_deadline_is_a_bank_extension(
+    platform: Platform,
+) -> None:
     table_id = create_table(
         platform, seats=2, action_time_ms=150, time_bank_ms=1000, time_bank_chunk_ms=300
     )
@@ -75,7 +78,9 @@ def test_every_viewer_sees_each_seats_time_bank_and_when_a_deadline_is_a_bank_ex
     assert banks(after) == {to_act: 700, other: 1000}  # a granted chunk is spent
 
 
-def test_the_view_lists_the_requested_bots_and_every_bot_that_ever_bought_in(platform):
+def test_the_view_lists_the_requested_bots_and_every_bot_that_ever_bought_in(
+    platform: Platform,
+) -> None:
     table_id = create_table(
         platform,
         seats=3,

@@ -9,7 +9,7 @@ from services.shared import auth
 from tests.integration.table.conftest import Platform, act, create_table, seat, view_of
 
 
-def test_hand_stuck_on_a_dead_dealer_is_voided_and_every_stake_returned(platform: Platform):
+def test_hand_stuck_on_a_dead_dealer_is_voided_and_every_stake_returned(platform: Platform) -> None:
     table_id = create_table(platform, seats=2)
     alice = seat(platform, table_id, "alice", 0, 200)
     bob = seat(platform, table_id, "bob", 1, 200)

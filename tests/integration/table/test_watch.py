@@ -83,7 +83,7 @@ def streamed_versions(redis_url: str, table_id: str, after: int, through: int) -
     ]
 
 
-def test_a_resumed_watch_continues_right_after_the_last_version_seen(platform: Platform):
+def test_a_resumed_watch_continues_right_after_the_last_version_seen(platform: Platform) -> None:
     table_id = create_table(platform, seats=2)
     alice = seat(platform, table_id, "alice", 0, 200)
     seat(platform, table_id, "bob", 1, 200)
@@ -112,7 +112,7 @@ def view_and_stub(platform: Platform, table_id: str) -> table_pb2_grpc.TableServ
     return platform.table({0: "alice", 1: "bob"}[view.to_act])
 
 
-def test_list_tables_names_the_table_with_its_players(platform: Platform):
+def test_list_tables_names_the_table_with_its_players(platform: Platform) -> None:
     table_id = create_table(platform, seats=4, min_players_to_start=3)
     seat(platform, table_id, "alice", 0, 200)
     response = platform.table("alice").ListTables(table_pb2.ListTablesRequest())
@@ -121,7 +121,7 @@ def test_list_tables_names_the_table_with_its_players(platform: Platform):
     assert listed[table_id].options.game == table_pb2.GAME_TEXAS_HOLDEM
 
 
-def test_a_player_who_sits_out_is_not_dealt_in(platform: Platform):
+def test_a_player_who_sits_out_is_not_dealt_in(platform: Platform) -> None:
     table_id = create_table(platform, seats=3, min_players_to_start=3)
     alice = seat(platform, table_id, "alice", 0, 200)
     alice.SitOut(table_pb2.SitOutRequest(table_id=table_id, idempotency_key="out"))
@@ -134,7 +134,7 @@ def test_a_player_who_sits_out_is_not_dealt_in(platform: Platform):
     assert {s.seat for s in view.seats if s.in_hand} == {0, 1, 2}
 
 
-def test_an_action_request_carries_what_the_seat_to_act_may_do(platform: Platform):
+def test_an_action_request_carries_what_the_seat_to_act_may_do(platform: Platform) -> None:
     table_id = create_table(platform, seats=2)
     alice = seat(platform, table_id, "alice", 0, 200)
     seat(platform, table_id, "bob", 1, 200)
@@ -162,7 +162,9 @@ def test_an_action_request_carries_what_the_seat_to_act_may_do(platform: Platfor
 
 
 @pytest.mark.parametrize("batch", [False, True], ids=["one-per-message", "batched"])
-def test_watchers_on_either_instance_see_every_event_once_in_order(platform: Platform, batch: bool):
+def test_watchers_on_either_instance_see_every_event_once_in_order(
+    platform: Platform, batch: bool
+) -> None:
     """Instance one publishes its own appends locally; instance two learns them from Redis.
     Commands alternate between the instances, so each stream mixes both paths."""
     assert platform.start_instance is not None
@@ -206,7 +208,7 @@ def test_watchers_on_either_instance_see_every_event_once_in_order(platform: Pla
 
 def test_batched_and_unbatched_watchers_see_the_same_events_in_the_same_order(
     platform: Platform, redis_url: str
-):
+) -> None:
     table_id = create_table(platform, seats=2)
     players = {"a": seat(platform, table_id, "a", 0, 200)}
     viewers = {"a": players["a"], "spectator": platform.table("spectator")}
@@ -255,7 +257,9 @@ def test_batched_and_unbatched_watchers_see_the_same_events_in_the_same_order(
     assert all(len(messages) == 1 for messages in messages_of_append.values())
 
 
-def test_a_batched_watch_resumes_right_after_the_version_given(platform: Platform, redis_url: str):
+def test_a_batched_watch_resumes_right_after_the_version_given(
+    platform: Platform, redis_url: str
+) -> None:
     table_id = create_table(platform, seats=2)
     players = {"alice": seat(platform, table_id, "alice", 0, 200)}
     players["bob"] = seat(platform, table_id, "bob", 1, 200)

@@ -23,6 +23,7 @@ from services.shared.channels import connect
 from services.table.ports import NoScheduler
 from services.workers.bot_chips import issue_key, return_key
 from services.workers.bot_seats import GrpcBotSeater, SeatLost, SeatOutcome, seated_bot_id
+from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY, Platform, create_table, seat, view_of
 
 from .table_stack import table_stack
@@ -39,7 +40,7 @@ class JoinFirst(grpc.UnaryUnaryClientInterceptor):
     """Runs `before` (once) right before the next JoinTable goes out on this channel."""
 
     def __init__(self) -> None:
-        self.before: Callable[[], None] | None = None
+        self.before: Callable[[], object] | None = None  # its result is not used
 
     def intercept_unary_unary(
         self,
@@ -54,7 +55,7 @@ class JoinFirst(grpc.UnaryUnaryClientInterceptor):
 
 
 @pytest.fixture(scope="module")
-def platform(redis_server) -> Iterator[Platform]:
+def platform(redis_server: RedisServer) -> Iterator[Platform]:
     with table_stack(
         redis_server.url, f"ledger-bot-chips-{uuid.uuid4().hex[:6]}", NoScheduler()
     ) as p:
@@ -89,8 +90,8 @@ def two_seat_table_with_a_sitting_out_human(platform: Platform) -> tuple[str, st
 
 
 def test_a_bot_that_loses_its_seat_returns_its_chips_once_and_sits_when_a_seat_frees(
-    platform, seater
-):
+    platform: Platform, seater: tuple[GrpcBotSeater, JoinFirst]
+) -> None:
     seater_, hook = seater
     table_id, _ = two_seat_table_with_a_sitting_out_human(platform)
     bot = seated_bot_id(table_id, 0, "random", 0.0)
@@ -131,8 +132,8 @@ def test_a_bot_that_loses_its_seat_returns_its_chips_once_and_sits_when_a_seat_f
 
 
 def test_chips_a_crashed_try_left_out_are_returned_once_however_often_the_task_gives_up(
-    platform, seater
-):
+    platform: Platform, seater: tuple[GrpcBotSeater, JoinFirst]
+) -> None:
     seater_, _ = seater
     table_id, _ = two_seat_table_with_a_sitting_out_human(platform)
     bot = seated_bot_id(table_id, 0, "tight", 0.5)
@@ -150,7 +151,9 @@ def test_chips_a_crashed_try_left_out_are_returned_once_however_often_the_task_g
     ]
 
 
-def test_giving_up_before_any_account_was_opened_opens_none(platform, seater):
+def test_giving_up_before_any_account_was_opened_opens_none(
+    platform: Platform, seater: tuple[GrpcBotSeater, JoinFirst]
+) -> None:
     # Every try failed before the bot's account was opened (the ledger was down): giving up
     # reads the account, finds none, and leaves none behind (no empty account per bot).
     seater_, _ = seater
@@ -162,7 +165,9 @@ def test_giving_up_before_any_account_was_opened_opens_none(platform, seater):
     assert missing.value.code() is grpc.StatusCode.NOT_FOUND
 
 
-def test_a_try_after_a_crash_joins_with_the_chips_already_issued_not_new_ones(platform, seater):
+def test_a_try_after_a_crash_joins_with_the_chips_already_issued_not_new_ones(
+    platform: Platform, seater: tuple[GrpcBotSeater, JoinFirst]
+) -> None:
     seater_, _ = seater
     table_id, _ = two_seat_table_with_a_sitting_out_human(platform)
     bot = seated_bot_id(table_id, 0, "equity", 0.25)

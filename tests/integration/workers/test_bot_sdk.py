@@ -4,16 +4,18 @@ the table refuses as ABORTED (it moved first) decides again on the view as it is
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 import uuid
+from typing import TypedDict, Unpack
 
 import grpc
 import pytest
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.bots.betting import call_or_check
-from services.bots.sdk import BotClient
+from services.bots.sdk import BotClient, Decide
 from services.bots.view import BotAction, BotView, Kind
 from services.shared import auth
 from services.table.ports import NoScheduler
@@ -24,7 +26,7 @@ from .table_stack import seat_bot, table_stack
 pytestmark = pytest.mark.integration
 
 
-def test_sdk_bots_play_and_resume_after_the_table_server_restarts(redis_url):
+def test_sdk_bots_play_and_resume_after_the_table_server_restarts(redis_url: str) -> None:
     with table_stack(redis_url, f"ledger-sdk-{uuid.uuid4().hex[:6]}", NoScheduler()) as platform:
         table_id = create_table(platform, seats=2)
         errors: list[BaseException] = []
@@ -66,7 +68,9 @@ def test_sdk_bots_play_and_resume_after_the_table_server_restarts(redis_url):
                 client.close()
 
 
-def test_after_the_table_moves_under_a_decision_decide_gets_the_new_table_view(redis_url):
+def test_after_the_table_moves_under_a_decision_decide_gets_the_new_table_view(
+    redis_url: str,
+) -> None:
     with table_stack(redis_url, f"ledger-sdk-{uuid.uuid4().hex[:6]}", NoScheduler()) as platform:
         # No scheduler: only this test times a decision out (ApplyTimeout, as the workers do).
         table_id = create_table(
@@ -135,13 +139,21 @@ def test_after_the_table_moves_under_a_decision_decide_gets_the_new_table_view(r
                 client.close()
 
 
+class _PlayOptions(TypedDict, total=False):
+    """BotClient.play's keyword arguments."""
+
+    stop: threading.Event | None
+    max_backoff: float
+    rng: random.Random | None
+
+
 class _Deciding:
     """A client whose `play` always uses one `decide` (so `_play` runs it like the others)."""
 
-    def __init__(self, client: BotClient, decide) -> None:
+    def __init__(self, client: BotClient, decide: Decide) -> None:
         self._client, self._decide = client, decide
 
-    def play(self, table_id: str, _ignored, **options) -> None:
+    def play(self, table_id: str, _ignored: Decide, **options: Unpack[_PlayOptions]) -> None:
         self._client.play(table_id, self._decide, **options)
 
 
@@ -152,7 +164,7 @@ def _call_everything(view: BotView, table: table_pb2.TableView) -> BotAction:
 
 
 def _play(
-    client: BotClient, table_id: str, stop: threading.Event, errors: list[BaseException]
+    client: BotClient | _Deciding, table_id: str, stop: threading.Event, errors: list[BaseException]
 ) -> None:
     try:
         client.play(table_id, _call_everything, stop=stop, max_backoff=0.5)

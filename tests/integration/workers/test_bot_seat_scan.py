@@ -19,6 +19,7 @@ from services.table.ports import NoScheduler
 from services.workers.bot_seat_scan import GrpcPendingBotSeats
 from services.workers.bot_seats import GrpcBotSeater, SeatOutcome
 from services.workers.ports import BotSeatRequest
+from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY, Platform, create_table
 
 from .table_stack import table_stack
@@ -47,12 +48,12 @@ class CountViews(grpc.UnaryUnaryClientInterceptor):
 
 
 @pytest.fixture(scope="module")
-def platform(redis_server) -> Iterator[Platform]:
+def platform(redis_server: RedisServer) -> Iterator[Platform]:
     with table_stack(redis_server.url, f"ledger-scan-{uuid.uuid4().hex[:6]}", NoScheduler()) as p:
         yield p
 
 
-def test_tables_whose_requested_bots_all_bought_in_are_not_read_again(platform):
+def test_tables_whose_requested_bots_all_bought_in_are_not_read_again(platform: Platform) -> None:
     service = auth.issue_token(KEY, "workers", auth.Role.SERVICE, 600)
     counter = CountViews()
     channel = grpc.intercept_channel(connect(f"127.0.0.1:{platform.port}", service), counter)

@@ -24,7 +24,7 @@ from .table_stack import seat_bot, table_stack
 pytestmark = pytest.mark.integration
 
 
-def test_a_turn_that_loses_every_attempt_to_other_writes_is_busy_not_stale(redis_url):
+def test_a_turn_that_loses_every_attempt_to_other_writes_is_busy_not_stale(redis_url: str) -> None:
     with table_stack(redis_url, f"ledger-busy-{uuid.uuid4().hex[:6]}", NoScheduler()) as platform:
         table_id = create_table(platform, seats=3)
         names = [f"busy-bot-{seat_no}-{uuid.uuid4().hex[:6]}" for seat_no in range(3)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -104,8 +105,8 @@ def wait_for(condition: Callable[[], bool], timeout: float) -> bool:
 
 
 def test_a_player_who_does_not_act_is_timed_out_at_the_deadline_never_early(
-    table, worker, scheduler
-):
+    table: RecordingTable, worker: WorkerProcess, scheduler: CeleryScheduler
+) -> None:
     start = time.time() + 0.6
     decisions = [(f"t1-{n}", 1, 1) for n in range(20)]  # a table waits for one decision
     dues = {d: round(start + i * 0.03, 3) for i, d in enumerate(decisions)}
@@ -125,7 +126,9 @@ def test_a_player_who_does_not_act_is_timed_out_at_the_deadline_never_early(
     assert len(by_own_trigger) >= len(decisions) // 2
 
 
-def test_a_trigger_delivered_several_times_changes_the_table_once(table, worker, scheduler):
+def test_a_trigger_delivered_several_times_changes_the_table_once(
+    table: RecordingTable, worker: WorkerProcess, scheduler: CeleryScheduler
+) -> None:
     decision = ("t2", 4, 7)
     due = time.time() + 0.5
     for _ in range(3):
@@ -135,7 +138,9 @@ def test_a_trigger_delivered_several_times_changes_the_table_once(table, worker,
     assert len(table.applications_of(decision)) == 1
 
 
-def test_a_player_acting_10_ms_before_the_deadline_is_never_timed_out(table, worker, scheduler):
+def test_a_player_acting_10_ms_before_the_deadline_is_never_timed_out(
+    table: RecordingTable, worker: WorkerProcess, scheduler: CeleryScheduler
+) -> None:
     # Each player acts 10 ms before its deadline. On a loaded machine the acting thread may
     # wake after the deadline; such an act proves nothing about early timeouts, so rounds go
     # on until IN_TIME_NEEDED acts reached the table before their deadlines.
@@ -184,8 +189,13 @@ def _acts_before_the_deadline(
 
 
 def test_timeouts_survive_kill_9_of_the_worker_within_the_sweeper_bound(
-    table, worker, worker_env, scheduler, settings, tmp_path
-):
+    table: RecordingTable,
+    worker: WorkerProcess,
+    worker_env: dict[str, str],
+    scheduler: CeleryScheduler,
+    settings: WorkerSettings,
+    tmp_path: Path,
+) -> None:
     worker.stop()  # this test runs its own workers (and runs last in the module)
     first = WorkerProcess(worker_env, tmp_path / "first.log").start()
     due = time.time() + 1.5

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import redis
 
 from services.workers.bot_turns import BotMoveOutcome, BotTurn, TurnClaims, play_once
 from services.workers.deadline_index import RedisDeadlineIndex
@@ -11,7 +12,9 @@ from services.workers.ports import BotSeatRequest
 from services.workers.seat_give_ups import RECORD_TTL_S, RedisSeatGiveUps, backoff
 
 
-def test_index_returns_due_deadlines_in_order_and_moves_extended_ones(redis_client, key_prefix):
+def test_index_returns_due_deadlines_in_order_and_moves_extended_ones(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
     index = RedisDeadlineIndex(redis_client, key=f"{key_prefix}:deadlines")
     late = Deadline("t", 1, 2, 105.0)
     early = Deadline("t", 1, 1, 101.5)
@@ -29,7 +32,9 @@ def test_index_returns_due_deadlines_in_order_and_moves_extended_ones(redis_clie
     assert not index.contains(extended)
 
 
-def test_a_turn_is_played_once_however_often_it_is_delivered(redis_client, key_prefix):
+def test_a_turn_is_played_once_however_often_it_is_delivered(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
     claims = TurnClaims(redis_client, prefix=f"{key_prefix}:bot")
     turn = BotTurn("t", 3, 4, seat=2, bot_id="bot-1", policy="random")
     plays: list[BotTurn] = []
@@ -44,7 +49,7 @@ def test_a_turn_is_played_once_however_often_it_is_delivered(redis_client, key_p
     assert plays == [turn]
 
 
-def test_a_failed_turn_can_be_retried(redis_client, key_prefix):
+def test_a_failed_turn_can_be_retried(redis_client: redis.Redis, key_prefix: str) -> None:
     claims = TurnClaims(redis_client, prefix=f"{key_prefix}:bot")
     turn = BotTurn("t", 3, 5, seat=2, bot_id="bot-1", policy="random")
 
@@ -62,7 +67,9 @@ def test_a_failed_turn_can_be_retried(redis_client, key_prefix):
     assert play_once(turn, claims=claims, player=Flaky()) is BotMoveOutcome.ACTED
 
 
-def test_arming_a_tables_next_decision_forgets_its_previous_one(redis_client, key_prefix):
+def test_arming_a_tables_next_decision_forgets_its_previous_one(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
     index = RedisDeadlineIndex(redis_client, key=f"{key_prefix}:deadlines")
     first, second, other = (
         Deadline("t", 1, 1, 10.0),
@@ -75,7 +82,9 @@ def test_arming_a_tables_next_decision_forgets_its_previous_one(redis_client, ke
     assert index.due(now=100.0, limit=10) == [other, second]
 
 
-def test_seat_give_ups_back_off_per_bot_and_a_seated_bot_is_forgotten(redis_client, key_prefix):
+def test_seat_give_ups_back_off_per_bot_and_a_seated_bot_is_forgotten(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
     give_ups = RedisSeatGiveUps(redis_client, prefix=f"{key_prefix}:give-ups")
     stuck = BotSeatRequest("t1", 0, "random", 0.0)
     other = BotSeatRequest("t1", 1, "tight", 0.5)

@@ -121,7 +121,9 @@ def kind(event: events_pb2.TableEvent) -> str | None:
     return event.WhichOneof("event")
 
 
-def test_a_player_who_does_not_act_is_folded_then_checked_at_the_deadline(platform, worker):
+def test_a_player_who_does_not_act_is_folded_then_checked_at_the_deadline(
+    platform: StackPlatform, worker: WorkerProcess
+) -> None:
     table_id, stubs = heads_up_table(platform, action_time_ms=700)
     house = platform.table("house", auth.Role.ADMIN)
     view = view_of(house, table_id)
@@ -152,7 +154,9 @@ def test_a_player_who_does_not_act_is_folded_then_checked_at_the_deadline(platfo
     assert kind(default) == "action_taken" and default.action_taken.action == "check"
 
 
-def test_a_player_acting_10_ms_before_the_deadline_is_never_also_timed_out(platform, worker):
+def test_a_player_acting_10_ms_before_the_deadline_is_never_also_timed_out(
+    platform: StackPlatform, worker: WorkerProcess
+) -> None:
     table_id, stubs = heads_up_table(platform, action_time_ms=600)
     house = platform.table("house", auth.Role.ADMIN)
     first_version = view_of(house, table_id).version
@@ -176,8 +180,11 @@ def test_a_player_acting_10_ms_before_the_deadline_is_never_also_timed_out(platf
 
 
 def test_a_timeout_task_delivered_several_times_changes_the_table_once(
-    platform, worker, scheduler, settings
-):
+    platform: StackPlatform,
+    worker: WorkerProcess,
+    scheduler: CeleryScheduler,
+    settings: WorkerSettings,
+) -> None:
     table_id, _ = heads_up_table(platform, action_time_ms=800)
     house = platform.table("house", auth.Role.ADMIN)
     view = view_of(house, table_id)
@@ -197,7 +204,9 @@ def _first_version_of_next_hand(events: Sequence[events_pb2.TableEvent]) -> int:
     return starts[0] if starts else 1 << 62
 
 
-def test_bots_play_hands_through_the_table_service_without_an_illegal_action(platform, worker):
+def test_bots_play_hands_through_the_table_service_without_an_illegal_action(
+    platform: StackPlatform, worker: WorkerProcess
+) -> None:
     table_id = create_table(platform, seats=3, action_time_ms=30_000)
     bots = [bot_id(policy, uuid.uuid4().hex[:6], 0.0) for policy in ("equity", "tight", "random")]
     for seat_no, bot in enumerate(bots):
@@ -214,7 +223,9 @@ def test_bots_play_hands_through_the_table_service_without_an_illegal_action(pla
     assert in_play == 600  # no rake at this table: every chip is still on it
 
 
-def test_simulate_full_stack_plays_bots_and_checks_chips_against_the_ledger(platform, worker):
+def test_simulate_full_stack_plays_bots_and_checks_chips_against_the_ledger(
+    platform: StackPlatform, worker: WorkerProcess
+) -> None:
     spec = SimulationSpec(
         game="nlhe", hands=5, seats=3, bots=("equity", "tight", "random"), difficulty=0.0
     )
@@ -230,8 +241,8 @@ def test_simulate_full_stack_plays_bots_and_checks_chips_against_the_ledger(plat
 
 
 def test_a_lost_deadline_index_is_rebuilt_from_the_tables_and_the_timeout_still_fires(
-    platform, worker, settings
-):
+    platform: StackPlatform, worker: WorkerProcess, settings: WorkerSettings
+) -> None:
     table_id, _ = heads_up_table(platform, action_time_ms=500)
     house = platform.table("house", auth.Role.ADMIN)
     view = view_of(house, table_id)
@@ -248,7 +259,9 @@ def test_a_lost_deadline_index_is_rebuilt_from_the_tables_and_the_timeout_still_
     assert 0 <= late_ms <= bound_ms
 
 
-def test_the_time_bank_extends_a_deadline_until_exhausted_then_refills_every_hand(platform, worker):
+def test_the_time_bank_extends_a_deadline_until_exhausted_then_refills_every_hand(
+    platform: StackPlatform, worker: WorkerProcess
+) -> None:
     table_id = create_table(
         platform,
         seats=2,
@@ -291,7 +304,9 @@ def test_the_time_bank_extends_a_deadline_until_exhausted_then_refills_every_han
     assert [(r.seat, r.added_ms, r.remaining_ms, r.hand) for r in refills] == [(idle, 150, 150, 2)]
 
 
-def test_bots_requested_at_create_table_are_seated_by_the_workers_and_play(platform, worker):
+def test_bots_requested_at_create_table_are_seated_by_the_workers_and_play(
+    platform: StackPlatform, worker: WorkerProcess
+) -> None:
     table_id = create_table(
         platform,
         seats=3,
