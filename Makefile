@@ -59,7 +59,7 @@ test-e2e: protos engine
 lint: protos proto-lint
 	$(BIN)/ruff check services tests bench tools
 	$(BIN)/ruff format --check services tests bench tools
-	$(BIN)/mypy services tools bench
+	$(BIN)/mypy services tools bench tests
 
 # buf (from the npm registry) when node is available; the same conventions are also
 # checked in Python by tests/unit/protos, which `make test` always runs.
