@@ -40,6 +40,10 @@ caller, as bench_table's client; every call carries the same bearer token, which
   ACTS_PER_HAND (floor_hands_per_s) is the most hands/s any table service built on this
   protocol (one unary Act, one append, one stream message per Act) can reach on this machine,
   the "ceiling of Python gRPC plus Redis" the issue's target is set against.
+* ``stream-act+append+watch``: the same, but each table's player sends its Acts as messages on
+  one long-lived bidirectional Play stream and the server answers each with one message on
+  it (instead of a unary call per Act): what the plumbing floor would be if the table's API
+  took Acts on a stream.
 
 Each row: `warm_up_s` of load, then a measured window of `seconds`. Rows run in rounds; in
 each round every workload runs against every variant, the variants' order reversed every
@@ -87,6 +91,7 @@ SERVICE = "croupier.bench.Load"
 ECHO = f"/{SERVICE}/Echo"
 ACT = f"/{SERVICE}/Act"
 WATCH = f"/{SERVICE}/Watch"
+PLAY = f"/{SERVICE}/Play"
 VARIANTS = ("sync", "sync+croupier", "aio", "aio+to_thread")
 # (workload, concurrency) per row of a round.
 ROWS = (
@@ -97,6 +102,8 @@ ROWS = (
     ("act+watch+work", 10),
     ("act+append+watch", 10),
     ("act+append+watch", 100),
+    ("stream-act+append+watch", 10),
+    ("stream-act+append+watch", 100),
 )
 # The table's mean Acts per six-handed no-limit hand (bench_table.ACTS_PER_HAND): turns the
 # act+append+watch rows' Acts/s into the hands/s that plumbing alone would allow.
@@ -273,6 +280,10 @@ class SyncLoad:
                 sent = table.version
             yield event_for(sent)
 
+    def play(self, requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
+        for request in requests:
+            yield self.act(request, context)
+
     def register(self, server: grpc.Server) -> None:
         handler = grpc.method_handlers_generic_handler(
             SERVICE,
@@ -280,6 +291,7 @@ class SyncLoad:
                 "Echo": grpc.unary_unary_rpc_method_handler(self.echo),
                 "Act": grpc.unary_unary_rpc_method_handler(self.act),
                 "Watch": grpc.unary_stream_rpc_method_handler(self.watch),
+                "Play": grpc.stream_stream_rpc_method_handler(self.play),
             },
         )
         server.add_generic_rpc_handlers((handler,))
@@ -340,11 +352,18 @@ class AioLoad:
                 sent = table.version
             yield event_for(sent)
 
+    async def play(
+        self, requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext[bytes, bytes]
+    ) -> AsyncIterator[bytes]:
+        async for request in requests:
+            yield await self.act(request, context)
+
     def handler(self) -> grpc.GenericRpcHandler:
         methods: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
             "Echo": grpc.unary_unary_rpc_method_handler(self.echo),
             "Act": grpc.unary_unary_rpc_method_handler(self.act),
             "Watch": grpc.unary_stream_rpc_method_handler(self.watch),
+            "Play": grpc.stream_stream_rpc_method_handler(self.play),
         }
         return grpc.method_handlers_generic_handler(SERVICE, methods)
 
@@ -477,12 +496,25 @@ async def _table(
     tally: Tally,
     work: bool,
     append: bool,
+    streamed: bool,
 ) -> None:
     """One table: its watcher's stream, and a player who Acts once the previous Act's
-    message has arrived."""
+    message has arrived (`streamed`: each Act a message on the player's Play stream, answered
+    by one on it, instead of a unary call)."""
     request = request_for(n, work, append)
-    act: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(ACT)
+    unary: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(ACT)
     watch: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(WATCH)
+    plays: grpc.aio.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(PLAY)
+    play = plays(metadata=metadata) if streamed else None
+
+    async def act() -> None:
+        if play is None:
+            await unary(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
+            return
+        await play.write(request)
+        if await asyncio.wait_for(play.read(), CALL_TIMEOUT_S) is grpc.aio.EOF:
+            raise RuntimeError("the Play stream ended")
+
     stream = watch(request, metadata=metadata)
     arrived = asyncio.Event()
     latest = [0]  # the table's version as the stream last told it (read as a client would)
@@ -499,8 +531,8 @@ async def _table(
             arrived.clear()
             started = time.perf_counter()
             try:
-                await act(request, metadata=metadata, timeout=CALL_TIMEOUT_S)
-            except grpc.aio.AioRpcError:
+                await act()
+            except (grpc.aio.AioRpcError, RuntimeError, TimeoutError):
                 tally.errors += 1
                 await asyncio.sleep(0.01)
                 continue
@@ -513,6 +545,8 @@ async def _table(
             tally.done.append((ended, ended - started))
     finally:
         stream.cancel()
+        if play is not None:
+            play.cancel()
         reader.cancel()
         await asyncio.gather(reader, return_exceptions=True)
 
@@ -548,7 +582,8 @@ async def _measure(
                 metadata,
                 tally,
                 work=workload == "act+watch+work",
-                append=workload == "act+append+watch",
+                append=workload.endswith("act+append+watch"),
+                streamed=workload.startswith("stream-"),
             )
         )
         for n, channel in enumerate(channels)
@@ -607,7 +642,7 @@ def _floor_hands(rows: list[dict[str, object]]) -> None:
     players' decisions on the same two cores."""
     for row in rows:
         rate = row["calls_per_s"]
-        append = row["workload"] == "act+append+watch" and isinstance(rate, float)
+        append = str(row["workload"]).endswith("act+append+watch") and isinstance(rate, float)
         row["floor_hands_per_s"] = rate / ACTS_PER_HAND if append else "-"  # type: ignore[operator]
 
 
