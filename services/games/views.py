@@ -8,7 +8,7 @@ unshown hands stay hidden.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from services.games.cardtext import Card
 from services.games.events import (
@@ -118,14 +118,16 @@ def redact(event: Event, viewer: Viewer) -> Event:
     if isinstance(event, CardsDealt):
         burned = (HIDDEN,) * len(event.burned)
         if event.face_up or event.seat is None or event.seat == viewer:
-            return replace(event, burned=burned) if event.burned else event
-        return replace(event, cards=(HIDDEN,) * len(event.cards), burned=burned)
+            if not event.burned:
+                return event
+            return CardsDealt(event.seat, event.cards, event.face_up, burned)
+        return CardsDealt(event.seat, (HIDDEN,) * len(event.cards), event.face_up, burned)
     if isinstance(event, CardsDiscarded):
         if event.face_up or event.seat == viewer:
             return event
-        return replace(event, cards=(HIDDEN,) * len(event.cards))
+        return CardsDiscarded(event.seat, (HIDDEN,) * len(event.cards), event.face_up)
     if isinstance(event, DiscardsReshuffled):
-        return replace(event, cards=(HIDDEN,) * len(event.cards))
+        return DiscardsReshuffled((HIDDEN,) * len(event.cards))
     if isinstance(event, HandsRanked):
-        return replace(event, ranks=tuple((s, r) for s, r in event.ranks if s == viewer))
+        return HandsRanked(tuple([(s, r) for s, r in event.ranks if s == viewer]), event.board)
     return event

@@ -1,11 +1,13 @@
-"""The one mapping between the engine's events (frozen dataclasses) and their protobuf form.
+"""The one mapping between the engine's events (immutable records) and their protobuf form.
 
 Every engine event class `services.games.events.X` is stored as `croupier.table.v1.X` with the
 same field names, so the mapping is structural: scalars copy, `tuple[...]` becomes a repeated
-field, nested dataclasses become nested messages, a `tuple[int, SeatRank]` pair becomes a
+field, nested records become nested messages, a `tuple[int, SeatRank]` pair becomes a
 message whose fields are taken in field-number order, `X | None` uses proto3 presence, enums
-travel as their string value and a `GameDefinition` as its catalog name. Encoding refuses a
-dataclass field the message lacks (a test round-trips every event type), so the stream alone
+travel as their string value and a `GameDefinition` as its catalog name. A record's fields
+are those of an engine event class's `FIELDS` (services/games/events.py: the compiled classes
+keep no annotations) or a dataclass's (game definitions, hand ranks). Encoding refuses a
+field the message lacks (a test round-trips every event type), so the stream alone
 always replays the table.
 
 The table service's own events (ledger, dealer, deadline records) are protobuf messages
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import sys
 import types
 import typing
 from collections.abc import Callable
@@ -121,15 +124,29 @@ def _fill_plan(cls: Any, descriptor: Descriptor) -> tuple[tuple[str, Setter], ..
         return (("", set_items),)
     plan = []
     fields_by_name = descriptor.fields_by_name
-    for field in dataclasses.fields(cls):
-        field_descriptor = fields_by_name.get(field.name)
+    for name in _field_names(cls):
+        field_descriptor = fields_by_name.get(name)
         if field_descriptor is None:
             raise CodecError(
-                f"{descriptor.full_name} lacks field {field.name!r} of "
+                f"{descriptor.full_name} lacks field {name!r} of "
                 f"{cls.__name__}: add it to events.proto"
             )
-        plan.append((field.name, _setter(field_descriptor)))
+        plan.append((name, _setter(field_descriptor)))
     return tuple(plan)
+
+
+def _field_names(cls: Any) -> tuple[str, ...]:
+    """A record's fields: an engine event class's `FIELDS`, else the dataclass fields."""
+    fields = getattr(cls, "FIELDS", None)
+    if fields is not None:
+        return tuple(name for name, _ in fields)
+    return tuple(field.name for field in dataclasses.fields(cls))
+
+
+def _is_record(hint: Any) -> bool:
+    return isinstance(hint, type) and (
+        dataclasses.is_dataclass(hint) or getattr(hint, "FIELDS", None) is not None
+    )
 
 
 def _setter(descriptor: FieldDescriptor) -> Setter:
@@ -182,7 +199,13 @@ def _scalar(value: object) -> object:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    fields = getattr(cls, "FIELDS", None)
+    if fields is None:
+        return typing.get_type_hints(cls)
+    # An engine event class (compiled, no annotations): its `FIELDS` annotations, evaluated
+    # in its module as `get_type_hints` evaluates string annotations.
+    holder = types.SimpleNamespace(__annotations__=dict(fields))
+    return typing.get_type_hints(holder, vars(sys.modules[cls.__module__]))
 
 
 def _build(cls: type, message: Message) -> object:
@@ -199,11 +222,11 @@ def _plan(cls: type, descriptor: Descriptor) -> tuple[tuple[str, Reader], ...]:
     hints = _hints(cls)
     fields_by_name = descriptor.fields_by_name
     plan = []
-    for field in dataclasses.fields(cls):
-        field_descriptor = fields_by_name.get(field.name)
+    for name in _field_names(cls):
+        field_descriptor = fields_by_name.get(name)
         if field_descriptor is None:
-            continue  # the dataclass default applies
-        plan.append((field.name, _reader(field_descriptor, hints[field.name])))
+            continue  # the constructor's default applies
+        plan.append((name, _reader(field_descriptor, hints[name])))
     return tuple(plan)
 
 
@@ -247,7 +270,7 @@ def _converter(hint: Any) -> Callable[[Any], object]:
         return typing.cast(Callable[[Any], object], hint)
     if hint is GameDefinition:
         return _game
-    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+    if _is_record(hint):
         cls = hint
         return lambda raw: _build(cls, raw)
     if typing.get_origin(hint) is tuple:  # fixed pair from a message, fields in number order

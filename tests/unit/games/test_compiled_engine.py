@@ -59,7 +59,7 @@ def test_the_source_only_import_really_bypasses_compiled_modules():
 def _package(root: Path) -> Path:
     package = root / "services" / "games"
     package.mkdir(parents=True)
-    for name in ("rules.py", "reducer.py", "events.py"):  # events.py stays interpreted
+    for name in ("rules.py", "reducer.py", "definitions.py"):  # definitions.py stays interpreted
         (package / name).write_text("")
     return package
 
@@ -80,12 +80,12 @@ def test_a_source_changed_after_the_build_is_stale_interpreted_ones_included(tmp
         built.write_text("")
         _age(source, 60)
         _age(built, 30)
-    _age(package / "events.py", 60)
+    _age(package / "definitions.py", 60)
     assert build_engine.stale_modules(package) == []
     _age(package / "reducer.py", 0)
-    _age(package / "events.py", 0)
+    _age(package / "definitions.py", 0)
     assert build_engine.stale_modules(package) == [
-        "services/games/events.py",
+        "services/games/definitions.py",
         "services/games/reducer.py",
     ]
 

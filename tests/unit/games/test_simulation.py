@@ -109,13 +109,16 @@ def check_privacy(state: TableState) -> None:
 
 
 def cards_in(value: object) -> set[str]:
-    """Every card string anywhere inside an event (dataclass fields, tuples, nested)."""
+    """Every card string anywhere inside an event (its fields, tuples, nested records)."""
     if isinstance(value, str):
         return {value} if value in FULL_DECK else set()
     if isinstance(value, tuple | list):
         return set().union(*(cards_in(v) for v in value)) if value else set()
+    names = [name for name, _ in getattr(type(value), "FIELDS", ())]  # engine event classes
     if is_dataclass(value):
-        return set().union(*(cards_in(getattr(value, f.name)) for f in fields(value)))
+        names = [f.name for f in fields(value)]
+    if names:
+        return set().union(*(cards_in(getattr(value, name)) for name in names))
     return set()
 
 
