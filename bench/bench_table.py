@@ -41,19 +41,23 @@ Two kinds of rows:
   fifth of it (15 and 30 hands/s; fixed before measuring), and the target again against two
   table instances.
 
+Streamed rows (`--stream`; acts_over = "stream"): each player sends its Acts as messages on
+its own bidirectional Play stream (opened at its first Act, answered in order on it) instead
+of one Act call each; everything else is the same. The full run has them at 10 and 100
+tables saturated and at 100 tables offering the target.
+
 Columns: table_instances (table-service processes; tables are sharded over them, table n on
 instance n % instances), tables, watchers_per_table (1: the spectator; 7: the six players keep
-their own streams open too, as real clients do), players, offered_hands_per_s ("-" when
-saturated), seconds (the window), hands (finished by all tables in the window), hands_per_s,
-acts (Acts answered in the window), acts_per_s, acts_per_hand, act_to_event p50/p99/mean in
-ms over the window's Acts (Act sent -> the event at the version the Act returned arrives on
-the spectator's stream; client-side delays included), client_lag_p99_ms (how late the
-client's event loop ran a 10 ms timer, 99th percentile over the window), late_acts_pct
-(paced rows: the share of the window's Acts sent after their due time), cpu_ms_per_hand_table
-/ _client / _all (utime+stime from /proc during the window, per finished hand: the table
-instances, this client process, every process of the stack), load_1m (the machine's load
-average as the window started), errors (failed Acts and views).
-"""
+their own streams open too, as real clients do), players, acts_over (call or stream),
+offered_hands_per_s ("-" when saturated), seconds (the window), hands (finished by all tables
+in the window), hands_per_s, acts (Acts answered in the window), acts_per_s, acts_per_hand,
+act_to_event p50/p99/mean in ms over the window's Acts (Act sent -> the event at the version
+the Act returned arrives on the spectator's stream; client-side delays included),
+client_lag_p99_ms (how late the client's event loop ran a 10 ms timer, 99th percentile over the
+window), late_acts_pct (paced rows: the share of the window's Acts sent after their due time),
+cpu_ms_per_hand_table / _client / _all (utime+stime from /proc during the window, per finished
+hand: the table instances, this client process, every process of the stack), load_1m (the
+machine's load average as the window started), errors (failed Acts and views)."""
 
 from __future__ import annotations
 
@@ -127,9 +131,9 @@ class Stack:
             "REDIS_URL": self.redis.url,
             "CROUPIER_LOG_LEVEL": "warning",
             "CROUPIER_DEALER_KEY": secrets.token_hex(32),
-            # One WatchTable stream holds one server thread: room for 100 tables' spectators
-            # (or 10 tables' spectators and players).
-            "CROUPIER_MAX_WORKERS": "256",
+            # Each stream holds a thread of the sync server: at 100 tables, 100 spectators'
+            # WatchTable streams and, in the streamed rows, 600 players' Play streams.
+            "CROUPIER_MAX_WORKERS": "1024",
         }
         for name, port in self.ports.items():
             env[f"CROUPIER_{name.upper()}_ADDR"] = f"127.0.0.1:{port}"
@@ -258,6 +262,37 @@ class TableBots:
         self.late = 0
         self.player_messages = 0
         self.act_keys = itertools.count()
+        # Acts as messages on each player's Play stream (opened at its first Act) instead of
+        # a unary Act call each (`--stream`).
+        self.streamed = False
+        self.plays: dict[int, grpc.aio.StreamStreamCall[A.PlayRequest, A.PlayResponse]] = {}
+
+    async def _act(self, seat: int, request: A.ActRequest) -> int | None:
+        """Send one Act of `seat`; the table's version after it, or None when refused."""
+        player = self.players[seat]
+        if not self.streamed:
+            try:
+                answer = await player.table.Act(request, metadata=player.metadata)
+            except grpc.RpcError:
+                return None
+            return answer.version
+        play = self.plays.get(seat)
+        if play is None:
+            play = self.plays[seat] = player.table.Play(metadata=player.metadata)
+        try:
+            await play.write(A.PlayRequest(act=request))
+            response = await play.read()
+        except grpc.RpcError:
+            del self.plays[seat]  # the stream failed: the next Act opens a new one
+            return None
+        if not isinstance(response, A.PlayResponse) or response.WhichOneof("result") != "act":
+            return None  # the stream ended, or the Act was refused
+        return response.act.version
+
+    def close_plays(self) -> None:
+        for play in self.plays.values():
+            play.cancel()
+        self.plays.clear()
 
     def _on_event(self, event: events_pb2.TableEvent) -> None:
         self.arrivals[event.version] = time.perf_counter()
@@ -306,8 +341,8 @@ class TableBots:
         while True:
             turn = await self.turns.get()
             seat, hand, legal = turn.seat, turn.hand, _legal(turn)
-            player = self.players[seat]
             if not legal:
+                player = self.players[seat]
                 try:
                     response = await player.table.GetTableView(
                         A.GetTableViewRequest(table_id=self.table_id), metadata=player.metadata
@@ -334,12 +369,11 @@ class TableBots:
                 idempotency_key=f"act-{next(self.act_keys)}",
             )
             started = time.perf_counter()
-            try:
-                answer = await player.table.Act(request, metadata=player.metadata)
-            except grpc.RpcError:
+            version = await self._act(seat, request)
+            if version is None:
                 self.errors += 1
                 continue
-            self.sent.append((started, answer.version))
+            self.sent.append((started, version))
             self.late += late
 
 
@@ -494,12 +528,16 @@ async def _play_row(
     players_watch: bool,
     offered_hands_per_s: float | None,
     warm_up: bool,
+    streamed: bool = False,
 ) -> tuple[dict[str, object], dict[str, float]]:
     mean_think = None if offered_hands_per_s is None else mean_think_s(tables, offered_hands_per_s)
     room = Room(stack)
+    drivers: list[TableBots] = []
     try:
         await room.open(tables, mean_think)
         drivers = room.tables
+        for driver in drivers:
+            driver.streamed = streamed
         watchers = [asyncio.create_task(d.watch()) for d in drivers]
         if players_watch:
             watchers += [
@@ -532,6 +570,8 @@ async def _play_row(
         await asyncio.sleep(0.3)  # the events of the window's last Acts still arrive
         await _cancel(watchers)
     finally:
+        for driver in drivers:
+            driver.close_plays()
         await room.close()
     window = [(d, d.sent[i:j]) for d, i, j in zip(drivers, first_act, last_act, strict=True)]
     acts = sum(len(sent) for _, sent in window)
@@ -551,6 +591,7 @@ async def _play_row(
         "tables": tables,
         "watchers_per_table": 1 + SEATS if players_watch else 1,
         "players": "saturated" if offered_hands_per_s is None else "paced",
+        "acts_over": "stream" if streamed else "call",
         "offered_hands_per_s": "-" if offered_hands_per_s is None else offered_hands_per_s,
         "seconds": round(elapsed, 1),
         "hands": hands,
@@ -580,11 +621,15 @@ def _measure(
     seconds: float,
     players_watch: bool = False,
     offered_hands_per_s: float | None = None,
+    streamed: bool = False,
 ) -> dict[str, object]:
     """One row: saturated players, or paced to `offered_hands_per_s` for the whole room;
     with `players_watch` every seated player also keeps its own WatchTable stream open
-    (seven watchers a table instead of the spectator alone)."""
-    return measure_with_roles(stack, tables, seconds, players_watch, offered_hands_per_s)[0]
+    (seven watchers a table instead of the spectator alone); with `streamed` the players
+    send their Acts on Play streams instead of Act calls."""
+    return measure_with_roles(
+        stack, tables, seconds, players_watch, offered_hands_per_s, streamed=streamed
+    )[0]
 
 
 def measure_with_roles(
@@ -594,12 +639,13 @@ def measure_with_roles(
     players_watch: bool = False,
     offered_hands_per_s: float | None = None,
     warm_up: bool = True,
+    streamed: bool = False,
 ) -> tuple[dict[str, object], dict[str, float]]:
     """The row, and the CPU ms per finished hand of every process role in its window.
     `warm_up=False` starts the window as the players start (the benchmark before 30 Nov
     2026 did), for comparisons with it."""
     return _loop().run_until_complete(
-        _play_row(stack, tables, seconds, players_watch, offered_hands_per_s, warm_up)
+        _play_row(stack, tables, seconds, players_watch, offered_hands_per_s, warm_up, streamed)
     )
 
 
@@ -615,8 +661,8 @@ def _loop() -> asyncio.AbstractEventLoop:
     return _LOOP[0]
 
 
-# (instances, tables, players_watch, offered hands/s or None for saturated) per row
-Plan = list[tuple[int, int, bool, float | None]]
+# (instances, tables, players_watch, offered hands/s or None for saturated, Acts streamed)
+Plan = list[tuple[int, int, bool, float | None, bool]]
 
 
 def plan(quick: bool, instances: int = 2) -> Plan:
@@ -626,11 +672,15 @@ def plan(quick: bool, instances: int = 2) -> Plan:
     counts: tuple[int, ...] = (1, 10) if quick else (1, 10, 100)
     offered = (TARGET_HANDS_PER_S,) if quick else PACED_HANDS_PER_S
     saturated: float | None = None
-    rows: Plan = [(1, t, False, saturated) for t in counts] + [(1, 10, True, saturated)]
-    rows += [(1, PACED_TABLES, False, o) for o in offered]
+    rows: Plan = [(1, t, False, saturated, False) for t in counts]
+    rows += [(1, 10, True, saturated, False)]
+    rows += [(1, PACED_TABLES, False, o, False) for o in offered]
+    # The same with the players' Acts on Play streams: saturated, and at the target.
+    rows += [(1, t, False, saturated, True) for t in counts[1:]]
+    rows += [(1, PACED_TABLES, False, TARGET_HANDS_PER_S, True)]
     if instances > 1:
-        rows += [(instances, t, False, saturated) for t in counts[1:]]
-        rows += [(instances, PACED_TABLES, False, TARGET_HANDS_PER_S)]
+        rows += [(instances, t, False, saturated, False) for t in counts[1:]]
+        rows += [(instances, PACED_TABLES, False, TARGET_HANDS_PER_S, False)]
     return rows
 
 
@@ -641,7 +691,11 @@ def run(quick: bool, instances: int = 2) -> list[dict[str, object]]:
     for n in dict.fromkeys(row[0] for row in rows):
         stack = Stack(n)
         try:
-            results += [_measure(stack, t, seconds, w, o) for m, t, w, o in rows if m == n]
+            results += [
+                _measure(stack, t, seconds, w, o, streamed)
+                for m, t, w, o, streamed in rows
+                if m == n
+            ]
         finally:
             stack.close()
     return results
@@ -657,6 +711,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--offered", type=float, help="paced to this many hands/s (room)")
     parser.add_argument("--watch", action="store_true", help="the players watch too")
     parser.add_argument("--no-warm-up", action="store_true", help="window from the start")
+    parser.add_argument("--stream", action="store_true", help="Acts on Play streams")
     args = parser.parse_args(argv)
     if args.row is None:
         for result in run(quick=not args.full):
@@ -666,7 +721,13 @@ def main(argv: list[str] | None = None) -> None:
     stack = Stack(int(instances))
     try:
         row, roles = measure_with_roles(
-            stack, int(tables), seconds, args.watch, args.offered, not args.no_warm_up
+            stack,
+            int(tables),
+            seconds,
+            args.watch,
+            args.offered,
+            not args.no_warm_up,
+            args.stream,
         )
     finally:
         stack.close()

@@ -22,7 +22,7 @@ Variables (``<SVC>`` is the upper-cased service name, e.g. ``TABLE``):
 ``CROUPIER_LOG_JSON``           1 for one JSON object per log line (0)
 ``CROUPIER_MAX_MESSAGE_BYTES``  cap on received and sent gRPC messages (4 MiB)
 ``CROUPIER_GRACE_SECONDS``      how long in-flight RPCs may finish on SIGTERM (5)
-``CROUPIER_MAX_WORKERS``        threads serving RPCs; a WatchTable stream holds one (32)
+``CROUPIER_MAX_WORKERS``        threads serving RPCs; a WatchTable or Play stream holds one (32)
 ``CROUPIER_TLS_CERT``           PEM certificate chain: the server's own certificate, also
                                 presented as client certificate on outgoing calls (mTLS)
 ``CROUPIER_TLS_KEY``            PEM private key for ``CROUPIER_TLS_CERT``

@@ -137,7 +137,27 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     def Act(  # noqa: N802
         self, request: table_pb2.ActRequest, context: grpc.ServicerContext
     ) -> table_pb2.ActResponse:
+        return self._act(request, current_principal())
+
+    def Play(  # noqa: N802
+        self, request_iterator: Iterator[table_pb2.PlayRequest], context: grpc.ServicerContext
+    ) -> Iterator[table_pb2.PlayResponse]:
+        """Each request one Act, answered in order. The caller is authenticated once, for the
+        stream; a refused Act is answered with its status and the stream goes on."""
         principal = current_principal()
+        for request in request_iterator:
+            key = request.act.idempotency_key
+            try:
+                applied = self._act(request.act, principal)
+            except errors.DomainError as exc:
+                yield table_pb2.PlayResponse(
+                    idempotency_key=key,
+                    error=table_pb2.PlayError(code=exc.code.value[0], message=exc.message),
+                )
+                continue
+            yield table_pb2.PlayResponse(idempotency_key=key, act=applied)
+
+    def _act(self, request: table_pb2.ActRequest, principal: Principal) -> table_pb2.ActResponse:
         action = translate.ACTIONS.get(request.action)
         if action is None:
             raise errors.InvalidArgument("action must be set (fold, check, call, bet, ...)")

@@ -71,15 +71,24 @@ def test_the_players_read_their_legal_actions_from_the_action_request():
 
 def test_the_full_run_keeps_the_saturated_rows_and_adds_paced_rows_at_100_tables():
     rows = bt.plan(quick=False, instances=2)
-    saturated = [(m, t, w) for m, t, w, o in rows if o is None]
+    saturated = [(m, t, w, s) for m, t, w, o, s in rows if o is None]
     assert saturated == [
-        (1, 1, False),
-        (1, 10, False),
-        (1, 100, False),
-        (1, 10, True),
-        (2, 10, False),
-        (2, 100, False),
+        (1, 1, False, False),
+        (1, 10, False, False),
+        (1, 100, False, False),
+        (1, 10, True, False),
+        (1, 10, False, True),
+        (1, 100, False, True),
+        (2, 10, False, False),
+        (2, 100, False, False),
     ]
-    paced = [(m, t, o) for m, t, w, o in rows if o is not None]
-    assert paced == [(1, 100, 15.0), (1, 100, 30.0), (1, 100, 150.0), (2, 100, 150.0)]
-    assert (1, 100, bt.TARGET_HANDS_PER_S) in [(m, t, o) for m, t, _, o in bt.plan(True, 2)]
+    paced = [(m, t, o, s) for m, t, w, o, s in rows if o is not None]
+    assert paced == [
+        (1, 100, 15.0, False),
+        (1, 100, 30.0, False),
+        (1, 100, 150.0, False),
+        (1, 100, 150.0, True),
+        (2, 100, 150.0, False),
+    ]
+    quick = [(m, t, o) for m, t, _, o, _ in bt.plan(True, 2)]
+    assert (1, 100, bt.TARGET_HANDS_PER_S) in quick
