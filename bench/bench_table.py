@@ -484,9 +484,14 @@ class Room:
 
 
 async def _cancel(tasks: list[asyncio.Task[Any]]) -> None:
+    """Cancel `tasks` and wait for them; a task that had already died of an error raises it
+    (a player that crashed would otherwise show as a row with no Acts and no errors)."""
+    crashed = [t for t in tasks if t.done() and not t.cancelled() and t.exception() is not None]
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    if crashed:
+        raise RuntimeError(f"{len(crashed)} benchmark task(s) failed") from crashed[0].exception()
 
 
 class LagProbe:
