@@ -4,8 +4,8 @@ grpc.server and on a grpc.aio server, side by side, each in its own process.
 Server variants (each `python -m bench.bench_grpc_servers --serve VARIANT`, its CPU read from
 /proc; the same message-size and port options as every croupier server, `server_options`):
 
-* ``sync``: `grpc.server` with a ThreadPoolExecutor of 256 workers (bench_table runs the table
-  service with CROUPIER_MAX_WORKERS=256: one WatchTable stream holds one pool thread), no
+* ``sync``: `grpc.server` with a ThreadPoolExecutor of MAX_WORKERS workers (bench_table runs
+  the table service with as many: one WatchTable or Play stream holds one pool thread), no
   interceptors;
 * ``sync+croupier``: exactly the services' server, `start_server` from
   services/shared/grpc_server.py (metrics, error and auth interceptors verifying the bearer
@@ -116,7 +116,10 @@ APPENDED_EVENTS = 3
 # Act in process (bench_table_steps: ~1.8 ms a hand, ~16.5 Acts), so that the sync server's
 # threads contend for the GIL with real work as the table's do.
 WORK_LOOPS = 4000
-MAX_WORKERS = 256
+# A sync server's stream holds a pool thread: the stream-act rows at 100 tables hold 200, and
+# the threads of a finished row's streams can take seconds to come back (with 256, a unary row
+# right after one completed no call at all).
+MAX_WORKERS = 1024
 # Requests start with the table's id in ID_DIGITS ASCII digits; stream messages with the
 # table's version. Sizes as the table's: an Act and its reply ~100 bytes, a WatchTable
 # message (one batched append) ~300.
