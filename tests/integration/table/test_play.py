@@ -3,51 +3,18 @@ a refused Act is answered with its status, changes nothing, and the stream goes 
 
 from __future__ import annotations
 
-import queue
-import uuid
-from collections.abc import Iterator
-
 import grpc
 import pytest
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from tests.integration.table.conftest import Platform, create_table, seat, view_of, wait_for_turn
-
-
-class PlayStream:
-    """One player's Play stream, driven one Act at a time."""
-
-    def __init__(self, stub: table_pb2_grpc.TableServiceStub) -> None:
-        self._requests: queue.Queue[table_pb2.PlayRequest | None] = queue.Queue()
-        self._responses: Iterator[table_pb2.PlayResponse] = stub.Play(
-            iter(self._requests.get, None)
-        )
-
-    def act(
-        self,
-        table_id: str,
-        action: table_pb2.Action.ValueType,
-        *,
-        amount: int = 0,
-        key: str | None = None,
-        seat: int | None = None,
-        hand: int = 0,
-    ) -> table_pb2.PlayResponse:
-        request = table_pb2.ActRequest(
-            table_id=table_id,
-            hand_number=hand,
-            action=action,
-            amount=amount,
-            idempotency_key=key or uuid.uuid4().hex,
-        )
-        if seat is not None:
-            request.seat = seat
-        self._requests.put(table_pb2.PlayRequest(act=request))
-        return next(self._responses)
-
-    def close(self) -> None:
-        self._requests.put(None)  # ends the request stream: the server ends the call
-        assert list(self._responses) == []
+from tests.integration.table.conftest import (
+    Platform,
+    PlayStream,
+    create_table,
+    seat,
+    view_of,
+    wait_for_turn,
+)
 
 
 @pytest.fixture

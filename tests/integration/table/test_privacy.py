@@ -1,7 +1,8 @@
 """Over many hands, no client ever receives an unrevealed card of another seat.
 
 Every message each client gets is captured: its WatchTable streams (one event per message and
-batched), its table views, the errors it provokes and its hand histories. The stored stream
+batched), its table views, the errors it provokes (as Act calls and as answers on its Play
+stream) and its hand histories. The stored stream
 (read directly, as only the service may) says which cards were secret from whom at every
 version.
 """
@@ -24,6 +25,7 @@ from services.table import codec
 from services.table.application import table_stream
 from tests.integration.table.conftest import (
     Platform,
+    PlayStream,
     WatchStream,
     act,
     create_table,
@@ -121,8 +123,9 @@ def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(
     for t in threads:
         t.start()
 
+    plays = {i: PlayStream(stub) for i, stub in stubs.items()}
     viewer: int | None  # a seat's stub, then also the spectator's (None)
-    for _ in range(2000):
+    for turn in range(2000):
         view = view_of(spectator, table_id)
         if view.hand_number > HANDS:
             break
@@ -133,6 +136,10 @@ def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(
         own = view_of(stubs[view.to_act], table_id)
         legal = {a.action: a for a in own.legal_actions}
         other = (view.to_act + 1) % len(stubs)
+        if turn % 2:  # out of turn, as a call and (every other turn) on the Play stream
+            answer = plays[other].act(table_id, table_pb2.ACTION_CHECK, hand=own.hand_number)
+            assert answer.WhichOneof("result") == "error", answer
+            received[other].append(("play", own.hand_number, answer))
         try:
             act(stubs[other], table_id, own.hand_number, table_pb2.ACTION_CHECK)
         except grpc.RpcError as error:
@@ -153,6 +160,8 @@ def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(
                 table_pb2.GetHandHistoryRequest(table_id=table_id, hand_number=hand)
             )
             received[viewer].append(("history", hand, history))
+    for play in plays.values():
+        play.close()
     for stream in streams.values():
         stream.cancel()
     for t in threads:
@@ -184,6 +193,7 @@ def test_no_client_ever_sees_an_unrevealed_card_of_another_seat(
             assert not leaked, f"{kind} to seat {viewer} in hand {hand} leaks {leaked}: {message}"
             checked += 1
     assert checked > 500
+    assert sum(1 for m in received.values() for kind, _, _ in m if kind == "play") > 20
     assert sum(1 for m in received[None] if m[0] == "stream") > 100
     # Batched, each viewer got the same events as one per message (the streams were
     # cancelled at slightly different points: compare what both received).
