@@ -7,6 +7,7 @@ vector checked against it cannot simply echo the production implementation.
 import hashlib
 import hmac
 import struct
+from collections.abc import Iterator
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -30,7 +31,7 @@ def key(seed: bytes, shuffle_id: str, contributions: list[tuple[str, bytes]], no
     return hmac.new(seed, msg, "sha256").digest()
 
 
-def stream(key_bytes: bytes):
+def stream(key_bytes: bytes) -> Iterator[int]:
     """Yield bytes of successive HMAC_DRBG Generate(32) outputs (SP 800-90A 10.1.2)."""
     k = b"\0" * 32
     v = b"\1" * 32

@@ -50,13 +50,15 @@ def expected_order(shuffle_id: str, contributions: Sequence[Contribution] = ()) 
     return derive_order(SEED, shuffle_id, contributions, 0, DeckSpec().card_multiset())
 
 
-def test_creation_publishes_the_commitment_to_the_seed_and_shuffle_id(app):
+def test_creation_publishes_the_commitment_to_the_seed_and_shuffle_id(
+    app: DealerApplication,
+) -> None:
     loaded = app.create_shuffle(TABLE, "h1", DeckSpec())
     assert loaded.state.commitment == commitment("h1", SEED)
     assert not loaded.state.sealed and loaded.state.revealed_seed is None
 
 
-def test_deals_follow_the_committed_order_including_contributions(app):
+def test_deals_follow_the_committed_order_including_contributions(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     app.contribute(ALICE, "h1", "", b"alice entropy")
     first = app.deal(TABLE, "h1", 2, HOLE, "seat-1")
@@ -66,7 +68,7 @@ def test_deals_follow_the_committed_order_including_contributions(app):
     assert second.first_position == 2 and second.remaining == 47
 
 
-def test_a_player_may_not_create_deal_reshuffle_or_close(app):
+def test_a_player_may_not_create_deal_reshuffle_or_close(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     with pytest.raises(PermissionDenied):
         app.create_shuffle(ALICE, "h2", DeckSpec())
@@ -78,7 +80,7 @@ def test_a_player_may_not_create_deal_reshuffle_or_close(app):
         app.close(ALICE, "h1")
 
 
-def test_a_player_contributes_only_as_itself(app):
+def test_a_player_contributes_only_as_itself(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     with pytest.raises(PermissionDenied):
         app.contribute(ALICE, "h1", "bob", b"x")
@@ -88,14 +90,16 @@ def test_a_player_contributes_only_as_itself(app):
         app.contribute(ALICE, "h1", "", b"again")
 
 
-def test_a_contribution_after_the_first_deal_is_late(app):
+def test_a_contribution_after_the_first_deal_is_late(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     app.deal(TABLE, "h1", 1, HOLE)
     with pytest.raises(FailedPrecondition, match="sealed"):
         app.contribute(ALICE, "h1", "", b"late")
 
 
-def test_test_decks_are_refused_unless_the_dealer_runs_in_test_mode(store):
+def test_test_decks_are_refused_unless_the_dealer_runs_in_test_mode(
+    store: InMemoryEventStore,
+) -> None:
     order = parse_cards("As Ks Qs Js Ts")
     deck = DeckSpec("cards", cards=order)
     with pytest.raises(PermissionDenied, match="CROUPIER_DEALER_ALLOW_TEST_DECKS"):
@@ -105,20 +109,20 @@ def test_test_decks_are_refused_unless_the_dealer_runs_in_test_mode(store):
     assert app.deal(TABLE, "t1", 3, HOLE).cards == ("As", "Ks", "Qs")
 
 
-def test_a_test_order_must_be_a_permutation_of_the_deck(store):
+def test_a_test_order_must_be_a_permutation_of_the_deck(store: InMemoryEventStore) -> None:
     app = make_app(store, allow_test_decks=True)
     with pytest.raises(InvalidArgument, match="permutation"):
         app.create_shuffle(TABLE, "t1", DeckSpec(), parse_cards("As Ks"))
 
 
-def test_dealing_past_the_end_names_how_many_cards_remain(app):
+def test_dealing_past_the_end_names_how_many_cards_remain(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec.parse("cards", ["As", "Kd", "7h"]))
     app.deal(TABLE, "h1", 2, HOLE)
     with pytest.raises(FailedPrecondition, match="1 remain"):
         app.deal(TABLE, "h1", 2, HOLE)
 
 
-def test_dealing_after_close_is_refused_naming_the_remaining_cards(app):
+def test_dealing_after_close_is_refused_naming_the_remaining_cards(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     app.deal(TABLE, "h1", 2, HOLE)
     app.close(TABLE, "h1")
@@ -126,20 +130,20 @@ def test_dealing_after_close_is_refused_naming_the_remaining_cards(app):
         app.deal(TABLE, "h1", 1, HOLE)
 
 
-def test_unknown_shuffle_is_not_found(app):
+def test_unknown_shuffle_is_not_found(app: DealerApplication) -> None:
     with pytest.raises(NotFound, match="nope"):
         app.deal(TABLE, "nope", 1, HOLE)
     with pytest.raises(NotFound):
         app.get("nope")
 
 
-def test_purpose_is_required(app):
+def test_purpose_is_required(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     with pytest.raises(InvalidArgument, match="purpose"):
         app.deal(TABLE, "h1", 1, dealer_pb2.DEAL_PURPOSE_UNSPECIFIED)
 
 
-def test_close_reveals_the_seed_and_the_shuffle_verifies(app):
+def test_close_reveals_the_seed_and_the_shuffle_verifies(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     app.contribute(ALICE, "h1", "", b"a")
     for _ in range(4):
@@ -152,20 +156,20 @@ def test_close_reveals_the_seed_and_the_shuffle_verifies(app):
     assert result.ok and result.cards_checked == 14
 
 
-def test_verification_before_close_is_refused(app):
+def test_verification_before_close_is_refused(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     with pytest.raises(FailedPrecondition, match="not closed"):
         app.verify_closed("h1")
 
 
-def test_a_restarted_dealer_continues_the_committed_order(store):
+def test_a_restarted_dealer_continues_the_committed_order(store: InMemoryEventStore) -> None:
     make_app(store).create_shuffle(TABLE, "h1", DeckSpec())
     before = make_app(store).deal(TABLE, "h1", 3, HOLE)
     after = make_app(store).deal(TABLE, "h1", 3, HOLE)  # a fresh process: nothing cached
     assert before.cards + after.cards == tuple(str(c) for c in expected_order("h1")[:6])
 
 
-def test_a_repeated_deal_key_returns_the_original_cards(app):
+def test_a_repeated_deal_key_returns_the_original_cards(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     first = app.deal(TABLE, "h1", 2, HOLE, idempotency_key="hand-1/seat-1")
     again = app.deal(TABLE, "h1", 2, HOLE, idempotency_key="hand-1/seat-1")
@@ -173,14 +177,14 @@ def test_a_repeated_deal_key_returns_the_original_cards(app):
     assert app.deal(TABLE, "h1", 1, HOLE).first_position == 2
 
 
-def test_repeating_creation_with_the_same_spec_returns_the_shuffle(app):
+def test_repeating_creation_with_the_same_spec_returns_the_shuffle(app: DealerApplication) -> None:
     first = app.create_shuffle(TABLE, "h1", DeckSpec())
     assert app.create_shuffle(TABLE, "h1", DeckSpec()).state.commitment == first.state.commitment
     with pytest.raises(AlreadyExists):
         app.create_shuffle(TABLE, "h1", DeckSpec.parse("standard", copies=2))
 
 
-def test_returning_a_card_that_was_not_dealt_is_invalid(app):
+def test_returning_a_card_that_was_not_dealt_is_invalid(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     dealt = app.deal(TABLE, "h1", 1, HOLE).cards[0]
     other = next(c for c in ("As", "Ks") if c != dealt)
@@ -188,21 +192,27 @@ def test_returning_a_card_that_was_not_dealt_is_invalid(app):
         app.reshuffle(TABLE, "h1", parse_cards(other))
 
 
-def test_the_stored_stream_never_holds_the_plaintext_seed_before_close(store, app):
+def test_the_stored_stream_never_holds_the_plaintext_seed_before_close(
+    store: InMemoryEventStore, app: DealerApplication
+) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     app.deal(TABLE, "h1", 2, HOLE)
     raw = b"".join(e.message.SerializeToString() for e in store.read(shuffle_stream("h1")))
     assert SEED not in raw and SEED.hex().encode() not in raw
 
 
-def test_a_dealer_with_another_key_refuses_to_deal_rather_than_reshuffle(store):
+def test_a_dealer_with_another_key_refuses_to_deal_rather_than_reshuffle(
+    store: InMemoryEventStore,
+) -> None:
     make_app(store).create_shuffle(TABLE, "h1", DeckSpec())
     other = DealerApplication(store, SeedCipher(bytes(32)), new_seed=lambda: SEED)
     with pytest.raises(FailedPrecondition, match="dealer key"):
         other.deal(TABLE, "h1", 1, HOLE)
 
 
-def test_an_altered_stream_is_detected_on_replay(store, app):
+def test_an_altered_stream_is_detected_on_replay(
+    store: InMemoryEventStore, app: DealerApplication
+) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     app.deal(TABLE, "h1", 2, HOLE)
     from croupier.dealer.v1 import events_pb2
@@ -216,7 +226,7 @@ def test_an_altered_stream_is_detected_on_replay(store, app):
         make_app(store).deal(TABLE, "h1", 1, HOLE)
 
 
-def test_seeds_never_show_their_value_in_repr_or_str():
+def test_seeds_never_show_their_value_in_repr_or_str() -> None:
     from services.dealer.seeds import new_server_seed
 
     seed = new_server_seed()
@@ -226,14 +236,14 @@ def test_seeds_never_show_their_value_in_repr_or_str():
     assert decrypted == seed and seed.hex() not in repr(decrypted)
 
 
-def test_a_seed_cannot_be_moved_to_another_shuffle():
+def test_a_seed_cannot_be_moved_to_another_shuffle() -> None:
     cipher = SeedCipher(KEY)
     blob = cipher.encrypt(SEED, "h1")
     with pytest.raises(FailedPrecondition, match="authentication"):
         cipher.decrypt(blob, "h2", cipher.key_id)
 
 
-def test_idempotency_keys_up_to_200_characters_are_accepted(app):
+def test_idempotency_keys_up_to_200_characters_are_accepted(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     key = "table-42/hand-7/" + "x" * 184
     assert len(key) == 200
@@ -244,7 +254,9 @@ def test_idempotency_keys_up_to_200_characters_are_accepted(app):
         app.deal(TABLE, "h1", 1, HOLE, idempotency_key=key + "y")
 
 
-def test_a_dealer_with_a_tiny_cache_still_deals_the_committed_order(store):
+def test_a_dealer_with_a_tiny_cache_still_deals_the_committed_order(
+    store: InMemoryEventStore,
+) -> None:
     app = DealerApplication(store, SeedCipher(KEY), new_seed=lambda: SEED, cache_size=1)
     app.create_shuffle(TABLE, "h1", DeckSpec())
     app.create_shuffle(TABLE, "h2", DeckSpec())
@@ -256,7 +268,7 @@ def test_a_dealer_with_a_tiny_cache_still_deals_the_committed_order(store):
         assert dealt[sid] == tuple(str(c) for c in expected_order(sid)[:6])
 
 
-def test_the_cache_keeps_only_the_most_recently_used_shuffles():
+def test_the_cache_keeps_only_the_most_recently_used_shuffles() -> None:
     from services.shared.lru_cache import LruCache
 
     cache: LruCache[int] = LruCache(2)
@@ -291,7 +303,9 @@ class CountingStore(ForwardingStore):
         return super().read(stream, from_version, limit)
 
 
-def test_a_deal_with_a_burn_records_the_burn_as_its_own_burn_deal_in_one_append(store):
+def test_a_deal_with_a_burn_records_the_burn_as_its_own_burn_deal_in_one_append(
+    store: InMemoryEventStore,
+) -> None:
     counting = CountingStore(store)
     app = make_app(counting)
     app.create_shuffle(TABLE, "h1", DeckSpec())
@@ -303,9 +317,9 @@ def test_a_deal_with_a_burn_records_the_burn_as_its_own_burn_deal_in_one_append(
     assert flop.burned == order[4:5] and flop.cards == order[5:8]
     assert flop.first_position == 4 and flop.remaining == 44
     recorded = store.read(shuffle_stream("h1"), from_version=before + 1)
-    assert [
-        (r.message.purpose, tuple(r.message.cards), r.message.idempotency_key) for r in recorded
-    ] == [
+    dealt = [r.message for r in recorded if isinstance(r.message, events_pb2.CardsDealt)]
+    assert len(dealt) == len(recorded)  # every event of the append is a deal
+    assert [(m.purpose, tuple(m.cards), m.idempotency_key) for m in dealt] == [
         (BURN, order[4:5], "flop/burn"),
         (BOARD, order[5:8], "flop"),
     ]
@@ -316,7 +330,9 @@ def test_a_deal_with_a_burn_records_the_burn_as_its_own_burn_deal_in_one_append(
     assert app.verify_closed("h1").ok
 
 
-def test_a_repeated_deal_with_a_burn_returns_the_same_burn_and_cards(app):
+def test_a_repeated_deal_with_a_burn_returns_the_same_burn_and_cards(
+    app: DealerApplication,
+) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     first = app.deal(TABLE, "h1", 1, BOARD, idempotency_key="turn", burn=1)
     again = app.deal(TABLE, "h1", 1, BOARD, idempotency_key="turn", burn=1)
@@ -324,7 +340,9 @@ def test_a_repeated_deal_with_a_burn_returns_the_same_burn_and_cards(app):
     assert app.deal(TABLE, "h1", 1, HOLE).first_position == 2
 
 
-def test_a_burn_already_dealt_under_its_key_by_a_deal_of_its_own_is_not_burned_again(app):
+def test_a_burn_already_dealt_under_its_key_by_a_deal_of_its_own_is_not_burned_again(
+    app: DealerApplication,
+) -> None:
     """A caller that burned with a separate Deal (key `<key>/burn`) and crashed before the
     cards: the combined retry deals the cards only and returns the recorded burn."""
     app.create_shuffle(TABLE, "h1", DeckSpec())
@@ -334,7 +352,7 @@ def test_a_burn_already_dealt_under_its_key_by_a_deal_of_its_own_is_not_burned_a
     assert river.burned == burned.cards == order[:1] and river.cards == order[1:2]
 
 
-def test_a_burn_that_would_overrun_the_deck_size_is_invalid(app):
+def test_a_burn_that_would_overrun_the_deck_size_is_invalid(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     with pytest.raises(InvalidArgument, match="burn"):
         app.deal(TABLE, "h1", 3, BOARD, burn=414)
@@ -342,7 +360,9 @@ def test_a_burn_that_would_overrun_the_deck_size_is_invalid(app):
         app.deal(TABLE, "h1", 3, BOARD, burn=50)
 
 
-def test_a_new_shuffle_and_the_deals_and_close_of_a_held_one_are_one_append_each_no_read(store):
+def test_a_new_shuffle_and_the_deals_and_close_of_a_held_one_are_one_append_each_no_read(
+    store: InMemoryEventStore,
+) -> None:
     counting = CountingStore(store)
     app = make_app(counting)
     app.create_shuffle(TABLE, "h1", DeckSpec())
@@ -353,7 +373,9 @@ def test_a_new_shuffle_and_the_deals_and_close_of_a_held_one_are_one_append_each
     assert app.verify_closed("h1").ok
 
 
-def test_a_replica_whose_copy_is_behind_deals_on_from_the_other_replicas_cards(store):
+def test_a_replica_whose_copy_is_behind_deals_on_from_the_other_replicas_cards(
+    store: InMemoryEventStore,
+) -> None:
     first, second = make_app(store), make_app(store)
     first.create_shuffle(TABLE, "h1", DeckSpec())
     a = first.deal(TABLE, "h1", 2, HOLE)
@@ -364,7 +386,9 @@ def test_a_replica_whose_copy_is_behind_deals_on_from_the_other_replicas_cards(s
     assert c.first_position == 4 and c.remaining == 46
 
 
-def test_a_refusal_on_a_copy_that_is_behind_is_decided_again_on_the_stream(store):
+def test_a_refusal_on_a_copy_that_is_behind_is_decided_again_on_the_stream(
+    store: InMemoryEventStore,
+) -> None:
     first, second = make_app(store), make_app(store)
     first.create_shuffle(TABLE, "h1", DeckSpec.parse("cards", ["As", "Kd", "7h"]))
     dealt = first.deal(TABLE, "h1", 2, HOLE).cards
@@ -373,7 +397,9 @@ def test_a_refusal_on_a_copy_that_is_behind_is_decided_again_on_the_stream(store
     assert len(first.deal(TABLE, "h1", 3, HOLE).cards) == 3
 
 
-def test_a_key_another_replica_dealt_is_answered_with_its_cards_not_dealt_again(store):
+def test_a_key_another_replica_dealt_is_answered_with_its_cards_not_dealt_again(
+    store: InMemoryEventStore,
+) -> None:
     first, second = make_app(store), make_app(store)
     first.create_shuffle(TABLE, "h1", DeckSpec())
     first.deal(TABLE, "h1", 2, HOLE, idempotency_key="seat-1")
@@ -383,7 +409,9 @@ def test_a_key_another_replica_dealt_is_answered_with_its_cards_not_dealt_again(
     assert store.version(shuffle_stream("h1")) == 5  # created, sealed, hole, burn, flop
 
 
-def test_creating_a_shuffle_another_replica_created_compares_specs_and_appends_nothing(store):
+def test_creating_a_shuffle_another_replica_created_compares_specs_and_appends_nothing(
+    store: InMemoryEventStore,
+) -> None:
     """The creating replica appends blind; one that has not seen the shuffle learns it exists
     from the append and then compares the deck spec like any repeated creation."""
     first, second = make_app(store), make_app(store)

@@ -45,7 +45,9 @@ commands = st.lists(
 
 @settings(max_examples=40, derandomize=True, deadline=None)
 @given(commands=commands, copies=st.integers(1, 2))
-def test_any_sequence_of_deals_reshuffles_and_restarts_verifies_after_close(commands, copies):
+def test_any_sequence_of_deals_reshuffles_and_restarts_verifies_after_close(
+    commands: list[tuple[str, int]], copies: int
+) -> None:
     store = new_store()
     app = dealer(store)
     app.create_shuffle(TABLE, "p1", DeckSpec("standard", copies))
@@ -95,7 +97,7 @@ class SlowAppendStore(ForwardingStore):
             raise
 
 
-def test_two_replicas_dealing_at_once_hand_out_the_committed_order_exactly_once():
+def test_two_replicas_dealing_at_once_hand_out_the_committed_order_exactly_once() -> None:
     store = SlowAppendStore()
     dealer(store).create_shuffle(TABLE, "c1", DeckSpec())
     replicas = [dealer(store), dealer(store)]  # two processes sharing one stream

@@ -5,6 +5,7 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from itertools import permutations
 from math import factorial
+from typing import TypeVar
 
 import pytest
 
@@ -15,6 +16,10 @@ from services.dealer.sampling import (
     fisher_yates,
     uniform_below,
 )
+
+# The mutants are generic like fisher_yates: test_statistics runs them on Cards, here on ints.
+T = TypeVar("T")
+IntShuffle = Callable[[Sequence[int], Draw], list[int]]
 
 
 class _RejectedError(Exception):
@@ -49,7 +54,7 @@ def _counts_over_every_byte_string(n: int) -> tuple[Counter[int], int]:
 
 
 @pytest.mark.parametrize("n", [2, 3, 5, 7, 52, 100, 129, 255, 256])
-def test_one_byte_ranges_accept_every_value_equally_often(n):
+def test_one_byte_ranges_accept_every_value_equally_often(n: int) -> None:
     counts, rejected = _counts_over_every_byte_string(n)
     assert set(counts) == set(range(n))
     assert set(counts.values()) == {256 // n}
@@ -57,21 +62,21 @@ def test_one_byte_ranges_accept_every_value_equally_often(n):
 
 
 @pytest.mark.parametrize("n", [257, 1000, 65535])
-def test_two_byte_ranges_accept_every_value_equally_often(n):
+def test_two_byte_ranges_accept_every_value_equally_often(n: int) -> None:
     counts, rejected = _counts_over_every_byte_string(n)
     assert set(counts) == set(range(n))
     assert set(counts.values()) == {65536 // n}
     assert rejected == 65536 % n
 
 
-def test_width_and_limit_follow_the_spec():
+def test_width_and_limit_follow_the_spec() -> None:
     assert [byte_width(n) for n in (1, 2, 256, 257, 65536, 65537)] == [1, 1, 1, 2, 2, 3]
     assert (
         acceptance_limit(52) == 208 and acceptance_limit(256) == 256 and acceptance_limit(3) == 255
     )
 
 
-def test_range_of_one_reads_nothing():
+def test_range_of_one_reads_nothing() -> None:
     assert uniform_below(1, _single_read(b"")) == 0
 
 
@@ -113,7 +118,7 @@ def exact_order_distribution(
     return dict(distribution)
 
 
-def biased_swap_shuffle(items: Sequence[int], draw: Draw) -> list[int]:
+def biased_swap_shuffle(items: Sequence[T], draw: Draw) -> list[T]:
     """The classic bug: swap i with any position in [0, n-1]."""
     deck = list(items)
     for i in range(len(deck)):
@@ -122,7 +127,7 @@ def biased_swap_shuffle(items: Sequence[int], draw: Draw) -> list[int]:
     return deck
 
 
-def off_by_one_shuffle(items: Sequence[int], draw: Draw) -> list[int]:
+def off_by_one_shuffle(items: Sequence[T], draw: Draw) -> list[T]:
     """Sattolo's off-by-one: j in [i+1, n-1], so no card may stay where it is."""
     deck = list(items)
     n = len(deck)
@@ -139,11 +144,13 @@ def is_exactly_uniform(distribution: dict[tuple[int, ...], Fraction], n: int) ->
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
-def test_fisher_yates_gives_every_order_probability_exactly_one_over_n_factorial(n):
+def test_fisher_yates_gives_every_order_probability_exactly_one_over_n_factorial(n: int) -> None:
     assert is_exactly_uniform(exact_order_distribution(fisher_yates, n), n)
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
 @pytest.mark.parametrize("mutant", [biased_swap_shuffle, off_by_one_shuffle])
-def test_exact_uniformity_check_catches_the_classic_shuffle_bugs(mutant, n):
+def test_exact_uniformity_check_catches_the_classic_shuffle_bugs(
+    mutant: IntShuffle, n: int
+) -> None:
     assert not is_exactly_uniform(exact_order_distribution(mutant, n), n)

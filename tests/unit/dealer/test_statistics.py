@@ -6,6 +6,7 @@ classic broken shuffles (same DRBG, same sampler) and require them to fail.
 """
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from itertools import permutations
 from math import factorial
 
@@ -14,8 +15,8 @@ import pytest
 
 from services.dealer.derivation import Contribution, shuffle_key
 from services.dealer.drbg import DrbgStream
-from services.dealer.sampling import drawing_from, fisher_yates
-from services.games.cards import standard_deck
+from services.dealer.sampling import Draw, drawing_from, fisher_yates
+from services.games.cards import Card, standard_deck
 from tests.unit.dealer.stats import card_position_counts, chi_square_sf, per_card_p_values, seeds
 from tests.unit.dealer.test_sampling import biased_swap_shuffle, off_by_one_shuffle
 
@@ -23,7 +24,12 @@ P_MIN = 0.001
 DECK = standard_deck()
 
 
-def production_orders(count: int, label: str, size: int = 52, shuffle=fisher_yates) -> np.ndarray:
+CardShuffle = Callable[[Sequence[Card], Draw], list[Card]]
+
+
+def production_orders(
+    count: int, label: str, size: int = 52, shuffle: CardShuffle = fisher_yates
+) -> np.ndarray:
     """(count, size) card indices dealt by the production key schedule, DRBG and sampler."""
     contributions = (Contribution("player", label.encode()),)
     cards = DECK[:size]
@@ -38,7 +44,7 @@ def worst_card_p_value(orders: np.ndarray) -> float:
     return min(per_card_p_values(card_position_counts(orders)))
 
 
-def test_chi_square_survival_function_matches_known_quantiles():
+def test_chi_square_survival_function_matches_known_quantiles() -> None:
     # Upper 0.001 critical values from standard chi-square tables.
     assert chi_square_sf(10.828, 1) == pytest.approx(0.001, rel=1e-3)
     assert chi_square_sf(13.816, 2) == pytest.approx(0.001, rel=1e-3)
@@ -49,7 +55,7 @@ def test_chi_square_survival_function_matches_known_quantiles():
 
 
 @pytest.mark.slow
-def test_every_card_is_uniform_over_positions_in_100k_production_shuffles():
+def test_every_card_is_uniform_over_positions_in_100k_production_shuffles() -> None:
     # 52 per-card tests at 0.001 fail for about 5% of labels even with a perfect shuffle. The
     # first label tried ("chi-square") had one such card (Kh, p = 1.0e-4) while its other 51
     # cards and the 2601-dof statistic were unremarkable; labels card-position/1..3 all pass
@@ -65,7 +71,7 @@ def test_every_card_is_uniform_over_positions_in_100k_production_shuffles():
 
 
 @pytest.mark.parametrize("mutant", [biased_swap_shuffle, off_by_one_shuffle])
-def test_card_position_chi_square_catches_the_classic_shuffle_bugs(mutant):
+def test_card_position_chi_square_catches_the_classic_shuffle_bugs(mutant: CardShuffle) -> None:
     # 5,000 shuffles already reject both bugs far below the threshold (worst cards at
     # p ~ 3e-20 and 7e-15); more shuffles only make the rejection stronger, so the 100k
     # production test would catch them too.
@@ -80,13 +86,13 @@ def order_p_value(orders: np.ndarray, n: int) -> float:
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
-def test_small_decks_reach_every_order_uniformly_on_the_production_path(n):
+def test_small_decks_reach_every_order_uniformly_on_the_production_path(n: int) -> None:
     orders = production_orders(100 * factorial(n), f"orders-{n}", size=n)
     assert len({tuple(row) for row in orders.tolist()}) == factorial(n)
     assert order_p_value(orders, n) > P_MIN
 
 
 @pytest.mark.parametrize("mutant", [biased_swap_shuffle, off_by_one_shuffle])
-def test_small_deck_order_test_catches_the_classic_shuffle_bugs(mutant):
+def test_small_deck_order_test_catches_the_classic_shuffle_bugs(mutant: CardShuffle) -> None:
     orders = production_orders(100 * factorial(5), "orders-5", size=5, shuffle=mutant)
     assert order_p_value(orders, 5) < P_MIN

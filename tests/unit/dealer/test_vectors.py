@@ -28,7 +28,7 @@ def _inputs(vector: Vector) -> tuple[bytes, list[tuple[str, bytes]], list[str]]:
     return seed, contributions, cards
 
 
-def test_hmac_drbg_matches_the_nist_cavp_known_answer():
+def test_hmac_drbg_matches_the_nist_cavp_known_answer() -> None:
     # HMAC_DRBG.rsp, [SHA-256] no reseed, no personalization or additional input, COUNT = 0:
     # instantiate, generate 1024 bits, generate 1024 bits; the second output is ReturnedBits.
     drbg = HmacDrbg(
@@ -44,7 +44,7 @@ def test_hmac_drbg_matches_the_nist_cavp_known_answer():
     )
 
 
-def test_committed_vectors_match_the_production_derivation():
+def test_committed_vectors_match_the_production_derivation() -> None:
     assert len(VECTORS) >= 4
     for vector in VECTORS:
         seed = bytes.fromhex(vector["seed"])
@@ -64,7 +64,7 @@ def test_committed_vectors_match_the_production_derivation():
         assert format_cards(order) == vector["order"], vector["name"]
 
 
-def test_committed_vectors_match_the_independent_reference():
+def test_committed_vectors_match_the_independent_reference() -> None:
     for vector in VECTORS:
         seed, contributions, cards = _inputs(vector)
         assert reference.commitment_hex(vector["shuffle_id"], seed) == vector["commitment"]
@@ -73,7 +73,7 @@ def test_committed_vectors_match_the_independent_reference():
         assert " ".join(reference.order(key, cards)) == vector["order"], vector["name"]
 
 
-def test_first_vector_is_a_permutation_of_the_deck():
+def test_first_vector_is_a_permutation_of_the_deck() -> None:
     order = VECTORS[0]["order"].split()
     assert sorted(order) == sorted(str(c) for c in standard_deck())
 
@@ -89,8 +89,8 @@ def test_first_vector_is_a_permutation_of_the_deck():
     size=st.integers(1, 52),
 )
 def test_production_and_reference_agree_on_arbitrary_inputs(
-    seed, shuffle_id, contributions, nonce, size
-):
+    seed: bytes, shuffle_id: str, contributions: list[tuple[str, bytes]], nonce: int, size: int
+) -> None:
     cards = list(standard_deck())[:size]
     production = derive_order(
         seed,

@@ -18,14 +18,14 @@ def honest_hand() -> tuple[bytes, list[Dealt]]:
     return commitment(SHUFFLE, SEED), steps
 
 
-def test_an_honest_hand_verifies():
+def test_an_honest_hand_verifies() -> None:
     published, steps = honest_hand()
     result = verify(published, SEED, SHUFFLE, DECK, CONTRIBUTIONS, steps)
     assert result.ok and result.cards_checked == 8
 
 
 @pytest.mark.parametrize("bit", [0, 7, 100, 255])
-def test_one_flipped_seed_bit_is_caught_at_the_commitment(bit):
+def test_one_flipped_seed_bit_is_caught_at_the_commitment(bit: int) -> None:
     published, steps = honest_hand()
     seed = bytearray(SEED)
     seed[bit // 8] ^= 1 << (bit % 8)
@@ -35,7 +35,7 @@ def test_one_flipped_seed_bit_is_caught_at_the_commitment(bit):
     assert result.mismatch.kind == "commitment"
 
 
-def test_two_swapped_dealt_cards_are_caught_at_the_first_swapped_position():
+def test_two_swapped_dealt_cards_are_caught_at_the_first_swapped_position() -> None:
     published, steps = honest_hand()
     first = list(steps[0].cards)
     first[1], first[3] = first[3], first[1]
@@ -48,7 +48,7 @@ def test_two_swapped_dealt_cards_are_caught_at_the_first_swapped_position():
     assert result.mismatch.actual == str(steps[0].cards[3])
 
 
-def test_a_late_contribution_changes_the_order_and_is_caught():
+def test_a_late_contribution_changes_the_order_and_is_caught() -> None:
     published, steps = honest_hand()
     late = (*CONTRIBUTIONS, Contribution("mallory", b"late"))
     result = verify(published, SEED, SHUFFLE, DECK, late, steps)
@@ -56,21 +56,21 @@ def test_a_late_contribution_changes_the_order_and_is_caught():
     assert result.mismatch.kind == "card" and result.mismatch.position == 0
 
 
-def test_reordered_contributions_are_caught():
+def test_reordered_contributions_are_caught() -> None:
     published, steps = honest_hand()
     result = verify(published, SEED, SHUFFLE, DECK, CONTRIBUTIONS[::-1], steps)
     assert result.mismatch is not None
     assert result.mismatch.kind == "card"
 
 
-def test_a_different_shuffle_id_is_caught_at_the_commitment():
+def test_a_different_shuffle_id_is_caught_at_the_commitment() -> None:
     published, steps = honest_hand()
     result = verify(published, SEED, "table-9/hand-4", DECK, CONTRIBUTIONS, steps)
     assert result.mismatch is not None
     assert result.mismatch.kind == "commitment"
 
 
-def test_dealing_past_the_end_of_the_deck_is_caught():
+def test_dealing_past_the_end_of_the_deck_is_caught() -> None:
     deck = DeckSpec.parse("cards", ["As", "Kd", "Qh"])
     order = derive_order(SEED, SHUFFLE, (), 0, deck.card_multiset())
     result = verify(commitment(SHUFFLE, SEED), SEED, SHUFFLE, deck, (), [Dealt((*order, order[0]))])
@@ -78,7 +78,7 @@ def test_dealing_past_the_end_of_the_deck_is_caught():
     assert result.mismatch.kind == "past_end" and result.mismatch.position == 3
 
 
-def test_a_reshuffle_continues_with_nonce_one_over_undealt_plus_returned_cards():
+def test_a_reshuffle_continues_with_nonce_one_over_undealt_plus_returned_cards() -> None:
     deck = DECK.card_multiset()
     first = derive_order(SEED, SHUFFLE, CONTRIBUTIONS, 0, deck)
     returned = first[:3]
@@ -89,7 +89,7 @@ def test_a_reshuffle_continues_with_nonce_one_over_undealt_plus_returned_cards()
     assert result.ok and result.cards_checked == 15
 
 
-def test_returning_a_card_that_was_never_dealt_is_caught():
+def test_returning_a_card_that_was_never_dealt_is_caught() -> None:
     deck = DECK.card_multiset()
     first = derive_order(SEED, SHUFFLE, CONTRIBUTIONS, 0, deck)
     steps: list[Step] = [Dealt(first[:2]), Reshuffled((first[5],))]

@@ -1,6 +1,7 @@
 """`croupier verify FILE` checks a hand history offline and says why it fails."""
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ def example() -> dict[str, Any]:
     return doc
 
 
-def test_the_documented_example_matches_the_independent_reference():
+def test_the_documented_example_matches_the_independent_reference() -> None:
     doc = example()
     seed = bytes.fromhex(doc["server_seed"])
     contributions = [(c["contributor"], bytes.fromhex(c["entropy"])) for c in doc["contributions"]]
@@ -37,12 +38,12 @@ def test_the_documented_example_matches_the_independent_reference():
     assert reference.commitment_hex(doc["shuffle_id"], seed) == doc["commitment"]
 
 
-def test_an_honest_hand_history_verifies(tmp_path):
+def test_an_honest_hand_history_verifies(tmp_path: Path) -> None:
     code, output = run(tmp_path, example())
     assert code == 0 and "OK: all 14 dealt cards (9 deals)" in output
 
 
-def test_a_flipped_seed_bit_fails_at_the_commitment(tmp_path):
+def test_a_flipped_seed_bit_fails_at_the_commitment(tmp_path: Path) -> None:
     doc = example()
     seed = bytearray.fromhex(doc["server_seed"])
     seed[5] ^= 0x10
@@ -51,7 +52,7 @@ def test_a_flipped_seed_bit_fails_at_the_commitment(tmp_path):
     assert code == 1 and "MISMATCH (commitment)" in output
 
 
-def test_swapped_dealt_cards_fail_naming_the_position(tmp_path):
+def test_swapped_dealt_cards_fail_naming_the_position(tmp_path: Path) -> None:
     doc = example()
     flop = doc["steps"][4]["deal"]
     flop[0], flop[2] = flop[2], flop[0]
@@ -59,7 +60,7 @@ def test_swapped_dealt_cards_fail_naming_the_position(tmp_path):
     assert code == 1 and "dealt card #7" in output
 
 
-def test_a_contribution_added_after_the_fact_fails(tmp_path):
+def test_a_contribution_added_after_the_fact_fails(tmp_path: Path) -> None:
     doc = example()
     doc["contributions"].append({"contributor": "mallory", "entropy": "ff"})
     code, output = run(tmp_path, doc)
@@ -75,23 +76,25 @@ def test_a_contribution_added_after_the_fact_fails(tmp_path):
         (lambda d: d.update(deck={"kind": "cards", "cards": ["As", "As"]}), "duplicate card As"),
     ],
 )
-def test_a_malformed_file_exits_2_naming_the_problem(tmp_path, change, named):
+def test_a_malformed_file_exits_2_naming_the_problem(
+    tmp_path: Path, change: Callable[[dict[str, Any]], object], named: str
+) -> None:
     doc = example()
     change(doc)
     code, output = run(tmp_path, doc)
     assert code == 2 and named in output
 
 
-def test_a_file_that_is_not_json_exits_2(tmp_path):
+def test_a_file_that_is_not_json_exits_2(tmp_path: Path) -> None:
     assert run(tmp_path, "{not json")[0] == 2
 
 
-def test_parse_rejects_non_objects():
+def test_parse_rejects_non_objects() -> None:
     with pytest.raises(HandHistoryError):
         parse_hand_history([])
 
 
-def test_an_open_shuffles_info_is_refused_as_unverifiable(tmp_path):
+def test_an_open_shuffles_info_is_refused_as_unverifiable(tmp_path: Path) -> None:
     info = {"shuffle_id": "h1", "commitment": "AAAA", "revealed_seed": ""}
     code, output = run(tmp_path, info)
     assert code == 2 and "not closed" in output
