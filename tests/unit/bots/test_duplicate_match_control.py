@@ -14,13 +14,18 @@ import pytest
 
 from services.bots import policies
 from services.bots.engine_ranker import EvaluatorHandRanker
+from services.bots.policies import Policy
+from services.bots.ranker import EvaluatorRanker
 from services.bots.simulation import engine_runner
 from services.bots.simulation.engine_runner import SimulationSpec, run_engine_only
+from services.bots.strength import Ranker
 
 
 @pytest.mark.slow
-def test_the_duplicate_match_shows_no_winner_when_equity_plays_like_random(ranker, monkeypatch):
-    def random_everywhere(name, ranker, difficulty=0.5):
+def test_the_duplicate_match_shows_no_winner_when_equity_plays_like_random(
+    ranker: EvaluatorRanker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def random_everywhere(name: str, ranker: Ranker, difficulty: float = 0.5) -> Policy:
         return policies.make_policy("random", ranker, difficulty)
 
     monkeypatch.setattr(engine_runner, "make_policy", random_everywhere)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import TypedDict
+
 import pytest
 
 from services.bots.engine_ranker import EvaluatorHandRanker
 from services.bots.engine_view import to_bot_view
+from services.bots.ranker import EvaluatorRanker
 from services.bots.simulation.deals import SeededDeck
 from services.bots.simulation.engine_runner import (
     SimulationReport,
@@ -27,7 +31,7 @@ def hand_ranker() -> EvaluatorHandRanker:
     return EvaluatorHandRanker()
 
 
-def test_the_first_decision_of_a_hand_reads_as_the_table_shows_it():
+def test_the_first_decision_of_a_hand_reads_as_the_table_shows_it() -> None:
     state = new_table(preset("nlhe").config(seats=3, first_button=0, stack_units=100))
     for seat in range(3):
         state = apply_all(state, decide(state, SitDown(seat, f"p{seat}", 200)))
@@ -47,7 +51,9 @@ def test_the_first_decision_of_a_hand_reads_as_the_table_shows_it():
 
 
 @pytest.mark.parametrize("game", sorted(PRESETS))
-def test_bots_finish_every_variant_without_an_illegal_action(game, ranker, hand_ranker):
+def test_bots_finish_every_variant_without_an_illegal_action(
+    game: str, ranker: EvaluatorRanker, hand_ranker: EvaluatorHandRanker
+) -> None:
     seats = 4
     spec = SimulationSpec(
         game=game, hands=12, seats=seats, bots=("equity", "tight", "random"), difficulty=0.0
@@ -58,7 +64,9 @@ def test_bots_finish_every_variant_without_an_illegal_action(game, ranker, hand_
     assert sum(result.net_chips for result in report.results) == 0
 
 
-def test_a_seeded_duplicate_match_replays_identically(ranker, hand_ranker):
+def test_a_seeded_duplicate_match_replays_identically(
+    ranker: EvaluatorRanker, hand_ranker: EvaluatorHandRanker
+) -> None:
     spec = SimulationSpec(
         game="nlhe", hands=12, seats=3, bots=("tight", "random"), duplicate=True, seed=5
     )
@@ -68,7 +76,9 @@ def test_a_seeded_duplicate_match_replays_identically(ranker, hand_ranker):
 
 
 @pytest.mark.slow
-def test_equity_beats_random_over_a_seeded_duplicate_match(ranker, hand_ranker):
+def test_equity_beats_random_over_a_seeded_duplicate_match(
+    ranker: EvaluatorRanker, hand_ranker: EvaluatorHandRanker
+) -> None:
     spec = SimulationSpec(
         game="nlhe",
         hands=300,
@@ -87,6 +97,14 @@ def test_equity_beats_random_over_a_seeded_duplicate_match(ranker, hand_ranker):
     assert report.conserved
 
 
+class ReportChanges(TypedDict, total=False):
+    """The fields of a SimulationReport that each case below changes."""
+
+    conserved: bool
+    illegal: list[str]
+    timed_out: int
+
+
 @pytest.mark.parametrize(
     ("changes", "failed"),
     [
@@ -97,9 +115,9 @@ def test_equity_beats_random_over_a_seeded_duplicate_match(ranker, hand_ranker):
     ],
 )
 def test_a_simulation_fails_on_an_illegal_action_lost_chips_or_a_timed_out_decision(
-    changes, failed
-):
+    changes: ReportChanges, failed: bool
+) -> None:
     spec = SimulationSpec(game="nlhe", hands=1, seats=2, bots=("random",))
-    fields = {"results": [], "hands": 1, "decisions": 2, "seconds": 0.1, "conserved": True}
-    report = SimulationReport(spec, **{**fields, **changes})
+    fields = SimulationReport(spec, results=[], hands=1, decisions=2, seconds=0.1, conserved=True)
+    report = replace(fields, **changes)
     assert report.failed is failed

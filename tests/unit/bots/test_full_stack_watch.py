@@ -43,7 +43,7 @@ def _ended(hand: int, *stacks: int) -> events_pb2.TableEvent:
     return events_pb2.TableEvent(hand_ended=events_pb2.HandEnded(hand=hand, stacks=entries))
 
 
-def test_decisions_and_time_outs_are_counted_in_every_position_of_a_batch():
+def test_decisions_and_time_outs_are_counted_in_every_position_of_a_batch() -> None:
     stream = Stream(
         [_asked(0), _timed_out(0), _asked(1)],
         [_asked(0), _ended(1, 90, 110)],

@@ -38,7 +38,7 @@ def spit_view() -> table_pb2.TableView:
     )
 
 
-def test_a_table_view_becomes_the_bot_view_of_the_seat_to_act():
+def test_a_table_view_becomes_the_bot_view_of_the_seat_to_act() -> None:
     view = spit_view()
     assert is_my_decision(view)
     bot = to_bot_view(view)
@@ -50,19 +50,19 @@ def test_a_table_view_becomes_the_bot_view_of_the_seat_to_act():
     assert raise_range.min_amount == 8
 
 
-def test_a_bot_action_becomes_an_act_request_pinned_to_the_view():
+def test_a_bot_action_becomes_an_act_request_pinned_to_the_view() -> None:
     request = to_act_request(spit_view(), BotAction(Kind.RAISE, amount=8), "bot/t1/3/5")
     assert (request.hand_number, request.action, request.amount) == (3, A.ACTION_RAISE, 8)
     assert (request.expected_version, request.idempotency_key) == (41, "bot/t1/3/5")
 
 
-def test_not_my_turn_is_not_my_decision():
+def test_not_my_turn_is_not_my_decision() -> None:
     view = spit_view()
     view.to_act = 1
     assert not is_my_decision(view)
 
 
-def test_bot_ids_name_policy_and_difficulty_and_other_players_get_the_default():
+def test_bot_ids_name_policy_and_difficulty_and_other_players_get_the_default() -> None:
     assert bot_identity(bot_id("equity", "ann", 0.75)) == ("equity", 0.75)
     assert bot_identity("alice") == ("tight", 0.5)
     assert "-" in bot_id("random", "x") and ":" not in bot_id("random", "x")

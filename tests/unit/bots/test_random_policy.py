@@ -10,7 +10,7 @@ from services.bots.view import Kind, Variant
 from .views import checked_to, drawing, facing_bet, open_discarding
 
 
-def test_random_never_folds_when_checking_is_free():
+def test_random_never_folds_when_checking_is_free() -> None:
     rng = random.Random(1)
     view = checked_to(["7c", "2d"])
     kinds = {random_policy.choose(view, rng).kind for _ in range(300)}
@@ -18,7 +18,7 @@ def test_random_never_folds_when_checking_is_free():
     assert kinds == {Kind.CHECK, Kind.BET}
 
 
-def test_random_bets_stay_inside_the_legal_range():
+def test_random_bets_stay_inside_the_legal_range() -> None:
     rng = random.Random(2)
     view = facing_bet(["Ah", "Kd"], to_call=20, pot=50)
     raises = [random_policy.choose(view, rng) for _ in range(300)]
@@ -27,7 +27,7 @@ def test_random_bets_stay_inside_the_legal_range():
     assert len(amounts) > 2
 
 
-def test_random_discards_respect_the_limit_and_never_the_forbidden_card():
+def test_random_discards_respect_the_limit_and_never_the_forbidden_card() -> None:
     rng = random.Random(3)
     view = drawing(
         ["As", "Kd", "7c", "7h"], ["9s"], variant=Variant.SPIT, max_cards=2, forbidden=["9s"]
@@ -39,7 +39,7 @@ def test_random_discards_respect_the_limit_and_never_the_forbidden_card():
         assert set(action.cards) <= set(view.hole)
 
 
-def test_random_open_discard_exposes_one_of_its_own_cards():
+def test_random_open_discard_exposes_one_of_its_own_cards() -> None:
     rng = random.Random(4)
     view = open_discarding(["As", "Kd", "Qc", "Jh", "9s", "2d"])
     action = random_policy.choose(view, rng)
@@ -47,7 +47,7 @@ def test_random_open_discard_exposes_one_of_its_own_cards():
     assert action.cards[0] in view.hole
 
 
-def test_same_seed_same_choice():
+def test_same_seed_same_choice() -> None:
     view = facing_bet(["Ah", "Kd"])
     assert random_policy.choose(view, random.Random(9)) == random_policy.choose(
         view, random.Random(9)

@@ -109,7 +109,9 @@ def _always_bet(view: BotView, table: table_pb2.TableView, rng: random.Random) -
         (grpc.StatusCode.FAILED_PRECONDITION, TurnResult.STALE, 1),
     ],
 )
-def test_a_refused_action_is_reported_with_the_tables_words(code, result, acts):
+def test_a_refused_action_is_reported_with_the_tables_words(
+    code: grpc.StatusCode, result: TurnResult, acts: int
+) -> None:
     table = FakeTable([Refusal(code, "bet must be between 4 and 100")])
     heard: list[str] = []
     outcome = play_turn(
@@ -121,7 +123,7 @@ def test_a_refused_action_is_reported_with_the_tables_words(code, result, acts):
     assert "hand 3 action 5" in heard[0] and "bet must be between 4 and 100" in heard[0]
 
 
-def test_an_accepted_action_reports_nothing():
+def test_an_accepted_action_reports_nothing() -> None:
     heard: list[str] = []
     outcome = play_turn(
         FakeTable([]).as_stub(),
@@ -135,7 +137,7 @@ def test_an_accepted_action_reports_nothing():
     assert outcome is TurnResult.ACTED and heard == []
 
 
-def test_a_view_the_caller_just_read_is_not_read_again_unless_the_table_moved():
+def test_a_view_the_caller_just_read_is_not_read_again_unless_the_table_moved() -> None:
     table = FakeTable([])
     view = table.GetTableView(table_pb2.GetTableViewRequest(table_id="t1")).view
     play_turn(table.as_stub(), (), "t1", _always_bet, random.Random(1), "k", view=view)
@@ -148,7 +150,7 @@ def test_a_view_the_caller_just_read_is_not_read_again_unless_the_table_moved():
     assert moved.view_reads == 2 and len(moved.acts) == 2  # ABORTED: look again, then act
 
 
-def test_after_an_aborted_act_the_chooser_gets_the_view_read_again_in_both_forms():
+def test_after_an_aborted_act_the_chooser_gets_the_view_read_again_in_both_forms() -> None:
     table = FakeTable([Refusal(grpc.StatusCode.ABORTED, "version moved")])
     seen: list[tuple[int, int]] = []
 
