@@ -15,7 +15,7 @@ AA_WINS, TIES, KK_WINS = 1_388_072, 6_538, 317_694
 
 
 @pytest.mark.slow
-def test_aces_against_kings_preflop_is_exact():
+def test_aces_against_kings_preflop_is_exact() -> None:
     result = equity(EquityGame.HOLDEM, [cards("Ah As"), cards("Kd Kc")])
     assert result.exact
     assert result.trials == 1_712_304
@@ -42,7 +42,7 @@ def _brute_force_holdem(hands: Sequence[Sequence[Card]], board: Sequence[Card]) 
     return [s / runs for s in shares]
 
 
-def test_exact_flop_equity_matches_brute_force():
+def test_exact_flop_equity_matches_brute_force() -> None:
     hands = [cards("Ah Kh"), cards("Qc Qd"), cards("7s 8s")]
     board = cards("2h 9h Qs")
     result = equity(EquityGame.HOLDEM, hands, board)
@@ -52,7 +52,7 @@ def test_exact_flop_equity_matches_brute_force():
         assert player.equity == pytest.approx(float(share), abs=1e-12)
 
 
-def test_monte_carlo_lands_within_three_standard_errors_of_exact():
+def test_monte_carlo_lands_within_three_standard_errors_of_exact() -> None:
     hands = [cards("Ah Kh"), cards("Qc Qd")]
     board = cards("2h 9h")
     exact = equity(EquityGame.HOLDEM, hands, board)
@@ -63,14 +63,14 @@ def test_monte_carlo_lands_within_three_standard_errors_of_exact():
         assert abs(s.equity - e.equity) <= 3 * s.standard_error
 
 
-def test_monte_carlo_is_reproducible_with_a_seed():
+def test_monte_carlo_is_reproducible_with_a_seed() -> None:
     hands = [cards("Ah Kh"), []]
     one = equity(EquityGame.HOLDEM, hands, samples=3_000, seed=7)
     two = equity(EquityGame.HOLDEM, hands, samples=3_000, seed=7)
     assert one == two
 
 
-def test_hi_lo_equity_splits_the_pot_between_high_and_low():
+def test_hi_lo_equity_splits_the_pot_between_high_and_low() -> None:
     hands = [cards("Ah 2h"), cards("Kc Kd")]
     board = cards("3c 4d 9s Ks")
     result = equity(EquityGame.HOLDEM_HI_LO, hands, board)
@@ -92,7 +92,7 @@ def test_hi_lo_equity_splits_the_pot_between_high_and_low():
     assert result.players[0].equity == pytest.approx(float(share / len(rivers)), abs=1e-12)
 
 
-def test_spit_in_the_ocean_equity_enumerates_the_spit_card():
+def test_spit_in_the_ocean_equity_enumerates_the_spit_card() -> None:
     hands = [cards("Ac Ad 3h 9s"), cards("Kc Kd Ks 2h")]
     result = equity(EquityGame.SPIT_IN_THE_OCEAN, hands)
     assert result.exact and result.trials == 44
@@ -106,7 +106,7 @@ def test_spit_in_the_ocean_equity_enumerates_the_spit_card():
     assert result.players[0].win == pytest.approx(wins / 44)
 
 
-def test_equity_rejects_duplicate_and_excess_cards():
+def test_equity_rejects_duplicate_and_excess_cards() -> None:
     with pytest.raises(HandError, match="duplicate card Ah"):
         equity(EquityGame.HOLDEM, [cards("Ah Kh"), cards("Ah Qd")])
     with pytest.raises(HandError, match="deals 2"):

@@ -14,7 +14,7 @@ def _modules() -> list[Path]:
     return sorted(Path(ranking.__file__).parent.glob("*.py"))
 
 
-def test_ranking_imports_only_stdlib_numpy_and_the_game_core():
+def test_ranking_imports_only_stdlib_numpy_and_the_game_core() -> None:
     for path in _modules():
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
@@ -29,7 +29,7 @@ def test_ranking_imports_only_stdlib_numpy_and_the_game_core():
                 assert ok, f"{path.name} imports {name}"
 
 
-def test_ranking_does_no_io():
+def test_ranking_does_no_io() -> None:
     for path in _modules():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

@@ -10,7 +10,7 @@ from tests.unit.evaluator.reference import ref_low
 LOW_RANK_INDEX = {1: 12, 2: 0, 3: 1, 4: 2, 5: 3, 6: 4, 7: 5, 8: 6}
 
 
-def test_every_qualifying_five_card_low_class_in_order():
+def test_every_qualifying_five_card_low_class_in_order() -> None:
     results = []
     for ranks in itertools.combinations(range(1, 9), 5):
         cards = [Card(LOW_RANK_INDEX[r], i % 4) for i, r in enumerate(ranks)]
@@ -25,13 +25,13 @@ def test_every_qualifying_five_card_low_class_in_order():
     assert by_value[0] == (5, 4, 3, 2, 1)
 
 
-def test_wheel_is_the_best_low_even_as_a_straight_flush():
+def test_wheel_is_the_best_low_even_as_a_straight_flush() -> None:
     low = evaluate_low(parse_cards("As 2s 3s 4s 5s"))
     assert low is not None
     assert low.description == "5-4-3-2-A low"
 
 
-def test_best_low_of_seven_skips_pairs_and_high_cards():
+def test_best_low_of_seven_skips_pairs_and_high_cards() -> None:
     low = evaluate_low(parse_cards("8c 6d 4h 2s As Kd 2c"))
     assert low is not None
     assert low.description == "8-6-4-2-A low"
@@ -44,11 +44,11 @@ def test_best_low_of_seven_skips_pairs_and_high_cards():
     "hand",
     ["9c 6d 4h 2s As", "8c 8d 4h 2s As", "Kc Qd Jh Ts 9s 8c 7d", "Ac Ad 2h 2s 3c 3d 4h"],
 )
-def test_no_qualifying_low(hand):
+def test_no_qualifying_low(hand: str) -> None:
     assert evaluate_low(parse_cards(hand)) is None
 
 
-def test_low_matches_reference_on_every_seven_card_rank_pattern_sample():
+def test_low_matches_reference_on_every_seven_card_rank_pattern_sample() -> None:
     deck = [Card(i % 13, i // 13) for i in range(52)]
     for seven in itertools.islice(itertools.combinations(deck[:26], 7), 0, 200_000, 97):
         low = evaluate_low(list(seven))
@@ -56,7 +56,7 @@ def test_low_matches_reference_on_every_seven_card_rank_pattern_sample():
         assert (low_ranks_of(low.value) if low else None) == expected
 
 
-def test_wild_card_is_the_lowest_missing_rank_for_low():
+def test_wild_card_is_the_lowest_missing_rank_for_low() -> None:
     low = evaluate_low(parse_cards("Kc 6d 4h 2s Ad"), cards_of_ranks("K"))
     assert low is not None
     assert low.description == "6-4-3-2-A low"

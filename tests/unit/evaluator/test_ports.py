@@ -11,7 +11,7 @@ def _sign(x: float) -> int:
     return (x > 0) - (x < 0)
 
 
-def test_library_ranker_fits_the_engine_and_bot_ports():
+def test_library_ranker_fits_the_engine_and_bot_ports() -> None:
     engine: HandRanker = LibraryRanker()
     bots: Ranker = LibraryRanker()
     assert engine.rank_high(
@@ -20,7 +20,7 @@ def test_library_ranker_fits_the_engine_and_bot_ports():
     assert bots.category(bots.high(["7c", "7d", "7h", "7s", "2c"], "2", True)) == 10
 
 
-def test_library_ranker_orders_hands_like_the_engines_reference_ranker():
+def test_library_ranker_orders_hands_like_the_engines_reference_ranker() -> None:
     ours, reference = LibraryRanker(), ReferenceRanker()
     rng = random.Random(5)
     for _ in range(400):
@@ -35,7 +35,7 @@ def test_library_ranker_orders_hands_like_the_engines_reference_ranker():
             assert _sign(low_a.strength - low_b.strength) == _sign(ref_a.strength - ref_b.strength)
 
 
-def test_library_ranker_agrees_with_the_reference_on_wild_hand_categories_and_order():
+def test_library_ranker_agrees_with_the_reference_on_wild_hand_categories_and_order() -> None:
     ours, reference = LibraryRanker(), ReferenceRanker()
     rng = random.Random(6)
     for _ in range(300):

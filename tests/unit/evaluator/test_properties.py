@@ -1,5 +1,7 @@
 """Properties every evaluation must have, over hypothesis-generated hands (derandomized)."""
 
+import random
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +17,7 @@ suit_maps = st.permutations(range(4))
 
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(hands, suit_maps)
-def test_renaming_suits_never_changes_a_hand(hand, perm):
+def test_renaming_suits_never_changes_a_hand(hand: list[Card], perm: list[int]) -> None:
     renamed = [Card(c.rank, perm[c.suit]) for c in hand]
     assert evaluate_high(renamed).value == evaluate_high(hand).value
     assert low_value_of(renamed) == low_value_of(hand)
@@ -23,7 +25,7 @@ def test_renaming_suits_never_changes_a_hand(hand, perm):
 
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(hands, st.randoms(use_true_random=False))
-def test_card_order_never_changes_a_hand(hand, rnd):
+def test_card_order_never_changes_a_hand(hand: list[Card], rnd: random.Random) -> None:
     shuffled = list(hand)
     rnd.shuffle(shuffled)
     assert evaluate_high(shuffled).value == evaluate_high(hand).value
@@ -31,7 +33,9 @@ def test_card_order_never_changes_a_hand(hand, rnd):
 
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(hands, st.data())
-def test_making_a_card_wild_never_makes_the_hand_worse(hand, data):
+def test_making_a_card_wild_never_makes_the_hand_worse(
+    hand: list[Card], data: st.DataObject
+) -> None:
     wild = data.draw(st.sampled_from(hand))
     high = evaluate_high(hand, frozenset({wild}))
     assert high.value >= evaluate_high(hand).value
@@ -45,7 +49,7 @@ def test_making_a_card_wild_never_makes_the_hand_worse(hand, data):
 
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(hands)
-def test_the_five_cards_shown_make_the_value_reported(hand):
+def test_the_five_cards_shown_make_the_value_reported(hand: list[Card]) -> None:
     result = evaluate_high(hand)
     assert evaluate_high(list(result.cards)).value == result.value
     low = evaluate_low(hand)

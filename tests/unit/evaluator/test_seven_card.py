@@ -21,14 +21,14 @@ def _eval7(hand: Sequence[int]) -> int:
     return eval7_ints(a, b, c, d, e, f, g)
 
 
-def test_seven_card_values_match_brute_force_best_of_21():
+def test_seven_card_values_match_brute_force_best_of_21() -> None:
     for hand in _sample(7, 6_000):
         value = _eval7(hand)
         expected = ref_best([(c % 13, c // 13) for c in hand])
         assert (category_of(value), ranks_of(value)) == expected, hand
 
 
-def test_seven_card_flushes_and_straight_flushes_match_brute_force():
+def test_seven_card_flushes_and_straight_flushes_match_brute_force() -> None:
     # Random hands rarely hold flushes; force five to seven cards of one suit.
     rng = random.Random(11)
     for _ in range(2_000):
@@ -40,7 +40,7 @@ def test_seven_card_flushes_and_straight_flushes_match_brute_force():
         assert (category_of(value), ranks_of(value)) == ref_best([(c % 13, c // 13) for c in hand])
 
 
-def test_batch_and_single_hand_paths_agree():
+def test_batch_and_single_hand_paths_agree() -> None:
     hands = np.array(_sample(3, 100_000), dtype=np.uint8)
     single = [_eval7(row) for row in hands.tolist()]
     assert eval7_batch(hands).tolist() == single
