@@ -26,7 +26,7 @@ NL = TableConfig(game=TEXAS_HOLDEM, seats=6)
 BOARD = ["2c 7d 9h", "Js", "3s"]
 
 
-def test_a_card_already_dealt_in_this_hand_is_rejected_by_name():
+def test_a_card_already_dealt_in_this_hand_is_rejected_by_name() -> None:
     s = Scenario(NL, [100, 100, None, None, None, None], hole={0: "As Ad"}).start()
     s.act(0, "call")
     s.do(Act(1, "check"))
@@ -34,7 +34,7 @@ def test_a_card_already_dealt_in_this_hand_is_rejected_by_name():
         s.do(DealCards.to_board(("As", "Kd", "Qd"), ("2h",)))
 
 
-def test_a_dealt_string_that_is_not_a_card_is_rejected_by_name():
+def test_a_dealt_string_that_is_not_a_card_is_rejected_by_name() -> None:
     s = Scenario(NL, [100, 100, None, None, None, None], hole={0: "As Ad", 1: "Ks Kc"}).start()
     s.act(0, "call")
     s.do(Act(1, "check"))
@@ -42,7 +42,7 @@ def test_a_dealt_string_that_is_not_a_card_is_rejected_by_name():
         s.do(DealCards.to_board(("Qd", "Xx", "Jd"), ("2h",)))
 
 
-def test_the_same_card_twice_in_one_deal_is_rejected_by_name():
+def test_the_same_card_twice_in_one_deal_is_rejected_by_name() -> None:
     s = Scenario(NL, [100, 100, None, None, None, None], hole={0: "As Ad", 1: "Ks Kc"}).start()
     s.act(0, "call")
     s.do(Act(1, "check"))
@@ -52,7 +52,7 @@ def test_the_same_card_twice_in_one_deal_is_rejected_by_name():
         s.do(DealCards.to_board(("Qd", "Jd", "2h"), ("2h",)))  # the burn card counts too
 
 
-def test_the_board_must_come_with_the_burn_card_the_engine_asked_for():
+def test_the_board_must_come_with_the_burn_card_the_engine_asked_for() -> None:
     s = Scenario(NL, [100, 100, None, None, None, None], hole={0: "As Ad", 1: "Ks Kc"}).start()
     s.act(0, "call")
     s.do(Act(1, "check"))
@@ -60,7 +60,7 @@ def test_the_board_must_come_with_the_burn_card_the_engine_asked_for():
         s.do(DealCards.to_board(("Qd", "Jd", "Td")))
 
 
-def test_cards_must_go_to_the_targets_the_engine_asked_for():
+def test_cards_must_go_to_the_targets_the_engine_asked_for() -> None:
     state, _ = seated_table(NL, [100, 100, None, None, None, None])
     state, _ = run(state, StartHand())
     assert isinstance(pending_chance(state), NeedCards)
@@ -72,7 +72,7 @@ def test_cards_must_go_to_the_targets_the_engine_asked_for():
         run(state, SupplyHandRanks(()))
 
 
-def test_ranks_must_cover_every_hand_still_in():
+def test_ranks_must_cover_every_hand_still_in() -> None:
     s = Scenario(NL, [100, 100, None, None, None, None], boards=BOARD).start()
     s.act(0, "call")
     s.do(Act(1, "check"))
@@ -87,7 +87,7 @@ def test_ranks_must_cover_every_hand_still_in():
         s.do(SupplyHandRanks(()))
 
 
-def test_an_all_in_before_the_flop_still_deals_every_board_card_then_shows_down():
+def test_an_all_in_before_the_flop_still_deals_every_board_card_then_shows_down() -> None:
     s = Scenario(
         NL, [100, 100, None, None, None, None], hole={0: "As Ad", 1: "Ks Kd"}, boards=BOARD
     ).start()
@@ -98,7 +98,7 @@ def test_an_all_in_before_the_flop_still_deals_every_board_card_then_shows_down(
     assert s.state.hand is None and seat_stacks(s.state, 2) == [200, 0]
 
 
-def test_showdown_timeout_shows_a_winning_hand_and_mucks_a_losing_one():
+def test_showdown_timeout_shows_a_winning_hand_and_mucks_a_losing_one() -> None:
     s = Scenario(
         NL, [100, 100, None, None, None, None], hole={0: "As Ad", 1: "Ks Kd"}, boards=BOARD
     ).start()
@@ -117,7 +117,7 @@ def test_showdown_timeout_shows_a_winning_hand_and_mucks_a_losing_one():
     assert winning[0] == CardsShown(1, ("As", "Ad"))
 
 
-def test_in_spit_in_the_ocean_the_last_player_in_wins_without_showing():
+def test_in_spit_in_the_ocean_the_last_player_in_wins_without_showing() -> None:
     config = TableConfig(game=SPIT_IN_THE_OCEAN, seats=6, ante=1)
     s = Scenario(config, [100, 100, 100, None, None, None], boards=["7h"]).start()
     s.act(1, "bet", 2)

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[3]
 COMPILED = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
 
-def test_the_suite_runs_the_compiled_engine():
+def test_the_suite_runs_the_compiled_engine() -> None:
     assert build_engine.is_compiled(), "the engine is not compiled: run `make engine`"
     assert build_engine.runs_compiled()
     assert services.games.reducer.__file__.endswith(COMPILED)
@@ -39,14 +39,14 @@ def _interpreted(code: str) -> str:
     ).stdout
 
 
-def test_compiled_and_interpreted_engines_play_identically():
+def test_compiled_and_interpreted_engines_play_identically() -> None:
     interpreted = _interpreted(
         "from tests.unit.games.engine_digest import digest\nprint(digest())"
     ).strip()
     assert digest() == interpreted
 
 
-def test_the_source_only_import_really_bypasses_compiled_modules():
+def test_the_source_only_import_really_bypasses_compiled_modules() -> None:
     # Without this the comparison above could compare the compiled build with itself.
     probe = _interpreted(
         "import services.games, services.games.reducer as r, services.games.rules as u\n"
@@ -69,11 +69,13 @@ def _age(path: Path, seconds_ago: float) -> None:
     os.utime(path, (when, when))
 
 
-def test_nothing_is_stale_where_nothing_was_compiled(tmp_path: Path):
+def test_nothing_is_stale_where_nothing_was_compiled(tmp_path: Path) -> None:
     assert build_engine.stale_modules(_package(tmp_path)) == []
 
 
-def test_a_source_changed_after_the_build_is_stale_interpreted_ones_included(tmp_path: Path):
+def test_a_source_changed_after_the_build_is_stale_interpreted_ones_included(
+    tmp_path: Path,
+) -> None:
     package = _package(tmp_path)
     for source in build_engine.sources(package):
         built = build_engine.compiled_path(source)
@@ -90,7 +92,7 @@ def test_a_source_changed_after_the_build_is_stale_interpreted_ones_included(tmp
     ]
 
 
-def test_a_compiled_module_gone_missing_is_stale(tmp_path: Path):
+def test_a_compiled_module_gone_missing_is_stale(tmp_path: Path) -> None:
     package = _package(tmp_path)
     for source in build_engine.sources(package):
         build_engine.compiled_path(source).write_text("")

@@ -11,7 +11,7 @@ from collections import deque
 
 import pytest
 from pokerkit import Card as PkCard
-from pokerkit import FixedLimitTexasHoldem, NoLimitTexasHoldem
+from pokerkit import FixedLimitTexasHoldem, NoLimitTexasHoldem, State
 from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem
 
 from services.games import (
@@ -148,7 +148,7 @@ def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
         assert our_stacks == list(pk.stacks), seed
 
 
-def skip_moot_checks(pk, engine_to_act: int | None) -> None:
+def skip_moot_checks(pk: State, engine_to_act: int | None) -> None:
     """pokerkit still asks for a check when every opponent is all in and nothing can change;
     the engine skips that decision. Check for pokerkit and move on."""
     while (
@@ -165,7 +165,7 @@ def skip_moot_checks(pk, engine_to_act: int | None) -> None:
 @pytest.mark.parametrize(
     "structure", [Structure.NO_LIMIT, Structure.POT_LIMIT, Structure.FIXED_LIMIT]
 )
-def test_random_hands_match_pokerkit_action_by_action(structure):
+def test_random_hands_match_pokerkit_action_by_action(structure: Structure) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         diverged: list[int] = []

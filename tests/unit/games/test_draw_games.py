@@ -27,7 +27,7 @@ SIX = TableConfig(game=SIX_CARD_OPEN_DRAW, seats=6, ante=1)
 THREE = [100, 100, 100, None, None, None]
 
 
-def test_spit_every_player_antes_and_gets_four_cards_one_at_a_time():
+def test_spit_every_player_antes_and_gets_four_cards_one_at_a_time() -> None:
     state, _ = seated_table(SPIT, THREE)
     state, events = run(state, StartHand())
     assert [e.kind for e in events if isinstance(e, ForcedBetPosted)] == ["ante"] * 3
@@ -35,7 +35,7 @@ def test_spit_every_player_antes_and_gets_four_cards_one_at_a_time():
     assert request == NeedCards(((1, 4), (2, 4), (0, 4)), 0, False, True)
 
 
-def test_spit_card_is_dealt_face_up_and_betting_starts_left_of_the_dealer():
+def test_spit_card_is_dealt_face_up_and_betting_starts_left_of_the_dealer() -> None:
     s = Scenario(SPIT, THREE, boards=["7h"]).start()
     assert s.state.hand is not None
     assert s.state.hand.board == ("7h",)
@@ -43,7 +43,7 @@ def test_spit_card_is_dealt_face_up_and_betting_starts_left_of_the_dealer():
     assert s.state.hand.to_act == 1
 
 
-def test_spit_card_can_never_be_discarded():
+def test_spit_card_can_never_be_discarded() -> None:
     s = Scenario(SPIT, THREE, boards=["7h"]).start()
     for seat in (1, 2, 0):
         s.act(seat, "check")
@@ -51,7 +51,7 @@ def test_spit_card_can_never_be_discarded():
         s.act(1, "discard", cards_="7h")
 
 
-def test_a_discard_must_be_cards_the_player_holds():
+def test_a_discard_must_be_cards_the_player_holds() -> None:
     s = Scenario(SPIT, THREE, hole={1: "2c 3c 4c 5c"}, boards=["7h"]).start()
     for seat in (1, 2, 0):
         s.act(seat, "check")
@@ -59,7 +59,7 @@ def test_a_discard_must_be_cards_the_player_holds():
         s.act(1, "discard", cards_="Ad")
 
 
-def test_the_table_draw_limit_caps_the_number_of_cards_drawn():
+def test_the_table_draw_limit_caps_the_number_of_cards_drawn() -> None:
     config = TableConfig(game=SPIT_IN_THE_OCEAN, seats=6, ante=1, draw_limit=2)
     s = Scenario(config, THREE, hole={1: "2c 3c 4c 5c"}, boards=["7h"]).start()
     for seat in (1, 2, 0):
@@ -69,7 +69,7 @@ def test_the_table_draw_limit_caps_the_number_of_cards_drawn():
         s.act(1, "discard", cards_="2c 3c 4c")
 
 
-def test_drawn_cards_replace_the_discards_and_standing_pat_draws_nothing():
+def test_drawn_cards_replace_the_discards_and_standing_pat_draws_nothing() -> None:
     s = Scenario(SPIT, THREE, hole={1: "2c 3c 4c 5c"}, boards=["7h"], draws={1: "Ac Ad"}).start()
     for seat in (1, 2, 0):
         s.act(seat, "check")
@@ -80,7 +80,7 @@ def test_drawn_cards_replace_the_discards_and_standing_pat_draws_nothing():
     assert len(s.state.hand.player(2).cards) == 4 and s.state.hand.to_act == 0
 
 
-def test_spit_rank_is_wild_and_five_of_a_kind_beats_a_straight_flush():
+def test_spit_rank_is_wild_and_five_of_a_kind_beats_a_straight_flush() -> None:
     s = Scenario(
         SPIT, THREE, hole={1: "7c 7d Kd Ks", 2: "9h Th Jh Qh", 0: "2c 3d 4s 5h"}, boards=["7h"]
     ).start()
@@ -93,7 +93,7 @@ def test_spit_rank_is_wild_and_five_of_a_kind_beats_a_straight_flush():
     assert pot.shares == (Share(1, 3),)
 
 
-def test_the_table_may_rank_five_of_a_kind_below_a_straight_flush():
+def test_the_table_may_rank_five_of_a_kind_below_a_straight_flush() -> None:
     config = TableConfig(
         game=SPIT_IN_THE_OCEAN, seats=6, ante=1, five_of_a_kind_beats_straight_flush=False
     )
@@ -109,7 +109,9 @@ def test_the_table_may_rank_five_of_a_kind_below_a_straight_flush():
     assert pot.shares == (Share(2, 3),)
 
 
-def test_when_the_stub_runs_out_the_earlier_discards_are_reshuffled_but_not_the_drawers_own():
+def test_when_the_stub_runs_out_the_earlier_discards_are_reshuffled_but_not_the_drawers_own() -> (
+    None
+):
     config = TableConfig(game=SPIT_IN_THE_OCEAN, seats=10, ante=1)
     s = Scenario(config, [100] * 10).start()  # 41 cards out, 11 left
     for seat in [*range(1, 10), 0]:
@@ -129,7 +131,7 @@ def test_when_the_stub_runs_out_the_earlier_discards_are_reshuffled_but_not_the_
     assert len(s.state.hand.player(order[2]).cards) == 4
 
 
-def test_timeout_in_a_draw_stands_pat():
+def test_timeout_in_a_draw_stands_pat() -> None:
     s = Scenario(SPIT, THREE, boards=["7h"]).start()
     for seat in (1, 2, 0):
         s.act(seat, "check")
@@ -137,7 +139,7 @@ def test_timeout_in_a_draw_stands_pat():
     assert events[0] == CardsDiscarded(1, (), False)
 
 
-def test_six_card_open_draw_deals_six_down_then_a_draw_of_up_to_four_before_any_betting():
+def test_six_card_open_draw_deals_six_down_then_a_draw_of_up_to_four_before_any_betting() -> None:
     s = Scenario(SIX, THREE, hole={1: "2c 3c 4c 5c 6c 7c"}).start()
     assert s.state.hand is not None
     assert len(s.state.hand.player(1).cards) == 6
@@ -147,7 +149,7 @@ def test_six_card_open_draw_deals_six_down_then_a_draw_of_up_to_four_before_any_
         s.act(1, "discard", cards_="2c 3c 4c 5c 6c")
 
 
-def test_six_card_every_remaining_player_discards_exactly_one_card_face_up():
+def test_six_card_every_remaining_player_discards_exactly_one_card_face_up() -> None:
     s = Scenario(SIX, THREE, hole={1: "2c 3c 4c 5c 6c 7c"}).start()
     for seat in (1, 2, 0):
         s.act(seat, "discard")
@@ -162,7 +164,7 @@ def test_six_card_every_remaining_player_discards_exactly_one_card_face_up():
     assert spectator.open_discards == ("7c",) and spectator.cards == (HIDDEN,) * 5
 
 
-def test_six_card_open_discard_timeout_throws_the_lowest_card():
+def test_six_card_open_discard_timeout_throws_the_lowest_card() -> None:
     s = Scenario(SIX, THREE, hole={1: "Kc 3d 4c 5c 3c 7c"}).start()
     for seat in (1, 2, 0):
         s.act(seat, "discard")
@@ -172,7 +174,7 @@ def test_six_card_open_discard_timeout_throws_the_lowest_card():
     assert events[0] == CardsDiscarded(1, ("3c",), True)
 
 
-def test_six_card_final_hands_are_five_cards_and_the_best_high_hand_wins():
+def test_six_card_final_hands_are_five_cards_and_the_best_high_hand_wins() -> None:
     s = Scenario(SIX, THREE, hole={1: "Ac Ad As Kc Kd 2h", 2: "2c 3d 4s 6h 8c 9d"}).start()
     for seat in (1, 2, 0):
         s.act(seat, "discard")

@@ -41,15 +41,15 @@ def _parameters(node: ast.ClassDef) -> tuple[str, ...]:
     return tuple(arg.arg for arg in init.args.args[1:])
 
 
-def test_every_record_class_is_checked():
+def test_every_record_class_is_checked() -> None:
     assert set(_classes()) == {cls.__name__ for cls in RECORDS}
 
 
-def test_fields_are_the_annotated_fields_in_order():
+def test_fields_are_the_annotated_fields_in_order() -> None:
     for name, node in _classes().items():
         assert _annotated(node) == getattr(events, name).FIELDS, name
 
 
-def test_the_constructor_takes_the_fields_in_order():
+def test_the_constructor_takes_the_fields_in_order() -> None:
     for name, node in _classes().items():
         assert _parameters(node) == tuple(f for f, _ in getattr(events, name).FIELDS), name

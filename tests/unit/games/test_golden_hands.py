@@ -8,7 +8,7 @@ from collections import deque
 
 import pytest
 from pokerkit import Card as PkCard
-from pokerkit import NoLimitTexasHoldem
+from pokerkit import NoLimitTexasHoldem, State
 
 from services.games import (
     TEXAS_HOLDEM,
@@ -24,6 +24,7 @@ from services.games import (
 )
 from services.games.cardtext import FULL_DECK
 from services.games.reference_ranking import ReferenceRanker
+from services.games.state import TableState
 from tests.unit.games.golden_hands import RECORDED_HANDS, RecordedHand
 from tests.unit.games.support import run, seat_stacks, seated_table
 
@@ -36,7 +37,7 @@ def pinned_deck(hand: RecordedHand) -> list[str]:
     return [next(unused) if c == "??" else c for c in cards]
 
 
-def pokerkit_state(hand: RecordedHand, deck: list[str]):
+def pokerkit_state(hand: RecordedHand, deck: list[str]) -> State:
     antes = {1: hand.ante} if hand.big_blind_ante else hand.ante
     trimming = not hand.big_blind_ante  # as in the recorded pokerkit transcriptions
     game = NoLimitTexasHoldem((), trimming, antes, hand.blinds, hand.blinds[1])
@@ -45,7 +46,7 @@ def pokerkit_state(hand: RecordedHand, deck: list[str]):
     return state
 
 
-def pokerkit_advance(state) -> None:
+def pokerkit_advance(state: State) -> None:
     """Every non-decision step (posting, dealing, showdown, chips) until a player acts."""
     while state.status and state.actor_index is None:
         for name in (
@@ -68,7 +69,9 @@ def pokerkit_advance(state) -> None:
             raise AssertionError("pokerkit is stuck")
 
 
-def engine_command(state, token: str) -> Act:
+def engine_command(state: TableState, token: str) -> Act:
+    # Called only while pokerkit waits on a player: the engine must have a seat to act too.
+    assert state.hand is not None and state.hand.to_act is not None
     seat = state.hand.to_act
     legal = legal_actions(state, seat)
     if token == "f":
@@ -83,7 +86,9 @@ def engine_command(state, token: str) -> Act:
 
 
 @pytest.mark.parametrize("hand", RECORDED_HANDS, ids=lambda h: h.name)
-def test_recorded_hand_reaches_the_recorded_stacks_in_lockstep_with_pokerkit(hand):
+def test_recorded_hand_reaches_the_recorded_stacks_in_lockstep_with_pokerkit(
+    hand: RecordedHand,
+) -> None:
     n = len(hand.stacks)
     config = TableConfig(
         game=TEXAS_HOLDEM,

@@ -19,7 +19,7 @@ def play_to_showdown(s: Scenario, raise_to: int = 4) -> list[PotAwarded]:
     return [e for e in s.log if isinstance(e, PotAwarded)]
 
 
-def test_tied_lows_quarter_the_pot_and_the_high_half_takes_the_odd_chip():
+def test_tied_lows_quarter_the_pot_and_the_high_half_takes_the_odd_chip() -> None:
     s = Scenario(
         HILO,
         THREE,
@@ -32,7 +32,7 @@ def test_tied_lows_quarter_the_pot_and_the_high_half_takes_the_odd_chip():
     assert pot.shares == (Share(0, 8, "high"), Share(1, 4, "low"), Share(2, 3, "low"))
 
 
-def test_without_a_qualifying_low_the_high_hand_takes_the_whole_pot():
+def test_without_a_qualifying_low_the_high_hand_takes_the_whole_pot() -> None:
     s = Scenario(
         HILO, THREE, hole={0: "Ac Ad", 1: "4c 5c", 2: "3d 6h"}, boards=["Ks Qs 9h", "9d", "2c"]
     ).start()
@@ -40,7 +40,7 @@ def test_without_a_qualifying_low_the_high_hand_takes_the_whole_pot():
     assert pot.shares == (Share(0, 15, "all"),)
 
 
-def test_one_hand_can_scoop_both_halves():
+def test_one_hand_can_scoop_both_halves() -> None:
     s = Scenario(
         HILO, THREE, hole={0: "4s 5s", 1: "Kc Kd", 2: "Qd Jh"}, boards=["As 2s 3s", "9d", "Th"]
     ).start()
@@ -48,7 +48,7 @@ def test_one_hand_can_scoop_both_halves():
     assert pot.shares == (Share(0, 8, "high"), Share(0, 7, "low"))
 
 
-def test_the_low_uses_any_five_of_the_seven_cards_and_pairs_do_not_count():
+def test_the_low_uses_any_five_of_the_seven_cards_and_pairs_do_not_count() -> None:
     s = Scenario(
         HILO, THREE, hole={0: "Ac Ad", 1: "8c 9c", 2: "7d 2h"}, boards=["As 2s 3h", "4d", "Kh"]
     ).start()

@@ -80,7 +80,7 @@ def started(
     return state
 
 
-def test_blinds_are_posted_left_of_the_button_and_action_starts_left_of_the_big_blind():
+def test_blinds_are_posted_left_of_the_button_and_action_starts_left_of_the_big_blind() -> None:
     state, _ = seated_table(NL, [100, 100, 100, 100, None, None])
     state, events = run(state, StartHand())
     posts = [(e.seat, e.kind, e.amount) for e in events if isinstance(e, ForcedBetPosted)]
@@ -90,7 +90,7 @@ def test_blinds_are_posted_left_of_the_button_and_action_starts_left_of_the_big_
     assert state.hand.to_act == 3
 
 
-def test_heads_up_the_button_posts_the_small_blind_and_acts_first_before_the_flop():
+def test_heads_up_the_button_posts_the_small_blind_and_acts_first_before_the_flop() -> None:
     state = started([100, 100, None, None, None, None])
     assert state.hand is not None
     assert state.hand.button == 0
@@ -98,7 +98,7 @@ def test_heads_up_the_button_posts_the_small_blind_and_acts_first_before_the_flo
     assert state.hand.to_act == 0
 
 
-def test_heads_up_the_button_acts_last_after_the_flop():
+def test_heads_up_the_button_acts_last_after_the_flop() -> None:
     state = started([100, 100, None, None, None, None])
     state, _ = run(state, Act(0, "call"))
     state, _ = run(state, Act(1, "check"))
@@ -107,7 +107,7 @@ def test_heads_up_the_button_acts_last_after_the_flop():
     assert state.hand.to_act == 1
 
 
-def test_big_blind_has_the_option_to_raise_an_unraised_pot():
+def test_big_blind_has_the_option_to_raise_an_unraised_pot() -> None:
     state = started([100, 100, 100, None, None, None])
     state, _ = run(state, Act(0, "call"))
     state, _ = run(state, Act(1, "call"))
@@ -115,26 +115,26 @@ def test_big_blind_has_the_option_to_raise_an_unraised_pot():
     assert {"check", "raise"} <= legal.actions and legal.min_to == 4
 
 
-def test_acting_out_of_turn_names_whose_turn_it_is():
+def test_acting_out_of_turn_names_whose_turn_it_is() -> None:
     state = started([100, 100, 100, None, None, None])
     with pytest.raises(NotAllowedNow, match="it is seat 0's turn"):
         run(state, Act(1, "call"))
 
 
-def test_a_raise_must_increase_the_bet_by_at_least_the_last_full_raise():
+def test_a_raise_must_increase_the_bet_by_at_least_the_last_full_raise() -> None:
     state = started([100, 100, 100, None, None, None])
     state, _ = run(state, Act(0, "raise", 10))  # raise of 8
     with pytest.raises(InvalidAction, match="between 18 and 100"):
         run(state, Act(1, "raise", 15))
 
 
-def test_cannot_check_when_facing_a_bet():
+def test_cannot_check_when_facing_a_bet() -> None:
     state = started([100, 100, 100, None, None, None])
     with pytest.raises(InvalidAction, match="cannot check facing a bet of 2"):
         run(state, Act(0, "check"))
 
 
-def test_an_all_in_for_less_than_a_full_raise_does_not_reopen_the_betting():
+def test_an_all_in_for_less_than_a_full_raise_does_not_reopen_the_betting() -> None:
     state = started([100, 100, 15, 100, None, None])
     # button 0, sb 1, bb 2 (15 chips); seat 3 first to act
     state, _ = run(state, Act(3, "raise", 10))
@@ -146,7 +146,7 @@ def test_an_all_in_for_less_than_a_full_raise_does_not_reopen_the_betting():
     assert legal_actions(state, 0).actions == {"fold", "call"}
 
 
-def test_no_raise_is_offered_when_no_opponent_has_chips_left_to_answer_it():
+def test_no_raise_is_offered_when_no_opponent_has_chips_left_to_answer_it() -> None:
     state = started([100, 40, None, None, None, None])
     state, _ = run(state, Act(0, "call"))
     state, _ = run(state, Act(1, "all-in"))  # to 40: seat 1 has nothing behind
@@ -157,7 +157,7 @@ def test_no_raise_is_offered_when_no_opponent_has_chips_left_to_answer_it():
         run(state, Act(0, "all-in"))
 
 
-def test_uncalled_bet_returns_to_the_bettor_and_the_last_player_wins_without_showing():
+def test_uncalled_bet_returns_to_the_bettor_and_the_last_player_wins_without_showing() -> None:
     state = started([100, 100, 100, None, None, None])
     state, _ = run(state, Act(0, "raise", 30))
     state, _ = run(state, Act(1, "fold"))
@@ -169,7 +169,7 @@ def test_uncalled_bet_returns_to_the_bettor_and_the_last_player_wins_without_sho
     assert state.hand is None and seat_stacks(state, 3) == [103, 99, 98]
 
 
-def test_timeout_checks_when_checking_is_legal_and_folds_otherwise():
+def test_timeout_checks_when_checking_is_legal_and_folds_otherwise() -> None:
     state = started([100, 100, 100, None, None, None])
     state, events = run(state, TimeOut(0))
     assert events[0] == ActionTaken(0, "fold", 0, 0)
@@ -178,12 +178,14 @@ def test_timeout_checks_when_checking_is_legal_and_folds_otherwise():
     assert events[0] == ActionTaken(2, "check", 2, 0)
 
 
-def test_a_stale_timeout_changes_nothing():
+def test_a_stale_timeout_changes_nothing() -> None:
     state = started([100, 100, 100, None, None, None])
     assert run(state, TimeOut(1))[1] == []
 
 
-def test_showdown_splits_a_tie_and_gives_the_odd_chip_to_the_first_winner_left_of_the_button():
+def test_showdown_splits_a_tie_and_gives_the_odd_chip_to_the_first_winner_left_of_the_button() -> (
+    None
+):
     config = TableConfig(game=TEXAS_HOLDEM, seats=6, small_blind=1, big_blind=2, ante=1)
     state = started(
         [100, 100, 100, None, None, None],

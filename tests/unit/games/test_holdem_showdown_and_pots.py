@@ -33,7 +33,7 @@ def check_down(s: Scenario, order: list[int], streets: int = 3) -> None:
             s.act(seat, "check")
 
 
-def test_side_pots_form_at_each_all_in_level_and_each_goes_to_the_best_eligible_hand():
+def test_side_pots_form_at_each_all_in_level_and_each_goes_to_the_best_eligible_hand() -> None:
     s = Scenario(
         NL,
         [10, 30, 100, 100, None, None],
@@ -54,7 +54,7 @@ def test_side_pots_form_at_each_all_in_level_and_each_goes_to_the_best_eligible_
     assert [p.shares for p in pots] == [(Share(0, 40),), (Share(1, 60),), (Share(2, 140),)]
 
 
-def test_all_in_showdowns_table_every_hand_without_asking():
+def test_all_in_showdowns_table_every_hand_without_asking() -> None:
     s = Scenario(NL, [50, 100, None, None, None, None], hole={0: "AsAd", 1: "KsKd"}, boards=BOARD)
     s.start()
     s.act(0, "all-in")
@@ -63,7 +63,7 @@ def test_all_in_showdowns_table_every_hand_without_asking():
     assert isinstance(events[-1], HandEnded)
 
 
-def test_last_aggressor_of_the_final_round_shows_first():
+def test_last_aggressor_of_the_final_round_shows_first() -> None:
     s = Scenario(
         NL, [100, 100, 100, None, None, None], hole={0: "AsAd", 1: "KsKd", 2: "QsQd"}, boards=BOARD
     ).start()
@@ -78,7 +78,9 @@ def test_last_aggressor_of_the_final_round_shows_first():
     assert legal_actions(s.state, 2).actions == {"show", "muck", "declare-board"}
 
 
-def test_without_a_bet_on_the_river_the_first_active_player_left_of_the_button_shows_first():
+def test_without_a_bet_on_the_river_the_first_active_player_left_of_the_button_shows_first() -> (
+    None
+):
     s = Scenario(NL, [100, 100, 100, None, None, None], boards=BOARD).start()
     s.act(0, "call"), s.act(1, "call"), s.act(2, "check")
     check_down(s, [1, 2, 0])
@@ -86,7 +88,7 @@ def test_without_a_bet_on_the_river_the_first_active_player_left_of_the_button_s
     assert s.state.hand.showdown_order == (1, 2, 0)
 
 
-def test_a_mucked_hand_gives_up_its_claim_and_the_last_hand_wins_without_showing():
+def test_a_mucked_hand_gives_up_its_claim_and_the_last_hand_wins_without_showing() -> None:
     s = Scenario(
         NL, [100, 100, None, None, None, None], hole={0: "AsAd", 1: "KsKd"}, boards=BOARD
     ).start()
@@ -98,7 +100,7 @@ def test_a_mucked_hand_gives_up_its_claim_and_the_last_hand_wins_without_showing
     assert awards(events)[0].shares == (Share(0, 4),)
 
 
-def test_a_player_whose_best_hand_is_the_board_must_declare_it_or_loses_the_claim():
+def test_a_player_whose_best_hand_is_the_board_must_declare_it_or_loses_the_claim() -> None:
     board = ["Ah Kh Qh", "Jh", "Th"]  # a royal flush on board: everyone plays it
     s = Scenario(NL, [100, 100, None, None, None, None], boards=board).start()
     s.act(0, "call"), s.act(1, "check")
@@ -115,7 +117,7 @@ def test_a_player_whose_best_hand_is_the_board_must_declare_it_or_loses_the_clai
     assert awards(events)[0].shares == (Share(1, 2), Share(0, 2))
 
 
-def test_ties_split_each_pot_equally():
+def test_ties_split_each_pot_equally() -> None:
     s = Scenario(
         NL,
         [100, 100, 100, None, None, None],
@@ -129,7 +131,7 @@ def test_ties_split_each_pot_equally():
     assert awards(events)[0].shares == (Share(1, 2), Share(2, 2))
 
 
-def test_rake_is_a_percentage_of_the_pot_up_to_the_cap_once_the_flop_is_dealt():
+def test_rake_is_a_percentage_of_the_pot_up_to_the_cap_once_the_flop_is_dealt() -> None:
     config = TableConfig(game=TEXAS_HOLDEM, seats=6, rake_basis_points=500, rake_cap=3)
     s = Scenario(
         config, [200, 200, None, None, None, None], hole={0: "AsAd", 1: "KsKd"}, boards=BOARD
@@ -143,7 +145,7 @@ def test_rake_is_a_percentage_of_the_pot_up_to_the_cap_once_the_flop_is_dealt():
     assert (pot.amount, pot.rake, pot.shares) == (120, 3, (Share(0, 117),))
 
 
-def test_no_rake_when_the_hand_ends_before_the_flop():
+def test_no_rake_when_the_hand_ends_before_the_flop() -> None:
     config = TableConfig(game=TEXAS_HOLDEM, seats=6, rake_basis_points=1000)
     s = Scenario(config, [200, 200, None, None, None, None]).start()
     s.act(0, "raise", 20)
@@ -151,7 +153,7 @@ def test_no_rake_when_the_hand_ends_before_the_flop():
     assert awards(events)[0].rake == 0
 
 
-def test_an_uncalled_bet_on_the_river_returns_before_the_pot_is_awarded():
+def test_an_uncalled_bet_on_the_river_returns_before_the_pot_is_awarded() -> None:
     s = Scenario(NL, [100, 100, None, None, None, None], boards=BOARD).start()
     s.act(0, "call"), s.act(1, "check")
     check_down(s, [1, 0], streets=2)
@@ -161,7 +163,7 @@ def test_an_uncalled_bet_on_the_river_returns_before_the_pot_is_awarded():
     assert awards(events)[0].shares == (Share(1, 4),)
 
 
-def test_show_and_muck_are_only_for_the_showdown():
+def test_show_and_muck_are_only_for_the_showdown() -> None:
     s = Scenario(NL, [100, 100, None, None, None, None]).start()
     with pytest.raises(InvalidAction, match="not a betting action"):
         s.act(0, "show")

@@ -22,7 +22,7 @@ def sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
 
-def test_named_hands_rank_in_the_textbook_order():
+def test_named_hands_rank_in_the_textbook_order() -> None:
     ladder = [
         "2c 3d 4h 5s 7c",  # high card
         "2c 2d 4h 5s 7c",  # pair
@@ -39,7 +39,7 @@ def test_named_hands_rank_in_the_textbook_order():
     assert values == sorted(values) and len(set(values)) == len(values)
 
 
-def test_wild_cards_make_five_of_a_kind_above_or_below_a_straight_flush():
+def test_wild_cards_make_five_of_a_kind_above_or_below_a_straight_flush() -> None:
     sevens = frozenset({"7"})
     five = RANKER.rank_high(["7c", "7d", "Kd", "Ks", "7h"], sevens, True)
     royal = RANKER.rank_high(["Th", "Jh", "Qh", "Kh", "Ah"], frozenset(), True)
@@ -50,7 +50,7 @@ def test_wild_cards_make_five_of_a_kind_above_or_below_a_straight_flush():
     assert five_low.label.startswith("five of a kind")
 
 
-def test_the_direct_seven_card_path_equals_the_best_of_every_five():
+def test_the_direct_seven_card_path_equals_the_best_of_every_five() -> None:
     rng = random.Random(5)
     for _ in range(1000):
         cards = rng.sample(FULL_DECK, rng.choice([5, 6, 7]))
@@ -58,7 +58,7 @@ def test_the_direct_seven_card_path_equals_the_best_of_every_five():
         assert score_natural(cards)[0] == brute
 
 
-def test_the_direct_path_finds_straight_flushes_in_the_flush_suit_only():
+def test_the_direct_path_finds_straight_flushes_in_the_flush_suit_only() -> None:
     # Random seven-card samples almost never hold a straight flush: pin the flush-suit cases.
     for hand, category, top in [
         ("9h Th Jh Qh Kh 2c 3d", "straight flush", 13),
@@ -72,7 +72,7 @@ def test_the_direct_path_finds_straight_flushes_in_the_flush_suit_only():
         assert label.startswith(category) and brute[1][0] == top, label
 
 
-def test_high_hands_order_like_the_evaluator_library_with_and_without_wild_cards():
+def test_high_hands_order_like_the_evaluator_library_with_and_without_wild_cards() -> None:
     rng = random.Random(11)
     for trial in range(600):
         wild = rng.choice(RANKS) if trial % 2 else None
@@ -89,7 +89,7 @@ def test_high_hands_order_like_the_evaluator_library_with_and_without_wild_cards
         assert sign(ours[0] - ours[1]) == sign(theirs[0] - theirs[1]), (a, b, wild)
 
 
-def test_low_hands_qualify_and_order_like_the_evaluator_library():
+def test_low_hands_qualify_and_order_like_the_evaluator_library() -> None:
     rng = random.Random(12)
     for _ in range(800):
         a, b = rng.sample(FULL_DECK, 7), rng.sample(FULL_DECK, 7)
@@ -102,7 +102,7 @@ def test_low_hands_qualify_and_order_like_the_evaluator_library():
             )
 
 
-def test_high_and_low_hands_order_like_pokerkit():
+def test_high_and_low_hands_order_like_pokerkit() -> None:
     rng = random.Random(13)
     for _ in range(400):
         hole_a, hole_b = rng.sample(FULL_DECK, 4), None

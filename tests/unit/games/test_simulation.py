@@ -196,7 +196,7 @@ def play_table(game_name: str, seed: int, hands: int) -> int:
     return played
 
 
-def test_mid_hand_views_never_show_hidden_cards_and_every_offered_action_is_accepted():
+def test_mid_hand_views_never_show_hidden_cards_and_every_offered_action_is_accepted() -> None:
     rng = random.Random(7)
     for game_name in GAMES:
         config = random_config(game_name, rng)
@@ -226,19 +226,19 @@ def test_mid_hand_views_never_show_hidden_cards_and_every_offered_action_is_acce
 
 
 @pytest.mark.parametrize("game_name", sorted(GAMES))
-def test_random_tables_conserve_chips_never_reuse_a_card_and_replay_exactly(game_name):
+def test_random_tables_conserve_chips_never_reuse_a_card_and_replay_exactly(game_name: str) -> None:
     played = sum(play_table(game_name, seed, 30) for seed in range(12))
     assert played >= 250
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game_name", sorted(GAMES))
-def test_thousands_of_random_hands_per_variant(game_name):
+def test_thousands_of_random_hands_per_variant(game_name: str) -> None:
     played = sum(play_table(game_name, 1000 + seed, 100) for seed in range(24))
     assert played >= 2000
 
 
-def test_every_structure_is_exercised():
+def test_every_structure_is_exercised() -> None:
     rng = random.Random(1)
     seen = {random_config("texas-holdem", rng).structure for _ in range(30)}
     assert seen == {Structure.NO_LIMIT, Structure.POT_LIMIT, Structure.FIXED_LIMIT}

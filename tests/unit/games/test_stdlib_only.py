@@ -22,7 +22,7 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
-def test_games_imports_only_the_standard_library_and_itself():
+def test_games_imports_only_the_standard_library_and_itself() -> None:
     offenders = []
     for path in sorted(GAMES.rglob("*.py")):
         for name in imported_modules(path):
@@ -34,5 +34,5 @@ def test_games_imports_only_the_standard_library_and_itself():
     assert offenders == []
 
 
-def test_the_check_sees_every_module():
+def test_the_check_sees_every_module() -> None:
     assert len(list(GAMES.rglob("*.py"))) >= 10

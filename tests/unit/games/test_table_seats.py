@@ -43,7 +43,7 @@ def fold_around(s: Scenario) -> None:
         s.act(seat, "fold" if s.state.hand.current_bet > s.state.hand.player(seat).bet else "check")
 
 
-def test_the_button_moves_one_seat_clockwise_each_hand():
+def test_the_button_moves_one_seat_clockwise_each_hand() -> None:
     s = Scenario(NL, [100, None, 100, 100, None, None]).start()
     assert s.state.hand is not None
     assert s.state.hand.button == 0
@@ -55,7 +55,7 @@ def test_the_button_moves_one_seat_clockwise_each_hand():
     assert s.state.hand.button == 3
 
 
-def test_hands_start_only_with_two_players_sitting_in_with_chips():
+def test_hands_start_only_with_two_players_sitting_in_with_chips() -> None:
     state, _ = seated_table(NL, [100, None, None, None, None, None])
     assert pending_chance(state) is None
     with pytest.raises(NotAllowedNow, match="two or more players"):
@@ -64,13 +64,13 @@ def test_hands_start_only_with_two_players_sitting_in_with_chips():
     assert pending_chance(state) == NeedHandStart()
 
 
-def test_buy_in_must_be_within_the_table_range():
+def test_buy_in_must_be_within_the_table_range() -> None:
     state, _ = seated_table(NL, [None] * 6)
     with pytest.raises(InvalidAction, match="between 20 and 200, not 500"):
         run(state, SitDown(0, "alice", 500))
 
 
-def test_a_seat_cannot_be_taken_twice_and_a_player_sits_once():
+def test_a_seat_cannot_be_taken_twice_and_a_player_sits_once() -> None:
     state, _ = seated_table(NL, [100, None, None, None, None, None])
     with pytest.raises(NotAllowedNow, match="seat 0 is taken"):
         run(state, SitDown(0, "bob", 100))
@@ -78,7 +78,7 @@ def test_a_seat_cannot_be_taken_twice_and_a_player_sits_once():
         run(state, SitDown(1, "p0", 100))
 
 
-def test_leaving_during_a_hand_takes_effect_after_it_and_returns_the_stack():
+def test_leaving_during_a_hand_takes_effect_after_it_and_returns_the_stack() -> None:
     s = Scenario(NL, [100, 100, 100, None, None, None]).start()
     events = s.do(LeaveTable(1))
     assert events == [LeaveRequested(1)]
@@ -89,13 +89,13 @@ def test_leaving_during_a_hand_takes_effect_after_it_and_returns_the_stack():
     assert left == [PlayerLeft(1, "p1", last.stack)] and s.state.seats[1] is None
 
 
-def test_leaving_between_hands_is_immediate():
+def test_leaving_between_hands_is_immediate() -> None:
     state, _ = seated_table(NL, [100, 100, None, None, None, None])
     state, events = run(state, LeaveTable(1))
     assert events == [PlayerLeft(1, "p1", 100)] and state.seats[1] is None
 
 
-def test_top_up_only_between_hands_and_up_to_the_maximum_buy_in():
+def test_top_up_only_between_hands_and_up_to_the_maximum_buy_in() -> None:
     s = Scenario(NL, [100, 100, None, None, None, None]).start()
     with pytest.raises(NotAllowedNow, match="top up between hands"):
         s.do(TopUp(0, 50))
@@ -105,7 +105,7 @@ def test_top_up_only_between_hands_and_up_to_the_maximum_buy_in():
     s.do(TopUp(0, 20))
 
 
-def test_a_sitting_out_player_is_not_dealt_in():
+def test_a_sitting_out_player_is_not_dealt_in() -> None:
     s = Scenario(NL, [100, 100, 100, None, None, None])
     s.do(SitOut(2))
     s.start()
@@ -119,7 +119,7 @@ def sit_out_for_a_hand(s: Scenario, seat: int) -> None:
     fold_around(s)
 
 
-def test_a_player_who_sits_back_in_before_missing_a_hand_is_dealt_in_as_usual():
+def test_a_player_who_sits_back_in_before_missing_a_hand_is_dealt_in_as_usual() -> None:
     s = Scenario(NL, [100, 100, 100, 100, None, None])
     s.do(SitOut(3))
     s.do(SitIn(3))
@@ -129,7 +129,7 @@ def test_a_player_who_sits_back_in_before_missing_a_hand_is_dealt_in_as_usual():
     assert not any(isinstance(e, ForcedBetPosted) and e.kind == "returning-blind" for e in events)
 
 
-def test_a_returning_player_who_posts_is_dealt_in_at_once_with_a_big_blind():
+def test_a_returning_player_who_posts_is_dealt_in_at_once_with_a_big_blind() -> None:
     s = Scenario(NL, [100, 100, 100, 100, 100, None])
     sit_out_for_a_hand(s, 4)  # hand 1: button 0, blinds 1 and 2
     s.do(SitIn(4, post_big_blind=True))
@@ -139,7 +139,7 @@ def test_a_returning_player_who_posts_is_dealt_in_at_once_with_a_big_blind():
     assert ForcedBetPosted(4, "returning-blind", 2) in events
 
 
-def test_a_returning_player_who_waits_is_dealt_in_when_the_big_blind_reaches_them():
+def test_a_returning_player_who_waits_is_dealt_in_when_the_big_blind_reaches_them() -> None:
     s = Scenario(NL, [100, 100, 100, 100, 100, None])
     sit_out_for_a_hand(s, 4)  # hand 1: button 0, blinds 1 and 2
     s.do(SitIn(4))
@@ -152,13 +152,13 @@ def test_a_returning_player_who_waits_is_dealt_in_when_the_big_blind_reaches_the
     assert started.big_blind_seat == 4 and 4 in started.seats
 
 
-def test_acting_for_another_players_seat_is_denied():
+def test_acting_for_another_players_seat_is_denied() -> None:
     s = Scenario(NL, [100, 100, 100, None, None, None]).start()
     with pytest.raises(NotYourSeat, match="seat 0 belongs to p0, not p1"):
         s.do(Act(0, "call", by="p1"))
 
 
-def test_an_unknown_hand_or_seat_is_not_found_and_an_old_hand_is_over():
+def test_an_unknown_hand_or_seat_is_not_found_and_an_old_hand_is_over() -> None:
     s = Scenario(NL, [100, 100, 100, None, None, None]).start()
     with pytest.raises(UnknownTarget, match="hand 7 does not exist"):
         s.do(Act(0, "call", hand=7))
@@ -171,13 +171,13 @@ def test_an_unknown_hand_or_seat_is_not_found_and_an_old_hand_is_over():
         s.do(Act(s.state.hand.to_act, "call", hand=1))
 
 
-def test_unknown_actions_and_non_cards_are_invalid():
+def test_unknown_actions_and_non_cards_are_invalid() -> None:
     s = Scenario(NL, [100, 100, 100, None, None, None]).start()
     with pytest.raises(InvalidAction, match="unknown action 'jump'"):
         s.do(Act(0, "jump"))
 
 
-def test_a_voided_hand_returns_every_chip_committed():
+def test_a_voided_hand_returns_every_chip_committed() -> None:
     s = Scenario(NL, [100, 100, 100, None, None, None]).start()
     s.act(0, "raise", 10)
     events = s.do(VoidHand("dealer unavailable"))
@@ -186,7 +186,7 @@ def test_a_voided_hand_returns_every_chip_committed():
     assert s.state.hand is None
 
 
-def test_consecutive_timeouts_sit_a_player_out_when_the_table_says_so():
+def test_consecutive_timeouts_sit_a_player_out_when_the_table_says_so() -> None:
     config = TableConfig(game=TEXAS_HOLDEM, seats=6, timeouts_before_sit_out=2)
     s = Scenario(config, [100, 100, 100, None, None, None]).start()
     s.do(TimeOut(0))
@@ -202,7 +202,7 @@ def test_consecutive_timeouts_sit_a_player_out_when_the_table_says_so():
     assert PlayerSatOut(0, "timeouts") in events
 
 
-def test_nothing_changes_when_a_command_is_rejected():
+def test_nothing_changes_when_a_command_is_rejected() -> None:
     s = Scenario(NL, [100, 100, 100, None, None, None]).start()
     before = s.state
     with pytest.raises(InvalidAction):

@@ -28,19 +28,19 @@ def seated(*seats: int) -> TimeBanks:
     return banks
 
 
-def test_the_normal_deadline_is_the_action_time_after_the_request():
+def test_the_normal_deadline_is_the_action_time_after_the_request() -> None:
     assert deadline_for(RULES, 1_000) == 16_000
     assert deadline_for(TimeBankRules(action_time_ms=0), 1_000) == 0
 
 
-def test_a_spent_action_time_draws_one_chunk_of_the_bank_as_an_extension_event():
+def test_a_spent_action_time_draws_one_chunk_of_the_bank_as_an_extension_event() -> None:
     banks = seated(2)
     events = on_deadline(banks, RULES, seat=2, hand=7, action_number=3, deadline_unix_ms=50_000)
     assert events == [TimeBankExtended(2, 7, 3, 10_000, 20_000, 60_000)]
     assert apply_all(banks, events).of(2) == 20_000
 
 
-def test_an_exhausted_bank_gives_no_extension_so_the_player_times_out():
+def test_an_exhausted_bank_gives_no_extension_so_the_player_times_out() -> None:
     banks = seated(1)
     for _ in range(3):
         banks = apply_all(banks, on_deadline(banks, RULES, 1, 1, 1, 0))
@@ -48,7 +48,7 @@ def test_an_exhausted_bank_gives_no_extension_so_the_player_times_out():
     assert on_deadline(banks, RULES, 1, 1, 2, 0) == []
 
 
-def test_without_a_chunk_size_the_whole_bank_is_granted_at_once():
+def test_without_a_chunk_size_the_whole_bank_is_granted_at_once() -> None:
     rules = TimeBankRules(action_time_ms=10_000, bank_ms=25_000)
     banks = apply_all(TimeBanks(), on_seated(rules, 0))
     (extension,) = on_deadline(banks, rules, 0, 1, 1, 100)
@@ -60,7 +60,7 @@ def test_without_a_chunk_size_the_whole_bank_is_granted_at_once():
     )
 
 
-def test_banks_refill_every_n_hands_up_to_the_cap():
+def test_banks_refill_every_n_hands_up_to_the_cap() -> None:
     banks = seated(0, 1)
     banks = apply_all(banks, on_deadline(banks, RULES, 0, 1, 1, 0))  # seat 0 down to 20 s
     assert on_hand_started(banks, RULES, hand=9, seats=[0, 1]) == []
@@ -69,12 +69,12 @@ def test_banks_refill_every_n_hands_up_to_the_cap():
     assert apply_all(banks, events).of(0) == 25_000
 
 
-def test_negative_settings_are_refused():
+def test_negative_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="negative"):
         TimeBankRules(action_time_ms=-1)
 
 
-def test_a_chunk_larger_than_what_is_left_grants_only_the_rest_of_the_bank():
+def test_a_chunk_larger_than_what_is_left_grants_only_the_rest_of_the_bank() -> None:
     banks = seated(3)
     for _ in range(2):  # 30 s bank, 10 s chunks: 10 s left
         banks = apply_all(banks, on_deadline(banks, RULES, 3, 1, 1, 0))
@@ -88,7 +88,7 @@ def test_a_chunk_larger_than_what_is_left_grants_only_the_rest_of_the_bank():
     )
 
 
-def test_a_cap_above_the_starting_bank_lets_refills_grow_the_bank_but_never_past_the_cap():
+def test_a_cap_above_the_starting_bank_lets_refills_grow_the_bank_but_never_past_the_cap() -> None:
     rules = TimeBankRules(
         action_time_ms=15_000,
         bank_ms=30_000,
