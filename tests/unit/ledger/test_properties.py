@@ -3,12 +3,15 @@ journal (through the audit) reproduces the live state."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.ledger.core.accounts import AccountKind
 from services.ledger.core.audit import Projection, audit
 from services.ledger.core.commands import (
+    Command,
     Deposit,
     OpenAccount,
     Post,
@@ -19,6 +22,7 @@ from services.ledger.core.commands import (
 )
 from services.ledger.core.decide import decide
 from services.ledger.core.entries import Leg, Side
+from services.ledger.core.events import Event
 from services.ledger.core.state import LedgerState, ReservationStatus, apply, apply_all
 from services.shared.errors import DomainError
 
@@ -74,12 +78,13 @@ commands = st.one_of(
 )
 
 
-def run_sequence(sequence: list[object]) -> tuple[LedgerState, list[object]]:
+def run_sequence(sequence: Sequence[Command]) -> tuple[LedgerState, list[Event]]:
     state = LedgerState()
-    journal: list[object] = []
-    for command in [*SETUP, *FUNDING, *sequence]:
+    journal: list[Event] = []
+    run: list[Command] = [*SETUP, *FUNDING, *sequence]
+    for command in run:
         try:
-            events = decide(state, command)  # type: ignore[arg-type]
+            events = decide(state, command)
         except DomainError:
             continue
         for event in events:
@@ -95,17 +100,17 @@ def run_sequence(sequence: list[object]) -> tuple[LedgerState, list[object]]:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(commands, min_size=5, max_size=40))
-def test_random_sequences_never_overdraw_and_always_sum_to_zero(sequence) -> None:
+def test_random_sequences_never_overdraw_and_always_sum_to_zero(sequence: list[Command]) -> None:
     run_sequence(sequence)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(commands, min_size=5, max_size=40))
-def test_replaying_the_journal_gives_the_live_balances(sequence) -> None:
+def test_replaying_the_journal_gives_the_live_balances(sequence: list[Command]) -> None:
     state, journal = run_sequence(sequence)
-    assert apply_all(LedgerState(), journal) == state  # type: ignore[arg-type]
+    assert apply_all(LedgerState(), journal) == state
     report = audit(
-        journal,  # type: ignore[arg-type]
+        journal,
         Projection(
             accounts=state.accounts,
             balances=state.balances,
@@ -122,7 +127,7 @@ def test_replaying_the_journal_gives_the_live_balances(sequence) -> None:
 def test_audit_reports_a_tampered_projection() -> None:
     state, journal = run_sequence([Deposit("d", NAMES[0], "CHIP", 50)])
     report = audit(
-        journal,  # type: ignore[arg-type]
+        journal,
         Projection(state.accounts, {**state.balances, NAMES[0]: 40}, state.held),
     )
     assert not report.clean

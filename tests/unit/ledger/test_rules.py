@@ -6,6 +6,7 @@ import pytest
 
 from services.ledger.core.accounts import AccountKind, parse_account_id
 from services.ledger.core.commands import (
+    Command,
     Deposit,
     OpenAccount,
     Post,
@@ -33,7 +34,7 @@ ALICE, BOB, TABLE, HOUSE = (
 )
 
 
-def run(state: LedgerState, *commands) -> LedgerState:
+def run(state: LedgerState, *commands: Command) -> LedgerState:
     for command in commands:
         state = apply_all(state, decide(state, command))
     return state
@@ -163,7 +164,9 @@ def test_partial_post_moves_less_and_releases_the_rest(funded: LedgerState) -> N
         (Void("v1", "r1"), Void("v2", "r1"), "voided"),
     ],
 )
-def test_a_reservation_is_resolved_at_most_once(funded: LedgerState, first, second, word) -> None:
+def test_a_reservation_is_resolved_at_most_once(
+    funded: LedgerState, first: Post | Void, second: Post | Void, word: str
+) -> None:
     state = run(funded, Reserve("r1", (debit(ALICE, "CHIP", 10), credit(TABLE, "CHIP", 10))))
     state = run(state, first)
     with pytest.raises(FailedPrecondition, match=f"already {word}"):
