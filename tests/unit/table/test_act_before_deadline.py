@@ -72,7 +72,7 @@ def decision(app: TableApplication) -> tuple[int, int, int, str]:
 
 def test_an_act_received_before_the_deadline_holds_the_timeout_back_until_it_is_applied(
     app: TableApplication, clock: Clock
-):
+) -> None:
     hand, number, deadline, player = decision(app)
     version = app.load("t1").version
     clock.now = deadline - 10
@@ -94,7 +94,7 @@ def test_an_act_received_before_the_deadline_holds_the_timeout_back_until_it_is_
 
 def test_an_act_received_after_the_deadline_does_not_hold_the_timeout_back(
     app: TableApplication, clock: Clock
-):
+) -> None:
     hand, number, deadline, player = decision(app)
     clock.now = deadline + 1
     with app.receiving_act("t1", player):
@@ -102,7 +102,9 @@ def test_an_act_received_after_the_deadline_does_not_hold_the_timeout_back(
     assert applied
 
 
-def test_another_players_act_does_not_hold_the_timeout_back(app: TableApplication, clock: Clock):
+def test_another_players_act_does_not_hold_the_timeout_back(
+    app: TableApplication, clock: Clock
+) -> None:
     hand, number, deadline, player = decision(app)
     other = "bob" if player == "alice" else "alice"
     clock.now = deadline - 10

@@ -25,36 +25,36 @@ def refusal(bots: list[tuple[str, float]], seats: int = 6) -> str:
     return str(info.value)
 
 
-def test_every_built_in_policy_at_every_difficulty_from_0_to_1_is_accepted():
+def test_every_built_in_policy_at_every_difficulty_from_0_to_1_is_accepted() -> None:
     for policy in NAMES:
         for difficulty in (0.0, 0.25, 1.0):
             check_requested_bots([(policy, difficulty)], seats=2)
 
 
-def test_as_many_bots_as_seats_is_accepted_and_no_bots_is_accepted():
+def test_as_many_bots_as_seats_is_accepted_and_no_bots_is_accepted() -> None:
     check_requested_bots([("random", 0.0)] * 6, seats=6)
     check_requested_bots([], seats=2)
 
 
-def test_an_unknown_policy_is_refused_naming_it_and_every_known_policy():
+def test_an_unknown_policy_is_refused_naming_it_and_every_known_policy() -> None:
     message = refusal([("random", 0.5), ("equty", 0.5)])
     assert "bots[1]" in message and "'equty'" in message
     assert all(name in message for name in NAMES)
 
 
 @pytest.mark.parametrize("policy", ["", "Equity", "no such policy"])
-def test_an_empty_or_misspelled_policy_is_refused(policy: str):
+def test_an_empty_or_misspelled_policy_is_refused(policy: str) -> None:
     assert repr(policy) in refusal([(policy, 0.5)])
 
 
 @pytest.mark.parametrize("difficulty", [-0.01, 1.01, 50.0, math.inf, -math.inf, math.nan])
-def test_a_difficulty_outside_0_to_1_or_nan_is_refused_with_the_range(difficulty: float):
+def test_a_difficulty_outside_0_to_1_or_nan_is_refused_with_the_range(difficulty: float) -> None:
     message = refusal([("tight", difficulty)])
     assert "bots[0] (tight)" in message and "0.0..1.0" in message
     assert str(difficulty) in message
 
 
-def test_more_bots_than_seats_is_refused_saying_how_many_seats_the_table_has():
+def test_more_bots_than_seats_is_refused_saying_how_many_seats_the_table_has() -> None:
     message = refusal([("random", 0.0)] * 3, seats=2)
     assert "3 bots requested" in message and "the table has 2 seats" in message
 
@@ -82,7 +82,7 @@ class RecordingScheduler(NoScheduler):
 )
 def test_a_refused_create_leaves_no_stream_no_ledger_accounts_and_no_seat_bot_trigger(
     bots: list[tuple[str, float]],
-):
+) -> None:
     store = InMemoryEventStore(codec.registry())
     ledger, scheduler = RecordingLedger(), RecordingScheduler()
     app = TableApplication(store, InProcessDealer(), ledger, LibraryRanker(), scheduler)

@@ -36,7 +36,7 @@ def append(store: EventStore, n: int, start: int) -> None:
         store.append(STREAM, [events_pb2.TimedOut(seat=i % 6)], start + i, f"k{start + i}")
 
 
-def test_every_watcher_gets_every_event_from_its_own_start_version():
+def test_every_watcher_gets_every_event_from_its_own_start_version() -> None:
     store = InMemoryEventStore(codec.registry())
     append(store, 5, 0)
     fanout = TableFanout(store, block_ms=20)
@@ -60,7 +60,7 @@ def test_every_watcher_gets_every_event_from_its_own_start_version():
         assert versions == list(range(start, 41))
 
 
-def test_a_hub_stops_when_its_last_watcher_leaves():
+def test_a_hub_stops_when_its_last_watcher_leaves() -> None:
     store = InMemoryEventStore(codec.registry())
     append(store, 2, 0)
     fanout = TableFanout(store, block_ms=20)
@@ -74,7 +74,7 @@ def test_a_hub_stops_when_its_last_watcher_leaves():
     assert not follower.is_alive() and fanout._followers == {}
 
 
-def test_events_published_by_this_process_reach_watchers_once_and_undecoded():
+def test_events_published_by_this_process_reach_watchers_once_and_undecoded() -> None:
     """A published batch is delivered as given (no decode); the follower's copy is skipped."""
     store = InMemoryEventStore(codec.registry())
     append(store, 1, 0)
@@ -109,7 +109,7 @@ def test_events_published_by_this_process_reach_watchers_once_and_undecoded():
     stop.set()
 
 
-def test_a_published_batch_after_a_gap_waits_for_the_follower_and_keeps_the_order():
+def test_a_published_batch_after_a_gap_waits_for_the_follower_and_keeps_the_order() -> None:
     """Another instance wrote versions 2-3, this one 4: watchers see 2, 3, 4 in order."""
     store = InMemoryEventStore(codec.registry())
     append(store, 1, 0)
@@ -139,7 +139,7 @@ def test_a_published_batch_after_a_gap_waits_for_the_follower_and_keeps_the_orde
     stop.set()
 
 
-def test_publishing_to_a_table_nobody_watches_here_does_nothing():
+def test_publishing_to_a_table_nobody_watches_here_does_nothing() -> None:
     store = InMemoryEventStore(codec.registry())
     fanout = TableFanout(store, block_ms=20)
     fanout.publish(STREAM, 1, ["x"], [events_pb2.TimedOut(seat=0)], 1)
@@ -166,7 +166,7 @@ class _FailingSubscription(InMemoryEventStore):
         return super().read_new(after, block_ms=block_ms, known=known)
 
 
-def test_a_hub_failure_reaches_its_watchers_and_the_next_watch_starts_a_fresh_hub():
+def test_a_hub_failure_reaches_its_watchers_and_the_next_watch_starts_a_fresh_hub() -> None:
     store = _FailingSubscription(codec.registry())
     append(store, 2, 0)
     fanout = TableFanout(store, block_ms=20)
@@ -217,7 +217,7 @@ def wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> None:
         time.sleep(0.005)
 
 
-def test_one_follower_waits_on_every_watched_table_at_once():
+def test_one_follower_waits_on_every_watched_table_at_once() -> None:
     store = _Recording(codec.registry())
     other = "{table:t2}:events"
     append(store, 1, 0)
@@ -234,7 +234,7 @@ def test_one_follower_waits_on_every_watched_table_at_once():
     stop.set()
 
 
-def test_on_a_cluster_each_table_has_its_own_follower():
+def test_on_a_cluster_each_table_has_its_own_follower() -> None:
     store = _Recording(codec.registry(), cluster=True)
     other = "{table:t2}:events"
     fanout = TableFanout(store, block_ms=20)
@@ -248,7 +248,7 @@ def test_on_a_cluster_each_table_has_its_own_follower():
     stop.set()
 
 
-def test_the_follower_reads_on_from_what_publish_delivered():
+def test_the_follower_reads_on_from_what_publish_delivered() -> None:
     store = _Recording(codec.registry())
     append(store, 1, 0)
     fanout = TableFanout(store, block_ms=20, settle_ms=0, pause_ms=0)
@@ -260,7 +260,7 @@ def test_the_follower_reads_on_from_what_publish_delivered():
     stop.set()
 
 
-def test_the_follower_gives_publish_time_before_decoding_what_redis_woke_it_for():
+def test_the_follower_gives_publish_time_before_decoding_what_redis_woke_it_for() -> None:
     """Redis answers the follower's wait as soon as an append commits, often before the
     appending thread has published: it waits for publish instead of decoding a copy."""
     store = InMemoryEventStore(codec.registry())
@@ -283,7 +283,7 @@ def test_the_follower_gives_publish_time_before_decoding_what_redis_woke_it_for(
     stop.set()
 
 
-def test_another_instances_writes_are_decoded_and_delivered_after_the_settle_time():
+def test_another_instances_writes_are_decoded_and_delivered_after_the_settle_time() -> None:
     store = InMemoryEventStore(codec.registry())
     decoded: list[object] = []
     fanout = TableFanout(store, block_ms=20, decode=counting_decode(decoded), settle_ms=50)
@@ -299,7 +299,7 @@ def test_another_instances_writes_are_decoded_and_delivered_after_the_settle_tim
     stop.set()
 
 
-def test_own_appends_wake_the_follower_once_per_pause_not_once_per_append():
+def test_own_appends_wake_the_follower_once_per_pause_not_once_per_append() -> None:
     store = _Recording(codec.registry())
     fanout = TableFanout(store, block_ms=20, settle_ms=5, pause_ms=100)
     stop = threading.Event()
@@ -318,7 +318,7 @@ def test_own_appends_wake_the_follower_once_per_pause_not_once_per_append():
     stop.set()
 
 
-def test_an_event_this_build_cannot_read_ends_only_its_own_tables_watchers():
+def test_an_event_this_build_cannot_read_ends_only_its_own_tables_watchers() -> None:
     """A newer instance wrote a type this one does not know to one table: the follower fails
     that table's hub and goes on following the others."""
     newer = codec.registry()
@@ -354,7 +354,7 @@ def test_an_event_this_build_cannot_read_ends_only_its_own_tables_watchers():
     stop.set()
 
 
-def test_a_watcher_behind_in_the_window_catches_up_in_batches_of_at_most_max_batch():
+def test_a_watcher_behind_in_the_window_catches_up_in_batches_of_at_most_max_batch() -> None:
     store = InMemoryEventStore(codec.registry())
     append(store, 1, 0)
     fanout = TableFanout(store, block_ms=20)

@@ -9,7 +9,7 @@ from services.games.reference_ranking import ReferenceRanker
 from services.table.ranking import LibraryRanker
 
 
-def test_library_ranker_orders_random_hands_like_the_reference_ranker():
+def test_library_ranker_orders_random_hands_like_the_reference_ranker() -> None:
     rng = random.Random(11)
     library, reference = LibraryRanker(), ReferenceRanker()
     for _ in range(300):
@@ -22,7 +22,7 @@ def test_library_ranker_orders_random_hands_like_the_reference_ranker():
         assert (lib > 0) - (lib < 0) == (ref > 0) - (ref < 0), (a, b, wild)
 
 
-def test_library_ranker_finds_the_qualifying_low_or_none():
+def test_library_ranker_finds_the_qualifying_low_or_none() -> None:
     library = LibraryRanker()
     low = library.rank_low_eight(["As", "2d", "3c", "4h", "8s", "Kd", "Kh"])
     assert low is not None
@@ -31,7 +31,7 @@ def test_library_ranker_finds_the_qualifying_low_or_none():
     assert better is not None and better.strength > low.strength
 
 
-def test_five_of_a_kind_ranks_below_a_straight_flush_when_the_table_says_so():
+def test_five_of_a_kind_ranks_below_a_straight_flush_when_the_table_says_so() -> None:
     library = LibraryRanker()
     five = ["7s", "7h", "7d", "9c", "9s"]
     flush = ["6h", "7h", "8h", "9h", "Th"]

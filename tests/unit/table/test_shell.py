@@ -23,7 +23,7 @@ CREATED = events_pb2.TableCreated(
 REQUESTED = events_pb2.ActionRequested(hand=1, seat=0, action_number=3, deadline_unix_ms=5_000)
 
 
-def test_a_decision_is_marked_extended_once_the_time_bank_moves_its_deadline():
+def test_a_decision_is_marked_extended_once_the_time_bank_moves_its_deadline() -> None:
     state = _fold(CREATED, ev.PlayerSeated(0, "ann", 100), REQUESTED)
     assert state.decision is not None and not state.decision.extended
     state = _fold(
@@ -39,7 +39,7 @@ def test_a_decision_is_marked_extended_once_the_time_bank_moves_its_deadline():
     assert state.banks.of(0) == 700
 
 
-def test_the_next_decision_starts_with_a_normal_deadline_again():
+def test_the_next_decision_starts_with_a_normal_deadline_again() -> None:
     state = _fold(
         CREATED,
         REQUESTED,
@@ -51,7 +51,7 @@ def test_the_next_decision_starts_with_a_normal_deadline_again():
     assert state.decision is not None and not state.decision.extended
 
 
-def test_requested_bots_come_from_table_created_and_seated_bots_are_listed_once():
+def test_requested_bots_come_from_table_created_and_seated_bots_are_listed_once() -> None:
     bot = "bot-tight-50-t1-s0"
     reserved = events_pb2.BuyInReserved(seat=0, player=bot, amount=200, is_bot=True)
     human = events_pb2.BuyInReserved(seat=1, player="ann", amount=200)

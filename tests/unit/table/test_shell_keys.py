@@ -22,12 +22,12 @@ def accept(state: ShellState, version: int, key: str, events: int = 1) -> ShellS
     return fold_shell(state, version, events_pb2.CommandAccepted(key=key, by="p", events=events))
 
 
-def test_a_command_key_answers_the_version_its_events_ended_at():
+def test_a_command_key_answers_the_version_its_events_ended_at() -> None:
     state = accept(ShellState(), 10, "act-1", events=3)
     assert state.version_of_key("act-1") == 13 and state.version_of_key("act-2") is None
 
 
-def test_a_table_remembers_only_its_newest_command_keys():
+def test_a_table_remembers_only_its_newest_command_keys() -> None:
     state = ShellState()
     for n in range(REMEMBERED_KEYS + 5):
         state = accept(state, n * 2, f"k{n}")
@@ -40,7 +40,7 @@ def test_a_table_remembers_only_its_newest_command_keys():
     assert state.version_of_key("k5") == 9001 and state.version_of_key("k6") is None
 
 
-def test_folding_never_changes_an_earlier_state():
+def test_folding_never_changes_an_earlier_state() -> None:
     before = accept(ShellState(), 1, "a")
     accept(before, 3, "b")
     assert dict(before.keys) == {"a": 2}
@@ -52,7 +52,7 @@ class _Changes(TypedDict):
     pending_cash_outs: tuple[PendingCashOut, ...]
 
 
-def test_the_fast_replacement_is_dataclasses_replace():
+def test_the_fast_replacement_is_dataclasses_replace() -> None:
     state = ShellState(table_id="t", keys={"a": 1}, decision=Decision(1, 2, 3, 4))
     changes: _Changes = {"decision": None, "hand_rake": 7, "pending_cash_outs": ()}
     assert _evolve(state, **changes) == replace(state, **changes)

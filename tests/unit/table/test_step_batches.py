@@ -112,7 +112,7 @@ def table_events(world: World) -> list[object]:
     return [codec.from_message(r.message) for r in world.store.read(table_stream(world.table_id))]
 
 
-def test_each_street_is_one_dealer_call_and_one_append(world: World):
+def test_each_street_is_one_dealer_call_and_one_append(world: World) -> None:
     """After the preflop's last action: the burn and the flop in one Deal, one append."""
     world.passive()  # the small blind calls; the big blind checks next and closes preflop
     world.dealer.calls.clear()
@@ -127,7 +127,7 @@ def test_each_street_is_one_dealer_call_and_one_append(world: World):
     assert len(flop.burned) == 1 and len(flop.cards) == 3
 
 
-def test_the_rivers_last_action_carries_the_ranking(world: World):
+def test_the_rivers_last_action_carries_the_ranking(world: World) -> None:
     for _ in range(7):  # preflop call + check, then check-check on flop and turn
         world.passive()
     appends = len(world.store.appends)
@@ -139,7 +139,7 @@ def test_the_rivers_last_action_carries_the_ranking(world: World):
 
 def test_the_last_action_carries_the_settlement_and_one_append_ends_and_starts_hands(
     world: World,
-):
+) -> None:
     """The hand's last action and its rake-free settlement are one append; the reveal, the
     next hand's start and its hole cards are the next (one Close, one CreateShuffle for the
     hand after, one Deal)."""
@@ -158,7 +158,7 @@ def test_the_last_action_carries_the_settlement_and_one_append_ends_and_starts_h
     assert engine_hand.number == 2
 
 
-def test_a_command_remembers_the_version_its_whole_append_ended_at(world: World):
+def test_a_command_remembers_the_version_its_whole_append_ended_at(world: World) -> None:
     world.to_last_action()
     world.passive(key="last-check")
     table = world.app.load(world.table_id)
@@ -177,7 +177,7 @@ def test_a_command_remembers_the_version_its_whole_append_ended_at(world: World)
 
 def test_a_dealer_down_mid_batch_keeps_the_steps_before_it_and_the_retry_finishes(
     world: World,
-):
+) -> None:
     world.to_last_action()
     real_open = world.dealer.open_shuffle
 
@@ -207,7 +207,7 @@ def flop_and_record(world: World) -> tuple[list[ev.CardsDealt], ShuffleState]:
 
 def test_a_crash_before_a_batch_is_appended_is_finished_by_the_next_instance_with_the_same_cards(
     world: World,
-):
+) -> None:
     world.passive()
     world.store.fail_next, world.store.fail_after = True, 1  # the flop's append is lost
     with pytest.raises(RuntimeError):
@@ -225,7 +225,7 @@ def test_a_crash_before_a_batch_is_appended_is_finished_by_the_next_instance_wit
     assert table.engine.hand is not None and len(table.engine.hand.board) == 3
 
 
-def test_two_instances_taking_the_same_steps_append_them_once(world: World):
+def test_two_instances_taking_the_same_steps_append_them_once(world: World) -> None:
     world.passive()
     world.store.fail_next, world.store.fail_after = True, 1  # the flop is left to others
     with pytest.raises(RuntimeError):
@@ -250,7 +250,7 @@ class RakeLedger(NullLedger):
         self.raked.append((hand, amount))
 
 
-def test_a_raked_settlement_never_joins_the_command_that_ends_the_hand():
+def test_a_raked_settlement_never_joins_the_command_that_ends_the_hand() -> None:
     """Rake moves chips in the ledger: a command that then lost its append would leave the
     house paid for a hand that never ended, so the settlement is the next append's first step."""
     store, dealer, ledger = Store(), InProcessDealer(), RakeLedger()

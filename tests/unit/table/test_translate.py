@@ -14,13 +14,13 @@ def _view(hand: int | None) -> table_pb2.TableView:
     return translate.view_to_proto(view, "t1", 80, table_pb2.TableOptions(), (), 0, 0, last_hand=4)
 
 
-def test_between_hands_the_view_names_the_last_hand_and_no_hand_in_progress():
+def test_between_hands_the_view_names_the_last_hand_and_no_hand_in_progress() -> None:
     message = _view(None)
     assert message.hand_number == 4
     assert not message.hand_in_progress
 
 
-def test_during_a_hand_the_view_names_that_hand():
+def test_during_a_hand_the_view_names_that_hand() -> None:
     message = _view(5)
     assert message.hand_number == 5
     assert message.hand_in_progress
@@ -38,7 +38,7 @@ def _seated_view(to_act: int | None) -> View:
     )
 
 
-def test_every_occupied_seat_shows_its_remaining_time_bank_to_every_viewer():
+def test_every_occupied_seat_shows_its_remaining_time_bank_to_every_viewer() -> None:
     message = translate.view_to_proto(
         _seated_view(0),
         "t1",
@@ -55,7 +55,7 @@ def test_every_occupied_seat_shows_its_remaining_time_bank_to_every_viewer():
     assert message.deadline_from_time_bank
 
 
-def test_a_time_bank_extension_is_only_reported_while_someone_is_to_act():
+def test_a_time_bank_extension_is_only_reported_while_someone_is_to_act() -> None:
     message = translate.view_to_proto(
         _seated_view(None),
         "t1",
@@ -70,7 +70,7 @@ def test_a_time_bank_extension_is_only_reported_while_someone_is_to_act():
     assert not message.deadline_from_time_bank
 
 
-def test_the_view_carries_the_requested_bots_and_the_bots_that_bought_in():
+def test_the_view_carries_the_requested_bots_and_the_bots_that_bought_in() -> None:
     message = translate.view_to_proto(
         _seated_view(None),
         "t1",
@@ -90,7 +90,7 @@ def test_the_view_carries_the_requested_bots_and_the_bots_that_bought_in():
     assert list(message.bots_seated) == ["bot-random-0-t1-s0"]
 
 
-def test_every_event_type_the_stream_holds_travels_in_its_own_field_of_table_event():
+def test_every_event_type_the_stream_holds_travels_in_its_own_field_of_table_event() -> None:
     for type_name in codec.registry().type_names():
         message = getattr(events_pb2, type_name.rpartition(".")[2])()
         wrapped = translate.event_to_proto("t1", 3, 1000, message)
@@ -99,6 +99,6 @@ def test_every_event_type_the_stream_holds_travels_in_its_own_field_of_table_eve
         assert getattr(wrapped, field).DESCRIPTOR is message.DESCRIPTOR
 
 
-def test_a_message_table_event_cannot_carry_is_refused_naming_it():
+def test_a_message_table_event_cannot_carry_is_refused_naming_it() -> None:
     with pytest.raises(codec.CodecError, match=r"croupier\.table\.v1\.TableView"):
         translate.event_to_proto("t1", 3, 1000, table_pb2.TableView())

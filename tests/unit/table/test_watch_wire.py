@@ -78,31 +78,31 @@ def joined(entries: Sequence[HubEvent], seat: int | None) -> bytes:
 
 
 @pytest.mark.parametrize("value", [1, 127, 128, 300, 16383, 16384, 2**32, 2**63 - 1])
-def test_a_varint_is_protobufs_own_encoding_of_the_number(value: int):
+def test_a_varint_is_protobufs_own_encoding_of_the_number(value: int) -> None:
     encoded = events_pb2.TableEvent(version=value).SerializeToString()
     assert watch_wire.varint(value) == encoded[1:]  # (after the tag byte of field 2)
     assert watch_wire.varint(0) == b"\x00"  # (a zero field is not serialized at all)
 
 
-def test_a_negative_length_is_refused():
+def test_a_negative_length_is_refused() -> None:
     with pytest.raises(ValueError, match="never negative"):
         watch_wire.varint(-1)
 
 
 @pytest.mark.parametrize("seat", [None, 0, 1, 2, 5])
-def test_a_batch_is_byte_for_byte_the_serialization_of_the_same_messages(seat: int | None):
+def test_a_batch_is_byte_for_byte_the_serialization_of_the_same_messages(seat: int | None) -> None:
     entries = hand()
     assert joined(entries, seat) == expected_batch(entries, [seat] * len(entries))
 
 
-def test_a_batch_whose_lengths_take_several_varint_bytes_is_still_the_same_bytes():
+def test_a_batch_whose_lengths_take_several_varint_bytes_is_still_the_same_bytes() -> None:
     entries = [e for i in range(40) for e in hand(first_version=1 + 20 * i)]  # ~35 kB
     response = joined(entries, 1)
     assert len(response) > 2**14
     assert response == expected_batch(entries, [1] * len(entries))
 
 
-def test_one_event_per_message_is_unchanged_by_the_serializer():
+def test_one_event_per_message_is_unchanged_by_the_serializer() -> None:
     response = table_pb2.WatchTableResponse(event=events_pb2.TableEvent(table_id="t1"))
     assert watch_wire.serialize_response(response) == response.SerializeToString()
     assert watch_wire.serialize_response(b"\x1a\x00") == b"\x1a\x00"
@@ -130,7 +130,7 @@ def _stream(entries: list[HubEvent], table: Table, subject: str) -> bytes:
     return message
 
 
-def test_no_order_of_watchers_ever_hands_one_seat_bytes_cached_for_another():
+def test_no_order_of_watchers_ever_hands_one_seat_bytes_cached_for_another() -> None:
     """Watchers of seats 0, 1 and 2, a spectator, and a player who sits down inside the batch
     take the same batch in every order: each gets the bytes made for its own seats only."""
     seats = [ev.PlayerSeated(seat=s, player=f"p{s}", stack=100) for s in HOLE]
@@ -150,7 +150,7 @@ def test_no_order_of_watchers_ever_hands_one_seat_bytes_cached_for_another():
                     assert cards[0].encode() not in got, (order, subject, other)
 
 
-def test_the_table_service_registers_watch_table_with_the_bytes_serializer_only():
+def test_the_table_service_registers_watch_table_with_the_bytes_serializer_only() -> None:
     class Server:
         def __init__(self) -> None:
             self.generic: list[grpc.GenericRpcHandler] = []

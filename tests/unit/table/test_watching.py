@@ -37,14 +37,14 @@ def expected(entry: HubEvent, seat: int | None) -> events_pb2.TableEvent | None:
     return translate.event_to_proto("t1", entry.version, entry.recorded_at_ms, visible)
 
 
-def test_an_event_nobody_redacts_is_one_message_shared_by_every_viewer():
+def test_an_event_nobody_redacts_is_one_message_shared_by_every_viewer() -> None:
     entry = entry_of(7, ev.ActionTaken(seat=1, action="call", to=4, added=2))
     responses = [_response_for("t1", entry, seat) for seat in (None, 0, 1, 5)]
     assert all(r is responses[0] for r in responses)
     assert responses[0] is not None and responses[0].event == expected(entry, None)
 
 
-def test_hole_cards_are_shown_to_their_seat_only_and_each_view_is_cached():
+def test_hole_cards_are_shown_to_their_seat_only_and_each_view_is_cached() -> None:
     entry = entry_of(9, ev.CardsDealt(seat=0, cards=("As", "Kd")))
     own = _response_for("t1", entry, 0)
     other = _response_for("t1", entry, 1)
@@ -58,7 +58,7 @@ def test_hole_cards_are_shown_to_their_seat_only_and_each_view_is_cached():
     assert _response_for("t1", entry, 2) is other and spectator is other
 
 
-def test_the_services_own_events_look_the_same_to_every_viewer_and_are_redacted_once():
+def test_the_services_own_events_look_the_same_to_every_viewer_and_are_redacted_once() -> None:
     reveal = '{"shuffle_id": "s", "revealed_seed_hex": "ab", "history": ["As"]}'
     events = [
         events_pb2.ShuffleRevealed(hand=1, shuffle_id="s", reveal_json=reveal),
@@ -76,13 +76,13 @@ def test_the_services_own_events_look_the_same_to_every_viewer_and_are_redacted_
     assert "history" not in str(_response_for("t1", entry_of(3, events[0]), 1))
 
 
-def test_command_bookkeeping_is_not_streamed_to_anyone():
+def test_command_bookkeeping_is_not_streamed_to_anyone() -> None:
     entry = entry_of(3, events_pb2.CommandAccepted(key="k", by="alice", events=2))
     assert _response_for("t1", entry, 0) is None
     assert _response_for("t1", entry, None) is None
 
 
-def test_a_batch_is_one_message_of_the_viewers_events_shared_by_watchers_of_that_seat():
+def test_a_batch_is_one_message_of_the_viewers_events_shared_by_watchers_of_that_seat() -> None:
     entries = [
         entry_of(7, ev.ActionTaken(seat=1, action="call", to=4, added=2)),
         entry_of(8, events_pb2.CommandAccepted(key="k", by="bob", events=1)),
@@ -112,7 +112,7 @@ class _OneBatch:
         yield self.entries
 
 
-def test_a_watcher_seated_inside_a_batch_never_shares_its_hole_cards_with_spectators():
+def test_a_watcher_seated_inside_a_batch_never_shares_its_hole_cards_with_spectators() -> None:
     entries = [
         entry_of(5, ev.PlayerSeated(seat=1, player="pat", stack=100)),
         entry_of(6, ev.CardsDealt(seat=1, cards=("As", "Kd"))),
