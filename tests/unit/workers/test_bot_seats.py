@@ -126,7 +126,9 @@ def test_a_table_is_done_once_every_requested_bot_bought_in_or_none_was_requeste
     assert all_bought_in("t1", requested, [second, "bot-random-0-other", first])
 
 
-def test_a_give_up_of_a_try_sent_before_the_last_give_up_neither_doubles_nor_restarts_the_wait():
+def test_a_give_up_of_a_try_sent_before_the_last_one_neither_doubles_nor_restarts_the_wait() -> (
+    None
+):
     stuck = BotSeatRequest("t1", 0, "random", 0.0)
     give_ups = InMemorySeatGiveUps()
     give_ups.record(stuck, now=100.0)

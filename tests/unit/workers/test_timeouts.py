@@ -31,20 +31,20 @@ class FakeTable:
         return TimeoutOutcome.APPLIED
 
 
-def test_deadline_round_trips_through_its_encoding():
+def test_deadline_round_trips_through_its_encoding() -> None:
     deadline = Deadline("t1", 3, 7, 1234.5)
     assert Deadline.decode(deadline.encode()) == deadline
     assert Deadline.from_unix_ms("t1", 3, 7, 1_234_500) == deadline
 
 
-def test_long_countdowns_hop_below_the_visibility_timeout():
+def test_long_countdowns_hop_below_the_visibility_timeout() -> None:
     deadline = Deadline("t", 1, 1, due_at=1000.0)
     assert countdown_for(deadline, now=0.0, max_countdown=300.0) == (300.0, False)
     assert countdown_for(deadline, now=800.0, max_countdown=300.0) == (200.0, True)
     assert countdown_for(deadline, now=1001.0, max_countdown=300.0) == (0.0, True)
 
 
-def test_trigger_that_arrives_early_waits_until_the_deadline_before_acting():
+def test_trigger_that_arrives_early_waits_until_the_deadline_before_acting() -> None:
     clock = [9.8]
     table = FakeTable(now=10.0)
     deadline = Deadline("t", 1, 1, due_at=10.0)
@@ -63,7 +63,7 @@ def test_trigger_that_arrives_early_waits_until_the_deadline_before_acting():
     assert table.applied == [deadline.key]
 
 
-def test_a_far_away_trigger_is_rearmed_not_applied():
+def test_a_far_away_trigger_is_rearmed_not_applied() -> None:
     table = FakeTable(now=0.0)
     deadline = Deadline("t", 1, 1, due_at=100.0)
     index = InMemoryDeadlineIndex()
@@ -74,7 +74,7 @@ def test_a_far_away_trigger_is_rearmed_not_applied():
     assert table.applied == []
 
 
-def test_a_trigger_for_a_deadline_a_time_bank_extended_waits_for_the_new_deadline():
+def test_a_trigger_for_a_deadline_a_time_bank_extended_waits_for_the_new_deadline() -> None:
     table = FakeTable(now=10.0)
     first = Deadline("t", 1, 1, due_at=10.0)
     extended = Deadline("t", 1, 1, due_at=40.0)
@@ -88,7 +88,7 @@ def test_a_trigger_for_a_deadline_a_time_bank_extended_waits_for_the_new_deadlin
     assert table.applied == []
 
 
-def test_duplicate_delivery_changes_the_table_once():
+def test_duplicate_delivery_changes_the_table_once() -> None:
     table = FakeTable(now=10.0)
     deadline = Deadline("t", 1, 1, due_at=5.0)
     table.open.add(deadline.key)
@@ -99,7 +99,7 @@ def test_duplicate_delivery_changes_the_table_once():
     assert table.applied == [deadline.key]
 
 
-def test_trigger_for_a_decision_already_made_is_a_no_op():
+def test_trigger_for_a_decision_already_made_is_a_no_op() -> None:
     table = FakeTable(now=10.0)
     deadline = Deadline("t", 1, 1, due_at=5.0)
     index = InMemoryDeadlineIndex()
@@ -110,7 +110,7 @@ def test_trigger_for_a_decision_already_made_is_a_no_op():
     assert not index.contains(deadline)
 
 
-def test_sweeper_fires_only_deadlines_past_the_grace_and_keeps_failures():
+def test_sweeper_fires_only_deadlines_past_the_grace_and_keeps_failures() -> None:
     table = FakeTable(now=100.0)
     index = InMemoryDeadlineIndex()
     overdue = Deadline("t", 1, 1, due_at=90.0)
@@ -132,13 +132,13 @@ def test_sweeper_fires_only_deadlines_past_the_grace_and_keeps_failures():
     assert later.failed == 1 and index.contains(fresh)
 
 
-def test_sweeper_rebuilds_lost_deadlines_from_the_event_store():
+def test_sweeper_rebuilds_lost_deadlines_from_the_event_store() -> None:
     table = FakeTable(now=100.0)
     lost = Deadline("t", 2, 5, due_at=50.0)
     table.open.add(lost.key)
 
     class Pending:
-        def open_deadlines(self):
+        def open_deadlines(self) -> list[Deadline]:
             return [lost]
 
     index = InMemoryDeadlineIndex()
