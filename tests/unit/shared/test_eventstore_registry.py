@@ -86,7 +86,7 @@ def test_every_key_of_an_aggregate_carries_its_hash_tag() -> None:
 
 
 @pytest.mark.parametrize(("kind", "ident"), [("table", ""), ("ta{ble", "1"), ("table", "4 2")])
-def test_stream_key_rejects_parts_that_would_break_the_hash_tag(kind, ident) -> None:
+def test_stream_key_rejects_parts_that_would_break_the_hash_tag(kind: str, ident: str) -> None:
     with pytest.raises(InvalidArgument):
         stream_key(kind, ident)
 
@@ -104,7 +104,7 @@ def test_an_idempotency_key_is_forgotten_after_its_retention() -> None:
     assert store.append(stream, [StringValue(value="a")], 1, "k") == AppendResult(2, 2)
 
 
-def test_durability_comes_from_the_environment(monkeypatch) -> None:
+def test_durability_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CROUPIER_DURABILITY", raising=False)
     assert durability_from_env() == "everysec"
     monkeypatch.setenv("CROUPIER_DURABILITY", "STRICT")

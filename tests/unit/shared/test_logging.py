@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
+
 from services.shared.logging import redact_secrets
 
 
-def test_secret_looking_fields_are_redacted():
+def test_secret_looking_fields_are_redacted() -> None:
     event = {"event": "x", "token": "abc", "auth_key": "k", "Authorization": "Bearer t", "n": 1}
     out = redact_secrets(None, "info", dict(event))
     assert out["token"] == out["auth_key"] == out["Authorization"] == "[redacted]"
     assert out["n"] == 1 and out["event"] == "x"
 
 
-def test_console_tracebacks_never_print_local_variables(capsys):
+def test_console_tracebacks_never_print_local_variables(capsys: pytest.CaptureFixture[str]) -> None:
     import logging
     import secrets
 
