@@ -65,7 +65,9 @@ def descriptor_set(out_dir: str) -> dict[str, descriptor_pb2.FileDescriptorProto
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory) -> dict[str, descriptor_pb2.FileDescriptorProto]:
+def files(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, descriptor_pb2.FileDescriptorProto]:
     return descriptor_set(str(tmp_path_factory.mktemp("protos")))
 
 
@@ -77,12 +79,14 @@ def _upper_snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
 
 
-def test_there_are_protos_to_check():
+def test_there_are_protos_to_check() -> None:
     assert "croupier/common/v1/chips.proto" in PROTO_FILES
 
 
 @pytest.mark.parametrize("name", PROTO_FILES)
-def test_package_matches_its_directory(files, name):
+def test_package_matches_its_directory(
+    files: dict[str, descriptor_pb2.FileDescriptorProto], name: str
+) -> None:
     parts = Path(name).parent.parts
     assert len(parts) == 3 and parts[0] == "croupier" and re.fullmatch(r"v\d+", parts[2]), (
         f"{name}: protos live in protos/croupier/<svc>/v<N>/"
@@ -102,7 +106,9 @@ def _all_enums(
 
 
 @pytest.mark.parametrize("name", PROTO_FILES)
-def test_enums_start_at_an_unspecified_zero_value(files, name):
+def test_enums_start_at_an_unspecified_zero_value(
+    files: dict[str, descriptor_pb2.FileDescriptorProto], name: str
+) -> None:
     for qualified, enum in _all_enums(files[name]):
         prefix = _upper_snake(enum.name) + "_"
         zero = enum.value[0]
@@ -114,7 +120,9 @@ def test_enums_start_at_an_unspecified_zero_value(files, name):
 
 
 @pytest.mark.parametrize("name", PROTO_FILES)
-def test_every_rpc_has_its_own_request_and_response(files, name):
+def test_every_rpc_has_its_own_request_and_response(
+    files: dict[str, descriptor_pb2.FileDescriptorProto], name: str
+) -> None:
     file = files[name]
     seen: set[str] = set()
     for service in file.service:
@@ -134,7 +142,9 @@ def test_every_rpc_has_its_own_request_and_response(files, name):
 
 
 @pytest.mark.parametrize("name", PROTO_FILES)
-def test_services_rpcs_and_messages_have_leading_comments(files, name):
+def test_services_rpcs_and_messages_have_leading_comments(
+    files: dict[str, descriptor_pb2.FileDescriptorProto], name: str
+) -> None:
     file = files[name]
     comments = _comments(file)
     missing = []
@@ -155,7 +165,9 @@ def test_services_rpcs_and_messages_have_leading_comments(files, name):
 
 
 @pytest.mark.parametrize("name", PROTO_FILES)
-def test_chip_amounts_are_int64(files, name):
+def test_chip_amounts_are_int64(
+    files: dict[str, descriptor_pb2.FileDescriptorProto], name: str
+) -> None:
     stack = list(files[name].message_type)
     wrong = []
     while stack:
@@ -168,7 +180,9 @@ def test_chip_amounts_are_int64(files, name):
 
 
 @pytest.mark.parametrize("name", PROTO_FILES)
-def test_generated_code_is_importable_and_current(files, name):
+def test_generated_code_is_importable_and_current(
+    files: dict[str, descriptor_pb2.FileDescriptorProto], name: str
+) -> None:
     module = importlib.import_module(name.removesuffix(".proto").replace("/", ".") + "_pb2")
     generated = descriptor_pb2.FileDescriptorProto()
     module.DESCRIPTOR.CopyToProto(generated)
