@@ -58,12 +58,12 @@ def _port(address: str) -> int:
     return int(address.rpartition(":")[2])
 
 
-def test_compose_has_redis_every_grpc_service_and_a_worker():
+def test_compose_has_redis_every_grpc_service_and_a_worker() -> None:
     assert set(SERVICES) == {"redis", *GRPC_DEPLOYABLES, WORKER}
 
 
 @pytest.mark.parametrize("service", sorted(SERVICES))
-def test_every_service_has_an_image_and_a_healthcheck(service):
+def test_every_service_has_an_image_and_a_healthcheck(service: str) -> None:
     spec = SERVICES[service]
     assert spec.get("build") or spec.get("image")
     test = spec.get("healthcheck", {}).get("test")
@@ -71,7 +71,7 @@ def test_every_service_has_an_image_and_a_healthcheck(service):
 
 
 @pytest.mark.parametrize("service", sorted(SERVICES))
-def test_dependencies_wait_until_healthy(service):
+def test_dependencies_wait_until_healthy(service: str) -> None:
     for dependency, condition in SERVICES[service].get("depends_on", {}).items():
         assert dependency in SERVICES
         assert condition == {"condition": "service_healthy"}, f"{service} -> {dependency}"
@@ -79,12 +79,12 @@ def test_dependencies_wait_until_healthy(service):
         assert "redis" in SERVICES[service]["depends_on"]
 
 
-def test_the_table_starts_after_the_services_it_calls():
+def test_the_table_starts_after_the_services_it_calls() -> None:
     assert {"dealer", "evaluator", "ledger"} <= set(SERVICES["table"]["depends_on"])
 
 
 @pytest.mark.parametrize("service", GRPC_DEPLOYABLES)
-def test_grpc_services_start_from_their_env_and_are_probed_where_they_listen(service):
+def test_grpc_services_start_from_their_env_and_are_probed_where_they_listen(service: str) -> None:
     spec = SERVICES[service]
     assert spec["command"] == ["croupier", "serve", service]
     settings = RuntimeSettings.from_env(service, env=environment(service))
@@ -95,7 +95,7 @@ def test_grpc_services_start_from_their_env_and_are_probed_where_they_listen(ser
 
 
 @pytest.mark.parametrize("service", [*GRPC_DEPLOYABLES, WORKER])
-def test_every_service_gets_the_environment_its_settings_code_requires(service):
+def test_every_service_gets_the_environment_its_settings_code_requires(service: str) -> None:
     package = "workers" if service == WORKER else service
     missing = required_env_names(package) - set(environment(service))
     assert not missing, f"{service} needs {sorted(missing)} in docker-compose.yml"
@@ -103,7 +103,7 @@ def test_every_service_gets_the_environment_its_settings_code_requires(service):
 
 
 @pytest.mark.parametrize("service", [*GRPC_DEPLOYABLES, WORKER])
-def test_targets_name_a_compose_service_on_the_port_it_listens_on(service):
+def test_targets_name_a_compose_service_on_the_port_it_listens_on(service: str) -> None:
     for key, value in environment(service).items():
         if not key.endswith("_TARGET"):
             continue
@@ -114,14 +114,14 @@ def test_targets_name_a_compose_service_on_the_port_it_listens_on(service):
         assert int(port) == _port(listen)
 
 
-def test_redis_runs_with_the_repository_config_and_aof_everysec():
+def test_redis_runs_with_the_repository_config_and_aof_everysec() -> None:
     redis = SERVICES["redis"]
     assert any("deploy/redis/redis.conf" in volume for volume in redis["volumes"])
     conf = (ROOT / "deploy" / "redis" / "redis.conf").read_text().splitlines()
     assert "appendonly yes" in conf and "appendfsync everysec" in conf
 
 
-def test_the_required_env_scan_sees_require_env_calls():
+def test_the_required_env_scan_sees_require_env_calls() -> None:
     # Guards the scan itself: the table's settings will require its peers' addresses.
     assert _REQUIRE_ENV.findall('require_env("CROUPIER_DEALER_TARGET", "x")') == [
         "CROUPIER_DEALER_TARGET"
@@ -136,7 +136,7 @@ def _module_run_by(command: list[str]) -> str:
     return command[command.index("-A") + 1].partition(":")[0]
 
 
-def test_the_worker_runs_the_celery_app_the_workers_package_defines():
+def test_the_worker_runs_the_celery_app_the_workers_package_defines() -> None:
     module = _module_run_by(SERVICES[WORKER]["command"])
     defines_app = any(
         "Celery(" in path.read_text() for path in (ROOT / "services" / "workers").rglob("*.py")
@@ -149,7 +149,7 @@ def test_the_worker_runs_the_celery_app_the_workers_package_defines():
         assert worker_command() is None
 
 
-def test_the_image_compiles_the_engine_and_ships_the_compiled_modules():
+def test_the_image_compiles_the_engine_and_ships_the_compiled_modules() -> None:
     # The image runs what `make` runs: the engine compiled by tools/build_engine.py, built
     # before the wheel, whose package data must carry the extension modules.
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
@@ -162,7 +162,7 @@ def test_the_image_compiles_the_engine_and_ships_the_compiled_modules():
     assert "*.so" in pyproject["tool"]["setuptools"]["package-data"]["services.games"]
 
 
-def test_the_ledger_runs_in_strict_durability_on_a_redis_with_waitaof():
+def test_the_ledger_runs_in_strict_durability_on_a_redis_with_waitaof() -> None:
     # everysec can lose acknowledged commits on a Redis crash (docs/eventstore.md); the
     # ledger holds money, so the deployment waits for the fsync, which needs Redis >= 7.2.
     assert environment("ledger")["CROUPIER_DURABILITY"] == "strict"
