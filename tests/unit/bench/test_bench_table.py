@@ -13,13 +13,13 @@ from croupier.table.v1 import events_pb2
 A = bt.A
 
 
-def test_a_paced_room_offers_the_stated_hands_per_second_as_acts():
+def test_a_paced_room_offers_the_stated_hands_per_second_as_acts() -> None:
     mean = bt.mean_think_s(100, 150.0)
     # 100 tables, one Act each every `mean` seconds on average
     assert 100 / mean == pytest.approx(150.0 * bt.ACTS_PER_HAND)
 
 
-def test_a_schedule_is_the_same_for_the_same_seed_and_its_mean_gap_is_the_mean_think():
+def test_a_schedule_is_the_same_for_the_same_seed_and_its_mean_gap_is_the_mean_think() -> None:
     first, second = bt.Schedule(0.04, seed=7), bt.Schedule(0.04, seed=7)
     first.begin(100.0)
     second.begin(100.0)
@@ -33,7 +33,7 @@ def test_a_schedule_is_the_same_for_the_same_seed_and_its_mean_gap_is_the_mean_t
     assert other.next_due() != dues[0]
 
 
-def test_facing_a_bet_the_players_fold_call_or_raise_to_the_minimum_never_all_in():
+def test_facing_a_bet_the_players_fold_call_or_raise_to_the_minimum_never_all_in() -> None:
     legal: dict[int, int] = {
         A.ACTION_FOLD: 0,
         A.ACTION_CALL: 0,
@@ -49,7 +49,7 @@ def test_facing_a_bet_the_players_fold_call_or_raise_to_the_minimum_never_all_in
     assert raises == pytest.approx(0.10, abs=0.03)
 
 
-def test_unopened_the_players_check_or_bet_and_take_the_only_legal_action_otherwise():
+def test_unopened_the_players_check_or_bet_and_take_the_only_legal_action_otherwise() -> None:
     rng = random.Random(2)
     legal: dict[int, int] = {A.ACTION_CHECK: 0, A.ACTION_BET: 2, A.ACTION_ALL_IN: 0}
     assert {bt.choose(rng, legal)[0] for _ in range(500)} == {A.ACTION_CHECK, A.ACTION_BET}
@@ -57,7 +57,7 @@ def test_unopened_the_players_check_or_bet_and_take_the_only_legal_action_otherw
     assert bt.choose(rng, {A.ACTION_ALL_IN: 0}) == (A.ACTION_ALL_IN, 0)
 
 
-def test_the_players_read_their_legal_actions_from_the_action_request():
+def test_the_players_read_their_legal_actions_from_the_action_request() -> None:
     turn = events_pb2.ActionRequested(
         seat=3, legal_actions=["fold", "call", "raise", "all-in"], to_call=2, min_to=4
     )
@@ -69,7 +69,7 @@ def test_the_players_read_their_legal_actions_from_the_action_request():
     }
 
 
-def test_the_full_run_keeps_the_saturated_rows_and_adds_paced_rows_at_100_tables():
+def test_the_full_run_keeps_the_saturated_rows_and_adds_paced_rows_at_100_tables() -> None:
     rows = bt.plan(quick=False, instances=2)
     saturated = [(m, t, w, s) for m, t, w, o, s in rows if o is None]
     assert saturated == [
