@@ -118,6 +118,6 @@ def test_a_simulation_fails_on_an_illegal_action_lost_chips_or_a_timed_out_decis
     changes: ReportChanges, failed: bool
 ) -> None:
     spec = SimulationSpec(game="nlhe", hands=1, seats=2, bots=("random",))
-    fields = SimulationReport(spec, results=[], hands=1, decisions=2, seconds=0.1, conserved=True)
-    report = replace(fields, **changes)
+    base = SimulationReport(spec, results=[], hands=1, decisions=2, seconds=0.1, conserved=True)
+    report = replace(base, **changes)
     assert report.failed is failed
