@@ -19,6 +19,7 @@ import atexit
 import contextlib
 import importlib.util
 import os
+import random
 import re
 import shutil
 import signal
@@ -113,11 +114,36 @@ def find_server_binary(*, need_waitaof: bool | None = None) -> ServerBinary | No
     return None
 
 
+# Ports are picked below the kernel's ephemeral range: a port from that range, picked by
+# binding to 0 and released, can be given to any outgoing connection of the machine (a Redis
+# client, a gRPC channel) before the server it was picked for binds it. Seen once in CI: "dealer:
+# cannot serve metrics on 127.0.0.1:52511 (Address already in use)".
+_LOWEST_PORT = 20_000
+_EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
+def _first_ephemeral_port() -> int:
+    try:
+        return int(_EPHEMERAL_RANGE.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0  # unknown (not Linux): let the OS pick
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A port the OS says is free right now (another process may still take it: we retry)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
+    """A port free right now, outside the range the kernel hands to outgoing connections
+    where it can tell (another process may still take it: callers that can, retry)."""
+    ceiling = _first_ephemeral_port()
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            if ceiling <= _LOWEST_PORT:
+                sock.bind((host, 0))
+                return int(sock.getsockname()[1])
+            candidate = random.randrange(_LOWEST_PORT, ceiling)
+            try:
+                sock.bind((host, candidate))
+            except OSError:
+                continue  # taken: try another
+            return candidate
 
 
 class RedisHandle(Protocol):
