@@ -332,7 +332,11 @@ class PlayStream:
         )
         if seat is not None:
             request.seat = seat
-        self._requests.put(table_pb2.PlayRequest(act=request))
+        return self.send(table_pb2.PlayRequest(act=request))
+
+    def send(self, request: table_pb2.PlayRequest) -> table_pb2.PlayResponse:
+        """Send one request as it is; its answer."""
+        self._requests.put(request)
         return next(self._responses)
 
     def close(self) -> None:

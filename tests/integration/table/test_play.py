@@ -81,3 +81,27 @@ def test_a_stream_without_credentials_is_refused(platform: Platform) -> None:
         assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
     finally:
         channel.close()
+
+
+def test_an_empty_or_stale_request_is_refused_and_the_stream_goes_on(
+    platform: Platform, heads_up: tuple[str, PlayStream, PlayStream]
+) -> None:
+    table_id, alice, _ = heads_up
+    before = view_of(platform.table("alice"), table_id).version
+    empty = alice.send(table_pb2.PlayRequest())  # no Act in it
+    assert empty.error.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    stale = alice.send(
+        table_pb2.PlayRequest(
+            act=table_pb2.ActRequest(
+                table_id=table_id,
+                action=table_pb2.ACTION_CALL,
+                expected_version=before - 1,
+                idempotency_key="alice-stale",
+            )
+        )
+    )
+    assert stale.error.code == grpc.StatusCode.ABORTED.value[0]
+    assert str(before) in stale.error.message  # names the current version
+    assert view_of(platform.table("alice"), table_id).version == before
+    assert alice.act(table_id, table_pb2.ACTION_CALL).WhichOneof("result") == "act"
+    alice.close()
