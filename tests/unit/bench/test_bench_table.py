@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import statistics
 
@@ -92,3 +93,25 @@ def test_the_full_run_keeps_the_saturated_rows_and_adds_paced_rows_at_100_tables
     ]
     quick = [(m, t, o) for m, t, _, o, _ in bt.plan(True, 2)]
     assert (1, 100, bt.TARGET_HANDS_PER_S) in quick
+
+
+def test_a_task_that_died_of_an_error_fails_the_row_when_cancelled() -> None:
+    """A crashed player would otherwise show as a row with no Acts and no errors."""
+
+    async def crash() -> None:
+        raise AttributeError("'TableServiceStub' object has no attribute 'Play'")
+
+    async def forever() -> None:
+        await asyncio.sleep(3600)
+
+    async def scenario(crashing: bool) -> None:
+        tasks = [asyncio.create_task(forever())]
+        if crashing:
+            tasks.append(asyncio.create_task(crash()))
+        await asyncio.sleep(0.01)
+        await bt._cancel(tasks)
+
+    asyncio.run(scenario(crashing=False))  # cancelling healthy tasks is quiet
+    with pytest.raises(RuntimeError, match="1 benchmark task") as failed:
+        asyncio.run(scenario(crashing=True))
+    assert isinstance(failed.value.__cause__, AttributeError)
