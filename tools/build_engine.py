@@ -13,6 +13,8 @@ side).
 Modules left interpreted, and why:
 - __init__.py: it only re-exports, and the shared library of the compiled modules lives inside
   the package, so importing it must not need the package's own compiled module first;
+- contract.py: the game contract, read by every game package and the shell; nothing in it
+  runs per event;
 - definitions.py, ranking.py: the table codec reads their dataclasses' field annotations to
   decode stored events (services/table/codec.py), and compiled classes expose `type` in place
   of `X | None` there.
@@ -37,7 +39,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "services" / "games"
-INTERPRETED = frozenset({"__init__.py", "definitions.py", "ranking.py"})
+INTERPRETED = frozenset({"__init__.py", "contract.py", "definitions.py", "ranking.py"})
 # The shared library holding every compiled module (one library: calls between modules stay
 # native C calls). Named inside the package so that it travels with it.
 GROUP = "services.games.compiled"

@@ -1,0 +1,336 @@
+"""The one contract between a game package and the table shell.
+
+Every game (poker, Spit, video poker, ...) is a package under `services/games/` that exports
+one object implementing `GameRules`. The table shell (`services/table`) depends on this module
+and on nothing game-specific: it stores the game's events, asks `pending_chance` what the
+outside world must supply next (shuffles and cards from the dealer, hand ranks from the
+evaluator, chip transfers through the ledger), records and schedules `deadlines`, and gives
+each viewer `view_for` and `redact`. A game never performs I/O; the shell never interprets a
+game's state.
+
+Pure like every rules module: standard library only, no I/O, clock or randomness. Time enters
+as numbers carried by commands (`now_ms`), never read.
+
+Participants are seat indexes (0-based). The shell maps a seat to its player, ledger account
+and time bank; the game knows only seats, the player id each sat down as, and their stacks.
+A viewer is a seat, or None for a spectator, who sees public information only.
+
+`legal_moves` answers for ONE participant; `to_act` names EVERY participant who may act now
+(a set, as in OpenSpiel's simultaneous-move nodes): one seat in a turn-based game, both players
+at once in Spit, none while the game waits for chance or for players to join.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol, TypeVar
+
+Participant = int
+Viewer = int | None
+
+
+# --- what the shell fetches for a game ------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DeckSpec:
+    """The multiset of cards a shuffle orders: `copies` standard decks, or exactly `cards`
+    (two-character cards, duplicates allowed) when `cards` is not empty."""
+
+    copies: int = 1
+    cards: tuple[str, ...] = ()
+
+
+class Party(StrEnum):
+    """The two accounts a game may move chips between besides a seat's own stack."""
+
+    ESCROW = "escrow"  # the table's escrow: every chip of every stack at the table
+    HOUSE = "house"  # the platform's own account (rake, a banked game's wins and losses)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenShuffle:
+    """Open (create and commit) the shuffle `name` of round `round` over `deck`. The shell
+    derives the dealer shuffle id from (table, round, name), so a repeat finds it again, and
+    answers with `ShuffleOpened`."""
+
+    round: int
+    name: str
+    deck: DeckSpec
+
+
+@dataclass(frozen=True, slots=True)
+class DrawCards:
+    """The next `count` cards of shuffle `name` after burning `burn`; `purpose` and
+    `recipient` label them in the dealer's record ("hole" / "seat 3", "board", "draw" /
+    "line 2"). Answered with `CardsDrawn`."""
+
+    round: int
+    name: str
+    count: int
+    purpose: str
+    recipient: str = ""
+    burn: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnCards:
+    """Shuffle `cards` (dealt earlier from shuffle `name`) back under its undealt cards.
+    Answered with `CardsReturned`."""
+
+    round: int
+    name: str
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CloseShuffle:
+    """Close shuffle `name` of `round` and publish its reveal. Answered with `ShuffleClosed`."""
+
+    round: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """Move `amount` chips through the ledger between the table's escrow and the house.
+    `key` is unique within the table and deterministic ("12/rake", "7/win"): the shell
+    prefixes the table's namespace, so a repeat moves the chips once. Answered with
+    `TransferDone`."""
+
+    key: str
+    source: Party
+    destination: Party
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluate:
+    """A question for the evaluator (hand ranks). `request` is the game's own query record;
+    the shell passes it to the evaluator port registered for the game and answers with
+    `Evaluated`."""
+
+    request: object
+
+
+@dataclass(frozen=True, slots=True)
+class StartRound:
+    """The game is ready for its next round (a hand, a deal, a game round): the shell answers
+    with `RoundStarts`, which it may delay (a table that waits for its minimum players)."""
+
+    round: int
+
+
+ChanceRequest = (
+    OpenShuffle | DrawCards | ReturnCards | CloseShuffle | Transfer | Evaluate | StartRound
+)
+
+
+# --- the shell's answers, fed to `decide` as commands ---------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleOpened:
+    round: int
+    name: str
+    shuffle_id: str
+    commitment: str  # hex, published before the first card
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDrawn:
+    round: int
+    name: str
+    cards: tuple[str, ...]  # burned cards first, then the drawn ones
+    burned: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CardsReturned:
+    round: int
+    name: str
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleClosed:
+    round: int
+    name: str
+    reveal: str  # the dealer's reveal record (JSON), for `croupier verify`
+
+
+@dataclass(frozen=True, slots=True)
+class TransferDone:
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluated:
+    request: object
+    result: object
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarts:
+    round: int
+
+
+ChanceAnswer = (
+    ShuffleOpened | CardsDrawn | CardsReturned | ShuffleClosed | TransferDone | Evaluated
+) | RoundStarts
+
+
+# --- commands every game understands (the envelope's seat commands) -------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SitDown:
+    """Take `seat` with `stack` chips already reserved for the table."""
+
+    seat: Participant
+    player: str
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class Leave:
+    """Leave now, or after the current round when the seat is in it."""
+
+    seat: Participant
+    by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SitOut:
+    seat: Participant
+    by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SitIn:
+    seat: Participant
+    by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AddChips:
+    seat: Participant
+    amount: int
+    by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TimeOut:
+    """`deadline` (an id from `deadlines`) passed for `seat`: apply the game's default."""
+
+    seat: Participant
+    deadline: str
+
+
+@dataclass(frozen=True, slots=True)
+class Void:
+    """Abandon the current round, returning every stake (a dependency stayed down)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A participant's own move; `move` is the game's move record, `precondition` the game's
+    optional guard (Spit: the expected top card of a pile), checked by `decide` against the
+    state the command meets, so a lost race is re-decided rather than refused outright."""
+
+    seat: Participant
+    move: object
+    by: str | None = None
+    precondition: object = None
+    now_ms: int = 0
+
+
+SeatCommand = SitDown | Leave | SitOut | SitIn | AddChips
+Command = SeatCommand | TimeOut | Void | Move | ChanceAnswer
+
+
+# --- what the shell reads ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """A decision `seat` owes by a time the shell sets: `id` names the decision (stable until
+    it is made: "17/4" for hand 17's fourth action, "deal-3/slap"), `after_ms` is how long the
+    seat has from the moment the game asked, and `time_bank` whether the seat's time bank may
+    extend it."""
+
+    seat: Participant
+    id: str
+    after_ms: int
+    time_bank: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSummary:
+    """What the envelope shows of every seat, whatever the game."""
+
+    seat: Participant
+    player: str
+    stack: int
+    sitting_out: bool = False
+    in_round: bool = False
+
+
+# Type variables for a game's own records.
+Config = TypeVar("Config", contravariant=True)
+State = TypeVar("State")
+Event = TypeVar("Event")
+View = TypeVar("View", covariant=True)
+Moves = TypeVar("Moves", covariant=True)
+
+
+class GameRules(Protocol[Config, State, Event, View, Moves]):
+    """One game family. Every method is pure and total over the states `apply` produces."""
+
+    name: str  # "poker", "spit", "video-poker", ...
+
+    def initial_state(self, config: Config) -> State:
+        """A new table of this game (no seat taken, no round played)."""
+        ...
+
+    def decide(self, state: State, command: Command) -> Sequence[Event]:
+        """The events `command` causes, its own then every automatic consequence. Raises a
+        `RuleViolation` (services.games.errors) and changes nothing when it is not allowed;
+        an empty result means the command is already satisfied (a stale timeout)."""
+        ...
+
+    def apply(self, state: State, event: Event) -> State:
+        """Fold one event in. Never validates and never computes hidden inputs."""
+        ...
+
+    def to_act(self, state: State) -> frozenset[Participant]:
+        """Every participant who may make a `Move` now."""
+        ...
+
+    def legal_moves(self, state: State, participant: Participant) -> Moves:
+        """What `participant` may do now (the game's own record; empty when nothing)."""
+        ...
+
+    def view_for(self, state: State, viewer: Viewer) -> View:
+        """The state as `viewer` may see it: the single place that hides information."""
+        ...
+
+    def redact(self, event: Event, viewer: Viewer) -> Event | None:
+        """`event` as `viewer` may see it (None: this viewer is not sent it)."""
+        ...
+
+    def pending_chance(self, state: State) -> ChanceRequest | None:
+        """What the shell must fetch next, or None when the game waits for participants."""
+        ...
+
+    def deadlines(self, state: State) -> Sequence[Deadline]:
+        """The decisions owed now, zero or more per participant."""
+        ...
+
+    def seats(self, state: State) -> Sequence[SeatSummary]:
+        """Every occupied seat, for the envelope (stacks are the game's to keep)."""
+        ...
