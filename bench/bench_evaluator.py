@@ -92,10 +92,10 @@ def _peer_loops(hands: list[list[int]]) -> dict[str, Callable[[], Any]]:
 
 
 def _single_rows(quick: bool) -> list[dict[str, Any]]:
-    from services.evaluator.ranking.encoding import FAST_INTS
-    from services.evaluator.ranking.fast import eval5_ints, eval7_ints
-    from services.evaluator.ranking.high import evaluate_high
     from services.games.cards import card_from_index
+    from services.ranking.encoding import FAST_INTS
+    from services.ranking.fast import eval5_ints, eval7_ints
+    from services.ranking.high import evaluate_high
 
     n = 50_000 if quick else 300_000
     rows = []
@@ -148,7 +148,7 @@ def _single_rows(quick: bool) -> list[dict[str, Any]]:
 
 
 def _batch_row(quick: bool) -> dict[str, Any]:
-    from services.evaluator.ranking.batch import eval7_batch
+    from services.ranking.batch import eval7_batch
 
     n = 1_000_000 if quick else 5_000_000
     rng = np.random.default_rng(1)
@@ -175,10 +175,10 @@ def _naive_wild(hand: list[int], wild: set[int]) -> int:
 
 
 def _wild_rows(quick: bool) -> list[dict[str, Any]]:
-    from services.evaluator.ranking.encoding import wild_encoding
-    from services.evaluator.ranking.fast import eval_wild5_ints
-    from services.evaluator.ranking.high import evaluate_high
     from services.games.cards import card_from_index
+    from services.ranking.encoding import wild_encoding
+    from services.ranking.fast import eval_wild5_ints
+    from services.ranking.high import evaluate_high
 
     rng = random.Random(4)
     n = 50_000 if quick else 300_000
@@ -235,9 +235,9 @@ def _wild_rows(quick: bool) -> list[dict[str, Any]]:
 
 
 def _low_and_equity_rows(quick: bool) -> list[dict[str, Any]]:
-    from services.evaluator.ranking.equity import EquityGame, equity
-    from services.evaluator.ranking.low import low_value_of
     from services.games.cards import card_from_index, parse_cards
+    from services.ranking.equity import EquityGame, equity
+    from services.ranking.low import low_value_of
 
     n = 30_000 if quick else 200_000
     hands = [[card_from_index(c) for c in h] for h in _hands(n, 7, seed=9)]

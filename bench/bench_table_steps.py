@@ -13,12 +13,12 @@ from __future__ import annotations
 import random
 import time
 
-from services.evaluator.ranking.ports import LibraryRanker
 from services.games import commands as cmd
 from services.games.catalog import TEXAS_HOLDEM
 from services.games.definitions import TableConfig
 from services.games.legal import legal_actions
 from services.games.state import TableState
+from services.ranking.ports import LibraryRanker
 from services.shared.eventstore import AppendResult, InMemoryEventStore
 from services.table import codec
 from services.table.application import TableApplication, TableSpec

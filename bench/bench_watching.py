@@ -31,10 +31,10 @@ from google.protobuf.message import Message
 
 from bench.bench_table_steps import weighted_act
 from croupier.table.v1 import events_pb2
-from services.evaluator.ranking.ports import LibraryRanker
 from services.games.catalog import TEXAS_HOLDEM
 from services.games.definitions import TableConfig
 from services.games.state import new_table
+from services.ranking.ports import LibraryRanker
 from services.shared.auth import Principal, Role
 from services.shared.eventstore import InMemoryEventStore
 from services.shared.settings import RuntimeSettings

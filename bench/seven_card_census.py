@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from services.evaluator.ranking.batch import eval7_batch
-from services.evaluator.ranking.values import Category
+from services.ranking.batch import eval7_batch
+from services.ranking.values import Category
 
 KNOWN = {
     Category.STRAIGHT_FLUSH: 41_584,

@@ -8,11 +8,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from services.evaluator.ranking.high import value_of
-from services.evaluator.ranking.low import low_value_of
-from services.evaluator.ranking.values import describe, describe_low
 from services.games.cards import Card, parse_card, standard_deck
 from services.games.ranking import HandValue
+from services.ranking.high import value_of
+from services.ranking.low import low_value_of
+from services.ranking.values import describe, describe_low
 
 _CARDS: dict[str, Card] = {str(card): card for card in standard_deck()}
 

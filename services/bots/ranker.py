@@ -1,4 +1,4 @@
-"""The bots' `Ranker` on top of the evaluator library (services.evaluator.ranking).
+"""The bots' `Ranker` on top of the evaluator library (services.ranking).
 
 Cards arrive as two-character strings; they are parsed once through a table and handed to
 the evaluator's fast value functions, which is what keeps Monte Carlo equity affordable.
@@ -9,10 +9,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from services.evaluator.ranking.high import value_of
-from services.evaluator.ranking.low import low_value_of
-from services.evaluator.ranking.values import category_of
 from services.games.cards import Card, parse_card, standard_deck
+from services.ranking.high import value_of
+from services.ranking.low import low_value_of
+from services.ranking.values import category_of
 
 _CARDS: dict[str, Card] = {str(card): card for card in standard_deck()}
 

@@ -1,16 +1,16 @@
 """The evaluator's use cases: decode a request, run the pure library, encode the answer.
 
 There is no state and no I/O: every call is a pure function of its request, so any number
-of servers can answer. The table engine may call `services.evaluator.ranking` in-process
-for simulations and this service over gRPC in production; both give identical results.
+of servers can answer. The table and the bots call the shared library `services.ranking`
+in process, or this service over gRPC; both give identical results.
 """
 
 from __future__ import annotations
 
 from croupier.evaluator.v1 import evaluator_pb2 as pb
 from services.evaluator import wire
-from services.evaluator.ranking import best_high, best_low, showdown
-from services.evaluator.ranking.equity import DEFAULT_MAX_EXACT, equity
+from services.ranking import best_high, best_low, showdown
+from services.ranking.equity import DEFAULT_MAX_EXACT, equity
 from services.shared.errors import InvalidArgument
 
 

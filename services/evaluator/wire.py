@@ -6,7 +6,8 @@ import contextlib
 from collections.abc import Iterable, Iterator
 
 from croupier.evaluator.v1 import evaluator_pb2 as pb
-from services.evaluator.ranking import (
+from services.games.cards import Card, InvalidCardError, parse_card
+from services.ranking import (
     GameRules,
     HandError,
     HandResult,
@@ -17,8 +18,7 @@ from services.evaluator.ranking import (
     WildSubstitution,
     cards_of_ranks,
 )
-from services.evaluator.ranking.equity import EquityGame, EquityResult
-from services.games.cards import Card, InvalidCardError, parse_card
+from services.ranking.equity import EquityGame, EquityResult
 from services.shared.errors import InvalidArgument
 
 MAX_HANDS_PER_CALL = 10_000

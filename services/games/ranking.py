@@ -1,6 +1,6 @@
 """The ranking port: how the engine learns hand values without ranking cards itself.
 
-The table service injects a ranker backed by the evaluator library (services.evaluator); the
+The table service injects a ranker backed by the ranking library (services.ranking); the
 engine only compares `HandValue.strength` integers (higher is better) and stores the values
 in `HandsRanked` events so a replay never needs the evaluator. `reference_ranking` holds a
 small, obviously-correct stdlib ranker for tests, simulations and the engine-only CLI.

@@ -1,8 +1,8 @@
 """The ranker the table's showdowns use, behind the engine's ranking port (HandRanker).
 
-By default the evaluator's pure ranking library runs in process (the same code the evaluator
-service serves; no network hop per showdown); CROUPIER_TABLE_RANKER=evaluator asks the
-evaluator service instead, one Evaluate RPC per hand ranked. Either way the values are what
+By default the shared ranking library (services.ranking) runs in process (the same code the
+evaluator service serves; no network hop per showdown); CROUPIER_TABLE_RANKER=evaluator asks
+the evaluator service instead, one Evaluate RPC per hand ranked. Either way the values are what
 HandsRanked events record, so replaying a table never needs the evaluator again.
 """
 
@@ -13,9 +13,9 @@ from collections.abc import Sequence
 import grpc
 
 from croupier.evaluator.v1 import evaluator_pb2, evaluator_pb2_grpc
-from services.evaluator.ranking.ports import LibraryRanker
 from services.games.cardtext import Card
 from services.games.ranking import HandRanker, HandValue
+from services.ranking.ports import LibraryRanker
 from services.shared.channels import service_channel
 from services.shared.settings import RuntimeSettings
 from services.table.adapters import CALL_TIMEOUT_S, call

@@ -11,9 +11,9 @@ from itertools import combinations
 
 from pokerkit import EightOrBetterLowHand, Hand, StandardHighHand
 
-from services.evaluator.ranking import as_cards, best_high, best_low
 from services.games.cardtext import FULL_DECK, RANKS, SUITS
 from services.games.reference_ranking import ReferenceRanker, score_five, score_natural
+from services.ranking import as_cards, best_high, best_low
 
 RANKER = ReferenceRanker()
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from services.evaluator.ranking.ports import LibraryRanker
 from services.games import commands as cmd
 from services.games.catalog import TEXAS_HOLDEM
 from services.games.definitions import TableConfig
+from services.ranking.ports import LibraryRanker
 from services.shared import errors
 from services.table.application import TableApplication, TableSpec
 from services.table.ports import NoScheduler

@@ -7,9 +7,9 @@ import math
 import pytest
 
 from services.bots.policies import NAMES
-from services.evaluator.ranking.ports import LibraryRanker
 from services.games.catalog import TEXAS_HOLDEM
 from services.games.definitions import TableConfig
+from services.ranking.ports import LibraryRanker
 from services.shared import errors
 from services.shared.eventstore import InMemoryEventStore
 from services.table import codec

@@ -15,12 +15,12 @@ from google.protobuf.message import Message
 from croupier.dealer.v1 import events_pb2 as dealer_events
 from croupier.table.v1 import events_pb2
 from services.dealer.shuffle import ShuffleState
-from services.evaluator.ranking.ports import LibraryRanker
 from services.games import commands as cmd
 from services.games import events as ev
 from services.games.catalog import TEXAS_HOLDEM
 from services.games.definitions import TableConfig
 from services.games.legal import legal_actions
+from services.ranking.ports import LibraryRanker
 from services.shared import errors
 from services.shared.eventstore import AppendResult, InMemoryEventStore
 from services.table import codec

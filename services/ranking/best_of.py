@@ -11,18 +11,18 @@ import itertools
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from services.evaluator.ranking.fast import LOW_TABLES
-from services.evaluator.ranking.hands import (
+from services.games.cards import Card
+from services.ranking.fast import LOW_TABLES
+from services.ranking.hands import (
     MAX_CARDS,
     HandError,
     HandResult,
     LowResult,
     check_distinct,
 )
-from services.evaluator.ranking.high import evaluate_high_unchecked, value_of
-from services.evaluator.ranking.low import build_low, low_value_of
-from services.evaluator.ranking.tables import LOW_BIT_OF_RANK
-from services.games.cards import Card
+from services.ranking.high import evaluate_high_unchecked, value_of
+from services.ranking.low import build_low, low_value_of
+from services.ranking.tables import LOW_BIT_OF_RANK
 
 
 @dataclass(frozen=True, slots=True)

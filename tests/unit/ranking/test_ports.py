@@ -1,10 +1,10 @@
 import random
 
 from services.bots.strength import Ranker
-from services.evaluator.ranking.ports import LibraryRanker
 from services.games.cardtext import FULL_DECK
 from services.games.ranking import HandRanker
 from services.games.reference_ranking import ReferenceRanker
+from services.ranking.ports import LibraryRanker
 
 
 def _sign(x: float) -> int:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import functools
 import itertools
 
-from services.evaluator.ranking.encoding import CENTER, NUM_RANKS, RANK_KEYS, SUIT_KEYS
-from services.evaluator.ranking.patterns import flush_value, pattern_value
-from services.evaluator.ranking.values import five_of_a_kind_below_straight_flush, pack_low
+from services.ranking.encoding import CENTER, NUM_RANKS, RANK_KEYS, SUIT_KEYS
+from services.ranking.patterns import flush_value, pattern_value
+from services.ranking.values import five_of_a_kind_below_straight_flush, pack_low
 
 
 def rank_multisets(size: int, max_per_rank: int = 4) -> list[tuple[int, ...]]:

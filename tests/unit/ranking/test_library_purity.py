@@ -4,9 +4,9 @@ import ast
 import sys
 from pathlib import Path
 
-import services.evaluator.ranking as ranking
+import services.ranking as ranking
 
-ALLOWED_PREFIXES = ("services.evaluator.ranking", "services.games", "numpy")
+ALLOWED_PREFIXES = ("services.ranking", "services.games", "numpy")
 FORBIDDEN_CALLS = {"open", "print", "input"}
 
 

@@ -11,16 +11,16 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.evaluator.ranking.best_of import (
+from services.games.cards import Card
+from services.ranking.best_of import (
     ANY_CARDS,
     UseRule,
     best_high_unchecked,
     best_low_unchecked,
     check_counts,
 )
-from services.evaluator.ranking.hands import HandError, HandResult, LowResult, check_distinct
-from services.evaluator.ranking.high import value_of
-from services.games.cards import Card
+from services.ranking.hands import HandError, HandResult, LowResult, check_distinct
+from services.ranking.high import value_of
 
 
 class Split(enum.Enum):

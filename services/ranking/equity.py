@@ -18,16 +18,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from services.evaluator.ranking.batch import eval7_batch
-from services.evaluator.ranking.encoding import NUM_RANKS, wild_encoding
-from services.evaluator.ranking.fast import (
+from services.games.cards import Card
+from services.ranking.batch import eval7_batch
+from services.ranking.encoding import NUM_RANKS, wild_encoding
+from services.ranking.fast import (
     LOW_TABLES,
     eval_wild5_ints,
     eval_wild5_ints_five_kind_below,
 )
-from services.evaluator.ranking.hands import HandError, check_distinct
-from services.evaluator.ranking.tables import LOW_BIT_OF_RANK
-from services.games.cards import Card
+from services.ranking.hands import HandError, check_distinct
+from services.ranking.tables import LOW_BIT_OF_RANK
 
 Matrix = npt.NDArray[np.int64]
 

@@ -3,11 +3,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from services.evaluator.ranking.batch import eval7_batch
-from services.evaluator.ranking.encoding import FAST_INTS
-from services.evaluator.ranking.fast import eval7_ints
-from services.evaluator.ranking.values import category_of, ranks_of
-from tests.unit.evaluator.reference import ref_best
+from services.ranking.batch import eval7_batch
+from services.ranking.encoding import FAST_INTS
+from services.ranking.fast import eval7_ints
+from services.ranking.values import category_of, ranks_of
+from tests.unit.ranking.reference import ref_best
 
 
 def _sample(seed: int, n: int) -> list[list[int]]:

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from services.evaluator.ranking.encoding import FAST_INTS, NUM_RANKS, NUM_SUITS
-from services.evaluator.ranking.tables import (
+from services.ranking.encoding import FAST_INTS, NUM_RANKS, NUM_SUITS
+from services.ranking.tables import (
     flush5_table,
     flush_mask_table,
     flush_suit_table,

@@ -2,10 +2,10 @@ import itertools
 
 import pytest
 
-from services.evaluator.ranking import cards_of_ranks, evaluate_low
-from services.evaluator.ranking.values import low_ranks_of
 from services.games.cards import Card, parse_cards
-from tests.unit.evaluator.reference import ref_low
+from services.ranking import cards_of_ranks, evaluate_low
+from services.ranking.values import low_ranks_of
+from tests.unit.ranking.reference import ref_low
 
 LOW_RANK_INDEX = {1: 12, 2: 0, 3: 1, 4: 2, 5: 3, 6: 4, 7: 5, 8: 6}
 

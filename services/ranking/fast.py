@@ -10,8 +10,8 @@ Values are the comparable integers of `values` (higher wins, equal values tie).
 
 from __future__ import annotations
 
-from services.evaluator.ranking.encoding import FAST_INTS, NUM_RANKS, NUM_SUITS, SUIT_KEYS
-from services.evaluator.ranking.tables import (
+from services.ranking.encoding import FAST_INTS, NUM_RANKS, NUM_SUITS, SUIT_KEYS
+from services.ranking.tables import (
     flush5_table,
     flush_mask_table,
     flush_suit_table,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from services.evaluator.ranking.values import Category, pack
+from services.ranking.values import Category, pack
 
 NUM_RANKS = 13
 ACE = 12

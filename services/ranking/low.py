@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from services.evaluator.ranking.fast import LOW_TABLES
-from services.evaluator.ranking.hands import (
+from services.games.cards import Card
+from services.ranking.fast import LOW_TABLES
+from services.ranking.hands import (
     LowResult,
     WildSubstitution,
     check_count,
     check_distinct,
 )
-from services.evaluator.ranking.tables import LOW_BIT_OF_RANK
-from services.evaluator.ranking.values import describe_low, low_ranks_of
-from services.games.cards import Card
+from services.ranking.tables import LOW_BIT_OF_RANK
+from services.ranking.values import describe_low, low_ranks_of
 
 
 def low_value_of(cards: Sequence[Card], wild_cards: Collection[Card] = ()) -> int:

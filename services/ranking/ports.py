@@ -10,13 +10,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from services.evaluator.ranking.best_of import best_high
-from services.evaluator.ranking.hands import HandError, cards_of_ranks
-from services.evaluator.ranking.low import build_low, low_value_of
-from services.evaluator.ranking.values import category_of
 from services.games.cards import Card, parse_card
 from services.games.cardtext import Card as CardText
 from services.games.ranking import HandValue
+from services.ranking.best_of import best_high
+from services.ranking.hands import HandError, cards_of_ranks
+from services.ranking.low import build_low, low_value_of
+from services.ranking.values import category_of
 
 
 @functools.cache
@@ -37,7 +37,7 @@ def _cards(texts: Sequence[str]) -> list[Card]:
 
 
 class LibraryRanker:
-    """Hand values from `services.evaluator.ranking` for the engine and the bots."""
+    """Hand values from `services.ranking` for the engine and the bots."""
 
     def rank_high(
         self,

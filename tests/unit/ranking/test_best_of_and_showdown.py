@@ -1,6 +1,7 @@
 import pytest
 
-from services.evaluator.ranking import (
+from services.games.cards import parse_cards as cards
+from services.ranking import (
     OMAHA,
     Category,
     GameRules,
@@ -13,7 +14,6 @@ from services.evaluator.ranking import (
     evaluate_high,
     showdown,
 )
-from services.games.cards import parse_cards as cards
 
 
 def seat(number: int, hole: str) -> SeatCards:

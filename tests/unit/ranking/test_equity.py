@@ -4,11 +4,11 @@ from fractions import Fraction
 
 import pytest
 
-from services.evaluator.ranking import HandError, evaluate_high
-from services.evaluator.ranking.equity import EquityGame, equity
-from services.evaluator.ranking.low import low_value_of
 from services.games.cards import Card
 from services.games.cards import parse_cards as cards
+from services.ranking import HandError, evaluate_high
+from services.ranking.equity import EquityGame, equity
+from services.ranking.low import low_value_of
 
 # AhAs v KdKc over all 1,712,304 boards, counted independently with eval7 (same run of boards).
 AA_WINS, TIES, KK_WINS = 1_388_072, 6_538, 317_694

@@ -5,9 +5,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.evaluator.ranking import evaluate_high, evaluate_low
-from services.evaluator.ranking.low import low_value_of
 from services.games.cards import Card
+from services.ranking import evaluate_high, evaluate_low
+from services.ranking.low import low_value_of
 
 hands = st.lists(st.integers(0, 51), min_size=5, max_size=7, unique=True).map(
     lambda idx: [Card(i % 13, i // 13) for i in idx]

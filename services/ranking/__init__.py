@@ -1,12 +1,13 @@
 """Pure poker hand evaluation: high, ace-to-five low, wild cards, best-of-N, showdown, equity.
 
-Standard library plus NumPy (batch and equity only); no I/O. The gRPC service in
-`services.evaluator` is a thin adapter over this package, and the table engine may call it
-in-process. See docs/evaluator.md for the algorithms and measured speeds.
+Standard library plus NumPy (batch and equity only); no I/O. A shared library, not a
+deployable: the evaluator service (`services.evaluator`) is a thin gRPC adapter over it, and
+the table and the bots call it in-process. See docs/evaluator.md for the algorithms and
+measured speeds.
 """
 
-from services.evaluator.ranking.best_of import ANY_CARDS, OMAHA, UseRule, best_high, best_low
-from services.evaluator.ranking.hands import (
+from services.ranking.best_of import ANY_CARDS, OMAHA, UseRule, best_high, best_low
+from services.ranking.hands import (
     HandError,
     HandResult,
     LowResult,
@@ -14,9 +15,9 @@ from services.evaluator.ranking.hands import (
     as_cards,
     cards_of_ranks,
 )
-from services.evaluator.ranking.high import evaluate_high
-from services.evaluator.ranking.low import evaluate_low
-from services.evaluator.ranking.showdown import (
+from services.ranking.high import evaluate_high
+from services.ranking.low import evaluate_low
+from services.ranking.showdown import (
     GameRules,
     SeatCards,
     SeatResult,
@@ -24,7 +25,7 @@ from services.evaluator.ranking.showdown import (
     Split,
     showdown,
 )
-from services.evaluator.ranking.values import Category
+from services.ranking.values import Category
 
 __all__ = [
     "ANY_CARDS",

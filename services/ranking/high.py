@@ -9,21 +9,21 @@ from __future__ import annotations
 import itertools
 from collections.abc import Collection, Sequence
 
-from services.evaluator.ranking.encoding import FAST_INTS, wild_encoding
-from services.evaluator.ranking.fast import (
+from services.games.cards import Card
+from services.ranking.encoding import FAST_INTS, wild_encoding
+from services.ranking.fast import (
     eval5_ints,
     eval7_ints,
     eval_wild5_ints,
     eval_wild5_ints_five_kind_below,
 )
-from services.evaluator.ranking.hands import (
+from services.ranking.hands import (
     HandResult,
     WildSubstitution,
     check_count,
     check_distinct,
 )
-from services.evaluator.ranking.values import Category, category_of, describe, ranks_of
-from services.games.cards import Card
+from services.ranking.values import Category, category_of, describe, ranks_of
 
 # Suits tried, in order, for a wild that stands for a card outside a flush.
 _SUBSTITUTE_SUITS = (3, 2, 1, 0)

@@ -2,7 +2,7 @@
 
 Cards here are (rank index 0..12, suit 0..3) pairs and may repeat: a wild card substituted
 by a card the player already holds makes such a hand. Results are (category, five rank
-numbers by significance) in the convention of `services.evaluator.ranking.values`.
+numbers by significance) in the convention of `services.ranking.values`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 
-from services.evaluator.ranking.values import Category
+from services.ranking.values import Category
 
 SHAPES = {
     (5,): Category.FIVE_OF_A_KIND,

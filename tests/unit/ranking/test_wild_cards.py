@@ -3,10 +3,10 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from services.evaluator.ranking import Category, cards_of_ranks, evaluate_high
-from services.evaluator.ranking.values import category_of, ranks_of
 from services.games.cards import Card, parse_cards
-from tests.unit.evaluator.reference import ref_wild
+from services.ranking import Category, cards_of_ranks, evaluate_high
+from services.ranking.values import category_of, ranks_of
+from tests.unit.ranking.reference import ref_wild
 
 DEUCES = cards_of_ranks("2")
 

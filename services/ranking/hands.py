@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from services.evaluator.ranking.values import Category
 from services.games.cards import Card, InvalidCardError, parse_cards
+from services.ranking.values import Category
 
 
 class HandError(ValueError):

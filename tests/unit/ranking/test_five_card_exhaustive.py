@@ -4,11 +4,11 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from services.evaluator.ranking.batch import Values, eval5_batch
-from services.evaluator.ranking.encoding import FAST_INTS
-from services.evaluator.ranking.fast import eval5_ints
-from services.evaluator.ranking.values import Category, category_of, ranks_of
-from tests.unit.evaluator.reference import ref5, strength
+from services.ranking.batch import Values, eval5_batch
+from services.ranking.encoding import FAST_INTS
+from services.ranking.fast import eval5_ints
+from services.ranking.values import Category, category_of, ranks_of
+from tests.unit.ranking.reference import ref5, strength
 
 KNOWN_COUNTS = {
     Category.STRAIGHT_FLUSH: 40,
