@@ -42,6 +42,7 @@ from services.games.timebank import (
 )
 from services.shared import errors
 from services.shared.eventstore import EventStore, RecordedEvent, stream_key
+from services.shared.limits import MAX_CHIPS
 from services.table import codec, process
 from services.table.bot_requests import check_requested_bots
 from services.table.ports import Commitment, DealerPort, LedgerPort, SchedulerPort
@@ -56,6 +57,8 @@ MAX_ATTEMPTS = 20
 # Longest table id: a bot's player id bot-<policy>-<difficulty %>-<table id>-s<seat> is its
 # ledger account's name (at most 64 characters): 18 + 40 with the longest built-in policy.
 MAX_TABLE_ID_LENGTH = 40
+# Longest idempotency key a command may carry (it is recorded with the command's events).
+MAX_KEY_LENGTH = 200
 # At most this many side-effect-free steps (rank, settle without rake) join a command's append.
 MAX_LOCAL_STEPS = 4
 
@@ -70,6 +73,44 @@ _RULE_ERRORS: dict[str, type[errors.DomainError]] = {
 def domain_error(violation: RuleViolation) -> errors.DomainError:
     """The service error for an engine rule violation (message unchanged)."""
     return _RULE_ERRORS.get(violation.kind, errors.FailedPrecondition)(violation.message)
+
+
+def require_key(key: str) -> str:
+    """A command's idempotency key, which every command needs: INVALID_ARGUMENT when it is
+    missing (a keyless command could never be retried safely, nor told from another one)."""
+    if not key:
+        raise errors.InvalidArgument(
+            "idempotency_key is required: send a new key with each command and the same key "
+            "with its retries"
+        )
+    if len(key) > MAX_KEY_LENGTH:
+        raise errors.InvalidArgument(
+            f"idempotency_key is {len(key)} characters; at most {MAX_KEY_LENGTH}"
+        )
+    return key
+
+
+# The chip amounts of a table's options (derived ones included), as the option that sets them.
+_CHIP_OPTIONS = (
+    ("small_blind", "small_blind"),
+    ("big_blind", "big_blind"),
+    ("ante", "ante"),
+    ("small_bet", "small_bet (defaults to the big blind, or twice the ante)"),
+    ("big_bet", "big_bet (defaults to twice the small bet)"),
+    ("min_buy_in", "min_buy_in"),
+    ("max_buy_in", "max_buy_in"),
+    ("rake_cap", "rake_cap"),
+)
+
+
+def check_chip_amounts(config: TableConfig) -> None:
+    """INVALID_ARGUMENT for a chip amount the ledger could never hold (beyond MAX_CHIPS)."""
+    for name, option in _CHIP_OPTIONS:
+        value = getattr(config, name)
+        if value > MAX_CHIPS:
+            raise errors.InvalidArgument(
+                f"{option} is {value} chips; chip amounts are at most {MAX_CHIPS}"
+            )
 
 
 def shuffle_id_of(table_id: str, hand: int) -> str:
@@ -552,10 +593,11 @@ class TableApplication:
                 "bot-<policy>-<difficulty %>-<table id>-s<seat>, names its ledger account, "
                 "whose name is at most 64 characters)"
             )
+        require_key(key)
         check_requested_bots(spec.bots, spec.config.seats)
+        check_chip_amounts(spec.config)
         table_id = spec.table_id or f"t{uuid.uuid5(uuid.NAMESPACE_URL, by + '/' + key).hex[:12]}"
         stream = table_stream(table_id)
-        self.ledger.ensure_accounts(table_id, spec.currency)
         created = events_pb2.TableCreated(
             table_id=table_id,
             currency=spec.currency,
@@ -571,7 +613,13 @@ class TableApplication:
         )
         batch = [created, TableOpened(spec.config)]
         try:
-            self.store.append(stream, [codec.to_message(e) for e in batch], 0, f"{table_id}/create")
+            messages = [codec.to_message(e) for e in batch]
+        except ValueError as exc:  # a value protobuf cannot carry: refused before any effect
+            raise errors.InvalidArgument(f"table options out of range: {exc}") from exc
+        # Only a table that can be recorded gets its escrow account.
+        self.ledger.ensure_accounts(table_id, spec.currency)
+        try:
+            self.store.append(stream, messages, 0, f"{table_id}/create")
         except errors.Conflict as exc:
             raise errors.AlreadyExists(f"table {table_id} exists already") from exc
         self._register(table_id)

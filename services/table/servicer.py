@@ -16,7 +16,7 @@ from services.games import commands as cmd
 from services.shared import errors
 from services.shared.auth import Principal, Role, current_principal
 from services.table import translate
-from services.table.application import TableApplication, TableSpec
+from services.table.application import TableApplication, TableSpec, require_key
 from services.table.history import hand_history
 from services.table.watch_wire import WatchMessage
 from services.table.watching import TableWatcher
@@ -75,6 +75,11 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.JoinTableRequest, context: grpc.ServicerContext
     ) -> table_pb2.JoinTableResponse:
         principal = current_principal()
+        if request.HasField("bot") and principal.role not in (Role.SERVICE, Role.ADMIN):
+            raise errors.PermissionDenied(
+                f"{principal.role.value} '{principal.subject}' may not set JoinTableRequest.bot:"
+                " only the platform's services and admins seat a bot; join without it"
+            )
         is_bot = principal.role is Role.BOT or request.HasField("bot")
         seat, version = self.app.join(
             request.table_id,
@@ -82,7 +87,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             request.seat,
             request.buy_in,
             request.account_id,
-            request.idempotency_key,
+            require_key(request.idempotency_key),
             is_bot=is_bot,
             any_account=principal.role is Role.SERVICE,
         )
@@ -93,7 +98,10 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.TopUpResponse:
         principal = current_principal()
         version = self.app.top_up(
-            request.table_id, principal.subject, request.amount, request.idempotency_key
+            request.table_id,
+            principal.subject,
+            request.amount,
+            require_key(request.idempotency_key),
         )
         table = self.app.load(request.table_id)
         seat = self.app.seat_of(table, principal.subject)
@@ -105,7 +113,10 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.SitOutResponse:
         by = current_principal().subject
         version = self.app.seat_command(
-            request.table_id, by, f"sitout/{request.idempotency_key}", lambda s: cmd.SitOut(s, by)
+            request.table_id,
+            by,
+            f"sitout/{require_key(request.idempotency_key)}",
+            lambda s: cmd.SitOut(s, by),
         )
         return table_pb2.SitOutResponse(version=version)
 
@@ -116,7 +127,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         version = self.app.seat_command(
             request.table_id,
             by,
-            f"sitin/{request.idempotency_key}",
+            f"sitin/{require_key(request.idempotency_key)}",
             lambda s: cmd.SitIn(s, request.post_big_blind, by),
         )
         return table_pb2.SitInResponse(version=version)
@@ -128,7 +139,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         version = self.app.seat_command(
             request.table_id,
             by,
-            f"leave/{request.idempotency_key}",
+            f"leave/{require_key(request.idempotency_key)}",
             lambda s: cmd.LeaveTable(s, by),
         )
         left = self.app.seat_of(self.app.load(request.table_id), by) is None
@@ -158,6 +169,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             yield table_pb2.PlayResponse(idempotency_key=key, act=applied)
 
     def _act(self, request: table_pb2.ActRequest, principal: Principal) -> table_pb2.ActResponse:
+        require_key(request.idempotency_key)
         action = translate.ACTIONS.get(request.action)
         if action is None:
             raise errors.InvalidArgument("action must be set (fold, check, call, bet, ...)")

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from services.shared.errors import InvalidArgument, NotFound
+from services.shared.limits import MAX_CHIPS as MAX_CHIPS
 
 from .accounts import Account
 
@@ -39,10 +40,6 @@ class Metadata:
 
 
 NO_METADATA = Metadata()
-# The most chips one amount, balance or hold may be. The Redis commit script checks funds with
-# Lua numbers (doubles, exact up to 2**53), and a balance must never overflow Redis' int64
-# HINCRBY half-way through a script, so every quantity stays within 2**53 - 1.
-MAX_CHIPS = 2**53 - 1
 Legs = tuple[Leg, ...]
 
 

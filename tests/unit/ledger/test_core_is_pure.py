@@ -1,5 +1,5 @@
 """The ledger core decides and folds without I/O: it imports only the standard library, its own
-modules and the domain error classes."""
+modules, the domain error classes and the shared limits (constants)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import services.ledger.core as core
 
-ALLOWED = {"services.shared.errors"}
+ALLOWED = {"services.shared.errors", "services.shared.limits"}
 
 
 def test_core_imports_no_io_libraries() -> None:
