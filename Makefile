@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(shell find protos -name '*.proto' | sort)
 GEN_STAMP := croupier/.generated
 # The rules engine compiled with mypyc (tools/build_engine.py): rebuilt when any of it changes.
-ENGINE_SOURCES := $(wildcard services/games/*.py)
+ENGINE_SOURCES := $(wildcard services/games/*.py services/games/poker/*.py)
 ENGINE_STAMP := build/mypyc/.compiled
 
 .PHONY: soak soak-workers bench-seven all venv protos engine test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean

@@ -25,7 +25,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from services.games import (
+from services.games.cardtext import FULL_DECK, Card
+from services.games.poker import (
     GAMES,
     Act,
     Action,
@@ -37,8 +38,7 @@ from services.games import (
     execute,
     new_table,
 )
-from services.games.cardtext import FULL_DECK, Card
-from services.games.playout import play_hand
+from services.games.poker.playout import play_hand
 from services.games.reference_ranking import ReferenceRanker
 
 SEATS = 6

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 import redis
 
 from bench.percentiles import percentile
-from services.games import events as ev
+from services.games.poker import events as ev
 from services.shared.eventstore import RedisEventStore
 from services.shared.redis_embedded import EmbeddedRedis, find_server_binary
 from services.table import codec, fanout

@@ -13,11 +13,11 @@ from __future__ import annotations
 import random
 import time
 
-from services.games import commands as cmd
-from services.games.catalog import TEXAS_HOLDEM
-from services.games.definitions import TableConfig
-from services.games.legal import legal_actions
-from services.games.state import TableState
+from services.games.poker import commands as cmd
+from services.games.poker.catalog import TEXAS_HOLDEM
+from services.games.poker.definitions import TableConfig
+from services.games.poker.legal import legal_actions
+from services.games.poker.state import TableState
 from services.ranking.ports import LibraryRanker
 from services.shared.eventstore import AppendResult, InMemoryEventStore
 from services.table import codec

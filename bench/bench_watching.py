@@ -31,9 +31,9 @@ from google.protobuf.message import Message
 
 from bench.bench_table_steps import weighted_act
 from croupier.table.v1 import events_pb2
-from services.games.catalog import TEXAS_HOLDEM
-from services.games.definitions import TableConfig
-from services.games.state import new_table
+from services.games.poker.catalog import TEXAS_HOLDEM
+from services.games.poker.definitions import TableConfig
+from services.games.poker.state import new_table
 from services.ranking.ports import LibraryRanker
 from services.shared.auth import Principal, Role
 from services.shared.eventstore import InMemoryEventStore

@@ -32,11 +32,11 @@ from services.bots.ranker import default_ranker
 from services.bots.simulation.deals import SeededDeck
 from services.bots.simulation.presets import preset
 from services.bots.view import BotView
-from services.games.commands import SitDown
-from services.games.playout import play_hand
-from services.games.reducer import apply_all
-from services.games.rules import decide
-from services.games.state import new_table
+from services.games.poker.commands import SitDown
+from services.games.poker.playout import play_hand
+from services.games.poker.reducer import apply_all
+from services.games.poker.rules import decide
+from services.games.poker.state import new_table
 from services.shared import auth
 from services.shared.redis_embedded import start_private_redis
 from services.workers.bot_turns import bot_id

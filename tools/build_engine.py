@@ -10,14 +10,20 @@ Why compiled: the engine's CPU per hand bounds both the pure-engine benchmark an
 service's work per command (`make bench`, bench/bench_engine.py reports both builds side by
 side).
 
+What is compiled: the shared game core (`services/games/*.py`: cards, errors, the ranking
+port, time banks) and the poker engine (`services/games/poker/*.py`), into one shared library
+so that calls between their modules stay native C calls. Other game packages run interpreted
+until they are listed in COMPILED_PACKAGES.
+
 Modules left interpreted, and why:
-- __init__.py: it only re-exports, and the shared library of the compiled modules lives inside
-  the package, so importing it must not need the package's own compiled module first;
+- every package's __init__.py: it only re-exports, and the shared library of the compiled
+  modules lives inside the package, so importing it must not need the package's own compiled
+  module first;
 - contract.py: the game contract, read by every game package and the shell; nothing in it
   runs per event;
-- definitions.py, ranking.py: the table codec reads their dataclasses' field annotations to
-  decode stored events (services/table/codec.py), and compiled classes expose `type` in place
-  of `X | None` there.
+- poker/definitions.py, ranking.py: the table codec reads their dataclasses' field
+  annotations to decode stored events (services/table/codec.py), and compiled classes expose
+  `type` in place of `X | None` there.
 
 A compiled module older than its source would run the old code: `stale_modules` finds those,
 and the test suite refuses to start while there are any (tests/conftest.py).
@@ -39,7 +45,11 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "services" / "games"
-INTERPRETED = frozenset({"__init__.py", "contract.py", "definitions.py", "ranking.py"})
+# The packages compiled, relative to PACKAGE ("" is PACKAGE itself).
+COMPILED_PACKAGES = ("", "poker")
+# Modules of those packages that stay interpreted (paths relative to PACKAGE), besides every
+# package's __init__.py.
+INTERPRETED = frozenset({"contract.py", "ranking.py", "poker/definitions.py"})
 # The shared library holding every compiled module (one library: calls between modules stay
 # native C calls). Named inside the package so that it travels with it.
 GROUP = "services.games.compiled"
@@ -49,9 +59,18 @@ BUILD = ROOT / "build" / "mypyc"
 STAMP = BUILD / ".compiled"
 
 
+def _modules(package: Path) -> list[Path]:
+    """Every source module of the compiled packages (interpreted ones too)."""
+    return sorted(path for sub in COMPILED_PACKAGES for path in (package / sub).glob("*.py"))
+
+
 def sources(package: Path = PACKAGE) -> list[Path]:
     """The engine modules that are compiled, in a stable order."""
-    return sorted(p for p in package.glob("*.py") if p.name not in INTERPRETED)
+    return [
+        path
+        for path in _modules(package)
+        if path.name != "__init__.py" and path.relative_to(package).as_posix() not in INTERPRETED
+    ]
 
 
 def _extension_suffix() -> str:
@@ -63,7 +82,8 @@ def compiled_path(source: Path) -> Path:
 
 
 def _built_files() -> list[Path]:
-    return sorted(PACKAGE.glob("*" + _extension_suffix()))
+    suffix = _extension_suffix()
+    return sorted(path for sub in COMPILED_PACKAGES for path in (PACKAGE / sub).glob("*" + suffix))
 
 
 def is_compiled() -> bool:
@@ -73,7 +93,7 @@ def is_compiled() -> bool:
 
 def runs_compiled() -> bool:
     """Whether this process runs the compiled engine: what it imported, not what is on disk."""
-    import services.games.rules as rules
+    import services.games.poker.rules as rules
 
     return (rules.__file__ or "").endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
 
@@ -89,7 +109,7 @@ def stale_modules(package: Path = PACKAGE) -> list[str]:
         return []
     built_at = min(path.stat().st_mtime for path in present)
     missing = {source for source, path in modules.items() if not path.exists()}
-    changed = {source for source in package.glob("*.py") if source.stat().st_mtime > built_at}
+    changed = {source for source in _modules(package) if source.stat().st_mtime > built_at}
     return sorted(str(source.relative_to(package.parent.parent)) for source in missing | changed)
 
 
@@ -130,13 +150,15 @@ class _SourceOnlyFinder(importlib.abc.MetaPathFinder):
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
         parts = fullname.split(".")
-        if parts[:2] != ["services", "games"] or len(parts) > 3:
+        if parts[:2] != ["services", "games"]:
             return None
-        if len(parts) == 2:
+        location = PACKAGE.joinpath(*parts[2:])
+        if (location / "__init__.py").exists():
             return importlib.util.spec_from_file_location(
-                fullname, PACKAGE / "__init__.py", submodule_search_locations=[str(PACKAGE)]
+                fullname, location / "__init__.py", submodule_search_locations=[str(location)]
             )
-        return importlib.util.spec_from_file_location(fullname, PACKAGE / f"{parts[2]}.py")
+        source = location.with_suffix(".py")
+        return importlib.util.spec_from_file_location(fullname, source) if source.exists() else None
 
 
 def use_interpreted() -> None:

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from services.bots.view import BotAction, BotView, Kind, Legal, Variant
-from services.games.commands import Act
-from services.games.definitions import ForcedBets
-from services.games.events import Action
-from services.games.legal import LegalActions
-from services.games.state import TableState
-from services.games.views import HIDDEN, view_for
+from services.games.poker.commands import Act
+from services.games.poker.definitions import ForcedBets
+from services.games.poker.events import Action
+from services.games.poker.legal import LegalActions
+from services.games.poker.state import TableState
+from services.games.poker.views import HIDDEN, view_for
 
 VARIANTS = {
     "texas-holdem": Variant.HOLDEM,

@@ -1,136 +1,15 @@
-"""croupier's pure poker rules engine (standard library only: no I/O, clock or randomness).
+"""croupier's pure game core: standard library only, no I/O, clock or randomness.
 
-Public API (see docs/engine.md):
-  decide(state, command) -> list[Event]       validate a command; raises RuleViolation
-  execute(state, command) -> (state, events)  decide + the resulting state in one pass
-  apply(state, event) -> TableState           fold one event in (never validates)
-  replay(events) -> TableState                rebuild a table from its stream
-  legal_actions(state, seat) -> LegalActions  what a seat may do now, with amount ranges
-  view_for(state, viewer) -> View             what a seat (or a spectator) may see
-  redact(event, viewer) -> Event | None       an event as that viewer may see it
-  pending_chance(state) -> ChanceRequest|None what the engine needs from the dealer/evaluator
+Shared by every game:
+  contract.py           the `GameRules` contract each game package implements and the table
+                        shell drives (chance requests and answers, seat commands, deadlines)
+  cards.py, cardtext.py playing cards: parsed `Card` records and two-character strings
+  errors.py             `RuleViolation` and its kinds (invalid_argument, failed_precondition, ...)
+  ranking.py            the ranking port (`HandRanker`, `HandValue`) and its reference
+                        implementation in reference_ranking.py
+  timebank.py           time banks, the same for every game's decisions
+
+One package per game family:
+  poker/                the poker engine: hold'em, hold'em hi-lo, Spit in the Ocean, Six-Card
+                        Open Draw as data over one generic engine (docs/engine.md)
 """
-
-from services.games.catalog import (
-    GAMES,
-    HOLDEM_HILO,
-    SIX_CARD_OPEN_DRAW,
-    SPIT_IN_THE_OCEAN,
-    TEXAS_HOLDEM,
-)
-from services.games.chance import (
-    ChanceRequest,
-    NeedCards,
-    NeedHandStart,
-    NeedRanks,
-    NeedReshuffle,
-    deal_from,
-    pending_chance,
-    rank_hands,
-    reshuffle,
-)
-from services.games.commands import (
-    Act,
-    Command,
-    DealCards,
-    LeaveTable,
-    ReshuffleDiscards,
-    SitDown,
-    SitIn,
-    SitOut,
-    StartHand,
-    SupplyHandRanks,
-    TimeOut,
-    TopUp,
-    VoidHand,
-)
-from services.games.definitions import (
-    Betting,
-    DealBoard,
-    DealHole,
-    Draw,
-    ForcedBets,
-    GameDefinition,
-    Showdown,
-    Structure,
-    TableConfig,
-)
-from services.games.errors import (
-    InvalidAction,
-    NotAllowedNow,
-    NotYourSeat,
-    RuleViolation,
-    UnknownTarget,
-)
-from services.games.events import EVENT_TYPES, Action, Event
-from services.games.legal import LegalActions, legal_actions
-from services.games.ranking import HandRanker, HandValue, RankRequest, SeatRank
-from services.games.reducer import apply, apply_all, replay
-from services.games.rules import decide, execute
-from services.games.state import HandState, SeatState, TableState, new_table
-from services.games.views import View, redact, view_for
-
-__all__ = [
-    "EVENT_TYPES",
-    "GAMES",
-    "HOLDEM_HILO",
-    "SIX_CARD_OPEN_DRAW",
-    "SPIT_IN_THE_OCEAN",
-    "TEXAS_HOLDEM",
-    "Act",
-    "Action",
-    "Betting",
-    "ChanceRequest",
-    "Command",
-    "DealBoard",
-    "DealCards",
-    "DealHole",
-    "Draw",
-    "Event",
-    "ForcedBets",
-    "GameDefinition",
-    "HandRanker",
-    "HandState",
-    "HandValue",
-    "InvalidAction",
-    "LeaveTable",
-    "LegalActions",
-    "NeedCards",
-    "NeedHandStart",
-    "NeedRanks",
-    "NeedReshuffle",
-    "NotAllowedNow",
-    "NotYourSeat",
-    "RankRequest",
-    "ReshuffleDiscards",
-    "RuleViolation",
-    "SeatRank",
-    "SeatState",
-    "Showdown",
-    "SitDown",
-    "SitIn",
-    "SitOut",
-    "StartHand",
-    "Structure",
-    "SupplyHandRanks",
-    "TableConfig",
-    "TableState",
-    "TimeOut",
-    "TopUp",
-    "UnknownTarget",
-    "View",
-    "VoidHand",
-    "apply",
-    "apply_all",
-    "deal_from",
-    "decide",
-    "execute",
-    "legal_actions",
-    "new_table",
-    "pending_chance",
-    "rank_hands",
-    "redact",
-    "replay",
-    "reshuffle",
-    "view_for",
-]

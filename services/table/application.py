@@ -25,15 +25,15 @@ import structlog
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2
-from services.games import commands as cmd
-from services.games.chance import NeedCards, deal_from, pending_chance, rank_hands
-from services.games.definitions import DealBoard, Draw, TableConfig
 from services.games.errors import RuleViolation
-from services.games.events import Event, TableOpened
-from services.games.legal import legal_actions
+from services.games.poker import commands as cmd
+from services.games.poker.chance import NeedCards, deal_from, pending_chance, rank_hands
+from services.games.poker.definitions import DealBoard, Draw, TableConfig
+from services.games.poker.events import Event, TableOpened
+from services.games.poker.legal import legal_actions
+from services.games.poker.reducer import apply
+from services.games.poker.state import TableState, new_table
 from services.games.ranking import HandRanker
-from services.games.reducer import apply
-from services.games.state import TableState, new_table
 from services.games.timebank import (
     TimeBankExtended,
     TimeBankRefilled,
@@ -936,7 +936,7 @@ def deal_purpose(engine: TableState, request: NeedCards) -> str:
 
 
 def _decide(engine: TableState, command: cmd.Command) -> list[Event]:
-    from services.games.rules import decide
+    from services.games.poker.rules import decide
 
     return decide(engine, command)
 
@@ -989,6 +989,6 @@ def fold_recorded(
 
 
 def _placeholder_config() -> TableConfig:
-    from services.games.catalog import TEXAS_HOLDEM
+    from services.games.poker.catalog import TEXAS_HOLDEM
 
     return TableConfig(game=TEXAS_HOLDEM, seats=2)

@@ -1,11 +1,11 @@
 """The one mapping between the engine's events (immutable records) and their protobuf form.
 
-Every engine event class `services.games.events.X` is stored as `croupier.table.v1.X` with the
+Every engine event class `services.games.poker.events.X` is stored as `croupier.table.v1.X` with the
 same field names, so the mapping is structural: scalars copy, `tuple[...]` becomes a repeated
 field, nested records become nested messages, a `tuple[int, SeatRank]` pair becomes a
 message whose fields are taken in field-number order, `X | None` uses proto3 presence, enums
 travel as their string value and a `GameDefinition` as its catalog name. A record's fields
-are those of an engine event class's `FIELDS` (services/games/events.py: the compiled classes
+are those of an engine event class's `FIELDS` (services/games/poker/events.py: the compiled classes
 keep no annotations) or a dataclass's (game definitions, hand ranks). Encoding refuses a
 field the message lacks (a test round-trips every event type), so the stream alone
 always replays the table.
@@ -29,9 +29,9 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2
-from services.games.catalog import GAMES
-from services.games.definitions import GameDefinition
-from services.games.events import EVENT_TYPES
+from services.games.poker.catalog import GAMES
+from services.games.poker.definitions import GameDefinition
+from services.games.poker.events import EVENT_TYPES
 from services.shared.eventstore import EventRegistry
 
 # The table service's own events: stored as they are.

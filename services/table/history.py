@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from google.protobuf.message import Message
 
-from services.games import events as ev
-from services.games.definitions import Structure, TableConfig
-from services.games.views import HIDDEN, redact
+from services.games.poker import events as ev
+from services.games.poker.definitions import Structure, TableConfig
+from services.games.poker.views import HIDDEN, redact
 from services.shared import errors
 from services.shared.auth import Principal, Role
 from services.table import codec

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.games.chance import (
+from services.games.poker.chance import (
     NeedCards,
     NeedHandStart,
     NeedRanks,

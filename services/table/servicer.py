@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import grpc
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from services.games import commands as cmd
+from services.games.poker import commands as cmd
 from services.shared import errors
 from services.shared.auth import Principal, Role, current_principal
 from services.table import translate

@@ -16,8 +16,8 @@ from operator import attrgetter
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2
-from services.games import events as ev
-from services.games.state import TableState
+from services.games.poker import events as ev
+from services.games.poker.state import TableState
 from services.games.timebank import (
     TimeBankOpened,
     TimeBankRules,

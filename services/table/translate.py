@@ -12,12 +12,12 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2, table_pb2
-from services.games.catalog import GAMES
-from services.games.definitions import Structure, TableConfig
 from services.games.errors import RuleViolation
-from services.games.events import Action
-from services.games.legal import LegalActions
-from services.games.views import View
+from services.games.poker.catalog import GAMES
+from services.games.poker.definitions import Structure, TableConfig
+from services.games.poker.events import Action
+from services.games.poker.legal import LegalActions
+from services.games.poker.views import View
 from services.shared import errors
 from services.table import codec
 

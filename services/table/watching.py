@@ -23,8 +23,8 @@ import structlog
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2, table_pb2
-from services.games import events as ev
-from services.games.views import redact, view_for
+from services.games.poker import events as ev
+from services.games.poker.views import redact, view_for
 from services.shared.auth import Principal
 from services.shared.eventstore import EventStore
 from services.table import codec, translate, watch_wire

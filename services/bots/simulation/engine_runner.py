@@ -20,14 +20,14 @@ from services.bots.simulation.deals import SeededDeck, rotated, rotations, seati
 from services.bots.simulation.presets import preset
 from services.bots.simulation.stats import BotResult, summarize
 from services.bots.strength import Ranker
-from services.games.commands import Act, SitDown
 from services.games.errors import RuleViolation
-from services.games.legal import LegalActions
-from services.games.playout import play_hand
+from services.games.poker.commands import Act, SitDown
+from services.games.poker.legal import LegalActions
+from services.games.poker.playout import play_hand
+from services.games.poker.reducer import apply_all
+from services.games.poker.rules import decide
+from services.games.poker.state import TableState, new_table
 from services.games.ranking import HandRanker
-from services.games.reducer import apply_all
-from services.games.rules import decide
-from services.games.state import TableState, new_table
 
 
 @dataclass(frozen=True, slots=True)

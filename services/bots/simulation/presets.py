@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.games.catalog import (
+from services.games.poker.catalog import (
     HOLDEM_HILO,
     SIX_CARD_OPEN_DRAW,
     SPIT_IN_THE_OCEAN,
     TEXAS_HOLDEM,
 )
-from services.games.definitions import GameDefinition, Structure, TableConfig
+from services.games.poker.definitions import GameDefinition, Structure, TableConfig
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,7 +62,7 @@ from services.dealer.server import build as build_dealer
 from services.dealer.settings import DealerSettings
 from services.evaluator.server import build as build_evaluator
 from services.evaluator.settings import EvaluatorSettings
-from services.games import events as ev
+from services.games.poker import events as ev
 from services.shared import auth
 from services.shared.channels import connect
 from services.shared.eventstore import RedisEventStore

@@ -3,7 +3,7 @@ discards holding it were reshuffled into the stub (draw games)."""
 
 from __future__ import annotations
 
-from services.games import events as ev
+from services.games.poker import events as ev
 
 from .soak import dealt_once
 

@@ -8,7 +8,7 @@ from collections import Counter
 import redis
 
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
-from services.games import events as ev
+from services.games.poker import events as ev
 from services.shared.eventstore import RedisEventStore
 from services.table import codec
 from services.table.application import table_stream

@@ -19,7 +19,7 @@ import redis
 from google.protobuf.message import Message
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from services.games import events as ev
+from services.games.poker import events as ev
 from services.shared.eventstore import RedisEventStore
 from services.table import codec
 from services.table.application import table_stream

@@ -18,12 +18,12 @@ from services.bots.simulation.engine_runner import (
 )
 from services.bots.simulation.presets import PRESETS, preset
 from services.bots.view import Kind, Variant
-from services.games.chance import NeedCards, deal_from, pending_chance
-from services.games.commands import SitDown, StartHand
-from services.games.legal import legal_actions
-from services.games.reducer import apply_all
-from services.games.rules import decide
-from services.games.state import new_table
+from services.games.poker.chance import NeedCards, deal_from, pending_chance
+from services.games.poker.commands import SitDown, StartHand
+from services.games.poker.legal import legal_actions
+from services.games.poker.reducer import apply_all
+from services.games.poker.rules import decide
+from services.games.poker.state import new_table
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import yaml
 
 from services.client.launcher import GRPC_DEPLOYABLES, has_module, worker_command
 from services.shared.settings import AUTH_KEY_ENV, RuntimeSettings, env_prefix, target_env_name
+from tools import build_engine
 
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -159,7 +160,10 @@ def test_the_image_compiles_the_engine_and_ships_the_compiled_modules() -> None:
     )
     assert "gcc" in dockerfile[: dockerfile.index("AS runtime")]
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert "*.so" in pyproject["tool"]["setuptools"]["package-data"]["services.games"]
+    package_data = pyproject["tool"]["setuptools"]["package-data"]
+    for package in build_engine.COMPILED_PACKAGES:
+        name = ".".join(("services", "games", package)).rstrip(".")
+        assert "*.so" in package_data[name], name
 
 
 def test_the_ledger_runs_in_strict_durability_on_a_redis_with_waitaof() -> None:

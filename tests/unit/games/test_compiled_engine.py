@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-import services.games.reducer
-from tests.unit.games.engine_digest import digest
+import services.games.poker.reducer
+from tests.unit.games.poker.engine_digest import digest
 from tools import build_engine
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -21,7 +21,7 @@ COMPILED = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 def test_the_suite_runs_the_compiled_engine() -> None:
     assert build_engine.is_compiled(), "the engine is not compiled: run `make engine`"
     assert build_engine.runs_compiled()
-    assert services.games.reducer.__file__.endswith(COMPILED)
+    assert services.games.poker.reducer.__file__.endswith(COMPILED)
 
 
 def _interpreted(code: str) -> str:
@@ -41,7 +41,7 @@ def _interpreted(code: str) -> str:
 
 def test_compiled_and_interpreted_engines_play_identically() -> None:
     interpreted = _interpreted(
-        "from tests.unit.games.engine_digest import digest\nprint(digest())"
+        "from tests.unit.games.poker.engine_digest import digest\nprint(digest())"
     ).strip()
     assert digest() == interpreted
 
@@ -49,18 +49,18 @@ def test_compiled_and_interpreted_engines_play_identically() -> None:
 def test_the_source_only_import_really_bypasses_compiled_modules() -> None:
     # Without this the comparison above could compare the compiled build with itself.
     probe = _interpreted(
-        "import services.games, services.games.reducer as r, services.games.rules as u\n"
-        "import services.games.betting as b\n"
-        "print(r.__file__, u.__file__, b.__file__, services.games.__file__)"
+        "import services.games, services.games.poker.reducer as r, services.games.cards as c\n"
+        "import services.games.poker as p\n"
+        "print(r.__file__, c.__file__, p.__file__, services.games.__file__)"
     ).split()
     assert probe and all(path.endswith(".py") for path in probe)
 
 
 def _package(root: Path) -> Path:
     package = root / "services" / "games"
-    package.mkdir(parents=True)
+    (package / "poker").mkdir(parents=True)
     for name in ("rules.py", "reducer.py", "definitions.py"):  # definitions.py stays interpreted
-        (package / name).write_text("")
+        (package / "poker" / name).write_text("")
     return package
 
 
@@ -82,13 +82,13 @@ def test_a_source_changed_after_the_build_is_stale_interpreted_ones_included(
         built.write_text("")
         _age(source, 60)
         _age(built, 30)
-    _age(package / "definitions.py", 60)
+    _age(package / "poker" / "definitions.py", 60)
     assert build_engine.stale_modules(package) == []
-    _age(package / "reducer.py", 0)
-    _age(package / "definitions.py", 0)
+    _age(package / "poker" / "reducer.py", 0)
+    _age(package / "poker" / "definitions.py", 0)
     assert build_engine.stale_modules(package) == [
-        "services/games/definitions.py",
-        "services/games/reducer.py",
+        "services/games/poker/definitions.py",
+        "services/games/poker/reducer.py",
     ]
 
 
@@ -96,5 +96,5 @@ def test_a_compiled_module_gone_missing_is_stale(tmp_path: Path) -> None:
     package = _package(tmp_path)
     for source in build_engine.sources(package):
         build_engine.compiled_path(source).write_text("")
-    build_engine.compiled_path(package / "rules.py").unlink()
-    assert build_engine.stale_modules(package) == ["services/games/rules.py"]
+    build_engine.compiled_path(package / "poker" / "rules.py").unlink()
+    assert build_engine.stale_modules(package) == ["services/games/poker/rules.py"]

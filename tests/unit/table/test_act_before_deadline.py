@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.games import commands as cmd
-from services.games.catalog import TEXAS_HOLDEM
-from services.games.definitions import TableConfig
+from services.games.poker import commands as cmd
+from services.games.poker.catalog import TEXAS_HOLDEM
+from services.games.poker.definitions import TableConfig
 from services.ranking.ports import LibraryRanker
 from services.shared import errors
 from services.table.application import TableApplication, TableSpec

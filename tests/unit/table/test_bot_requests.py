@@ -7,8 +7,8 @@ import math
 import pytest
 
 from services.bots.policies import NAMES
-from services.games.catalog import TEXAS_HOLDEM
-from services.games.definitions import TableConfig
+from services.games.poker.catalog import TEXAS_HOLDEM
+from services.games.poker.definitions import TableConfig
 from services.ranking.ports import LibraryRanker
 from services.shared import errors
 from services.shared.eventstore import InMemoryEventStore

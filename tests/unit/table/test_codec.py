@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 
 from croupier.table.v1 import events_pb2
-from services.games import events as ev
-from services.games.catalog import GAMES
-from services.games.definitions import Structure, TableConfig
+from services.games.poker import events as ev
+from services.games.poker.catalog import GAMES
+from services.games.poker.definitions import Structure, TableConfig
 from services.games.ranking import HandValue, SeatRank
 from services.table import codec
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from croupier.table.v1 import events_pb2
-from services.games import events as ev
+from services.games.poker import events as ev
 from services.table.shell import ShellState, fold_shell
 
 

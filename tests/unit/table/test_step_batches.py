@@ -15,11 +15,11 @@ from google.protobuf.message import Message
 from croupier.dealer.v1 import events_pb2 as dealer_events
 from croupier.table.v1 import events_pb2
 from services.dealer.shuffle import ShuffleState
-from services.games import commands as cmd
-from services.games import events as ev
-from services.games.catalog import TEXAS_HOLDEM
-from services.games.definitions import TableConfig
-from services.games.legal import legal_actions
+from services.games.poker import commands as cmd
+from services.games.poker import events as ev
+from services.games.poker.catalog import TEXAS_HOLDEM
+from services.games.poker.definitions import TableConfig
+from services.games.poker.legal import legal_actions
 from services.ranking.ports import LibraryRanker
 from services.shared import errors
 from services.shared.eventstore import AppendResult, InMemoryEventStore

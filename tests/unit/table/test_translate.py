@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from croupier.table.v1 import events_pb2, table_pb2
-from services.games.views import SeatView, View
+from services.games.poker.views import SeatView, View
 from services.table import codec, translate
 
 

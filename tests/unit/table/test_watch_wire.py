@@ -12,11 +12,11 @@ import grpc
 import pytest
 
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
-from services.games import events as ev
-from services.games.catalog import TEXAS_HOLDEM
-from services.games.definitions import TableConfig
-from services.games.reducer import apply_all
-from services.games.state import new_table
+from services.games.poker import events as ev
+from services.games.poker.catalog import TEXAS_HOLDEM
+from services.games.poker.definitions import TableConfig
+from services.games.poker.reducer import apply_all
+from services.games.poker.state import new_table
 from services.shared.auth import Principal, Role
 from services.table import codec, translate, watch_wire
 from services.table.fanout import HubEvent

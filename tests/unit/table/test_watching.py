@@ -6,10 +6,10 @@ import threading
 from collections.abc import Iterator
 
 from croupier.table.v1 import events_pb2, table_pb2
-from services.games import events as ev
-from services.games.catalog import TEXAS_HOLDEM
-from services.games.definitions import TableConfig
-from services.games.state import new_table
+from services.games.poker import events as ev
+from services.games.poker.catalog import TEXAS_HOLDEM
+from services.games.poker.definitions import TableConfig
+from services.games.poker.state import new_table
 from services.shared.auth import Principal, Role
 from services.table import codec, translate
 from services.table.fanout import HubEvent

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from services.games.definitions import (
+from services.games.poker.definitions import (
     Betting,
     DealBoard,
     DealHole,
@@ -22,7 +22,7 @@ from services.games.definitions import (
     Structure,
     TableConfig,
 )
-from services.games.events import PhaseStarted
+from services.games.poker.events import PhaseStarted
 
 # Phase kinds by index, compared as small ints instead of isinstance chains. `Final` literals:
 # mypyc compiles them in as constants, where a plain module global is a dict lookup per use.

@@ -6,8 +6,8 @@ from collections.abc import Iterable
 
 import pytest
 
-from services.games import TEXAS_HOLDEM, InvalidAction, TableConfig, legal_actions
-from services.games.events import (
+from services.games.poker import TEXAS_HOLDEM, InvalidAction, TableConfig, legal_actions
+from services.games.poker.events import (
     BoardDeclared,
     CardsShown,
     Event,
@@ -17,7 +17,7 @@ from services.games.events import (
     Share,
     UncalledBetReturned,
 )
-from tests.unit.games.support import Scenario
+from tests.unit.games.poker.support import Scenario
 
 NL = TableConfig(game=TEXAS_HOLDEM, seats=6, small_blind=1, big_blind=2)
 BOARD = ["2c 7d 9h", "Js", "3s"]

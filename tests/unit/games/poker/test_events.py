@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import services.games.events as events
+import services.games.poker.events as events
 
-SOURCE = Path(__file__).resolve().parents[3] / "services" / "games" / "events.py"
+SOURCE = Path(__file__).resolve().parents[4] / "services" / "games" / "poker" / "events.py"
 RECORDS = [*events.EVENT_TYPES.values(), events.Share]
 
 

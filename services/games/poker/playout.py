@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from services.games.cardtext import Card
-from services.games.chance import (
+from services.games.poker.chance import (
     NeedCards,
     NeedHandStart,
     NeedRanks,
@@ -22,12 +22,12 @@ from services.games.chance import (
     rank_hands,
     reshuffle,
 )
-from services.games.commands import Act, Command, StartHand, TimeOut
-from services.games.events import Event
-from services.games.legal import LegalActions, legal_actions
+from services.games.poker.commands import Act, Command, StartHand, TimeOut
+from services.games.poker.events import Event
+from services.games.poker.legal import LegalActions, legal_actions
+from services.games.poker.rules import execute
+from services.games.poker.state import TableState
 from services.games.ranking import HandRanker
-from services.games.rules import execute
-from services.games.state import TableState
 
 # A player's decision: an action, or letting the clock run out (TimeOut).
 Policy = Callable[[TableState, LegalActions], Act | TimeOut]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.games.definitions import (
+from services.games.poker.definitions import (
     Betting,
     DealBoard,
     DealHole,

@@ -7,7 +7,7 @@ award the pots, end the hand) until a player, the dealer or the evaluator is nee
 
 from __future__ import annotations
 
-from services.games.events import (
+from services.games.poker.events import (
     CardsShown,
     Event,
     HandEnded,
@@ -16,10 +16,10 @@ from services.games.events import (
     Share,
     UncalledBetReturned,
 )
-from services.games.plan import BETTING, DEAL_BOARD, DEAL_HOLE, DRAW, SHOWDOWN, plan_of
-from services.games.pots import build_pots, rake_for, split
-from services.games.reducer import apply
-from services.games.state import HandPlayer, HandState, TableState
+from services.games.poker.plan import BETTING, DEAL_BOARD, DEAL_HOLE, DRAW, SHOWDOWN, plan_of
+from services.games.poker.pots import build_pots, rake_for, split
+from services.games.poker.reducer import apply
+from services.games.poker.state import HandPlayer, HandState, TableState
 
 
 def advance(state: TableState) -> tuple[TableState, list[Event]]:

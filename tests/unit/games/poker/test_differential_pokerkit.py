@@ -14,7 +14,8 @@ from pokerkit import Card as PkCard
 from pokerkit import FixedLimitTexasHoldem, NoLimitTexasHoldem, State
 from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem
 
-from services.games import (
+from services.games.cardtext import FULL_DECK
+from services.games.poker import (
     TEXAS_HOLDEM,
     Act,
     NeedCards,
@@ -27,13 +28,12 @@ from services.games import (
     pending_chance,
     rank_hands,
 )
-from services.games.betting import reopened_for
-from services.games.cardtext import FULL_DECK
-from services.games.events import Event, PotAwarded
-from services.games.plan import plan_of
+from services.games.poker.betting import reopened_for
+from services.games.poker.events import Event, PotAwarded
+from services.games.poker.plan import plan_of
 from services.games.reference_ranking import ReferenceRanker
-from tests.unit.games.support import run, seat_stacks, seated_table
-from tests.unit.games.test_golden_hands import engine_command, pokerkit_advance
+from tests.unit.games.poker.support import run, seat_stacks, seated_table
+from tests.unit.games.poker.test_golden_hands import engine_command, pokerkit_advance
 
 RANKER = ReferenceRanker()
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from services.games.events import Action
-from services.games.plan import Plan, plan_of
-from services.games.state import HandPlayer, HandState, SeatState, TableState
+from services.games.poker.events import Action
+from services.games.poker.plan import Plan, plan_of
+from services.games.poker.state import HandPlayer, HandState, SeatState, TableState
 
 
 class BetOptions:

@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from services.games.betting import options
 from services.games.cardtext import card_order, is_card
-from services.games.chance import NeedHandStart
-from services.games.chance import pending_chance as _pending
-from services.games.chance_rules import deal, reshuffle, supply_ranks
-from services.games.commands import (
+from services.games.errors import InvalidAction, NotAllowedNow, UnknownTarget
+from services.games.poker.betting import options
+from services.games.poker.chance import NeedHandStart
+from services.games.poker.chance import pending_chance as _pending
+from services.games.poker.chance_rules import deal, reshuffle, supply_ranks
+from services.games.poker.commands import (
     Act,
     Command,
     DealCards,
@@ -29,9 +30,8 @@ from services.games.commands import (
     TopUp,
     VoidHand,
 )
-from services.games.definitions import Betting, Draw, Showdown
-from services.games.errors import InvalidAction, NotAllowedNow, UnknownTarget
-from services.games.events import (
+from services.games.poker.definitions import Betting, Draw, Showdown
+from services.games.poker.events import (
     Action,
     ActionTaken,
     BoardDeclared,
@@ -42,11 +42,11 @@ from services.games.events import (
     PlayerSatOut,
     TimedOut,
 )
-from services.games.flow import advance
-from services.games.legal import legal_actions
-from services.games.plan import BETTING, plan_of
-from services.games.reducer import apply, fold_hole_cards
-from services.games.seating import (
+from services.games.poker.flow import advance
+from services.games.poker.legal import legal_actions
+from services.games.poker.plan import BETTING, plan_of
+from services.games.poker.reducer import apply, fold_hole_cards
+from services.games.poker.seating import (
     current_hand,
     in_hand,
     leave,
@@ -57,8 +57,8 @@ from services.games.seating import (
     top_up,
     void,
 )
-from services.games.starting import start_hand
-from services.games.state import HandState, TableState
+from services.games.poker.starting import start_hand
+from services.games.poker.state import HandState, TableState
 
 
 def decide(state: TableState, command: Command) -> list[Event]:

@@ -10,7 +10,7 @@ compiled by mypyc as native classes like the state classes (services/games/value
 why not dataclasses): the engine builds about fifty events per hand, and a frozen dataclass
 cost about 9k instructions to build from compiled code. `FIELDS` lists each class's fields
 with their annotations as written: the table codec reads names and types from it (a compiled
-class keeps no annotations), and tests/unit/games/test_events.py checks it against the
+class keeps no annotations), and tests/unit/games/poker/test_events.py checks it against the
 annotations below.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import ClassVar, Final
 
 from services.games.cardtext import Card
-from services.games.definitions import TableConfig
+from services.games.poker.definitions import TableConfig
 from services.games.ranking import SeatRank
 from services.games.values import field_values, fields_repr
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.games import (
+from services.games.poker import (
     SIX_CARD_OPEN_DRAW,
     SPIT_IN_THE_OCEAN,
     Act,
@@ -18,9 +18,9 @@ from services.games import (
     pending_chance,
     view_for,
 )
-from services.games.events import CardsDiscarded, ForcedBetPosted, PotAwarded, Share
-from services.games.views import HIDDEN
-from tests.unit.games.support import Scenario, cards, run, seated_table
+from services.games.poker.events import CardsDiscarded, ForcedBetPosted, PotAwarded, Share
+from services.games.poker.views import HIDDEN
+from tests.unit.games.poker.support import Scenario, cards, run, seated_table
 
 SPIT = TableConfig(game=SPIT_IN_THE_OCEAN, seats=6, ante=1)
 SIX = TableConfig(game=SIX_CARD_OPEN_DRAW, seats=6, ante=1)

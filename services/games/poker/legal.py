@@ -9,12 +9,12 @@ from __future__ import annotations
 from functools import cache
 from typing import Final
 
-from services.games.betting import options
 from services.games.cardtext import Card
-from services.games.definitions import Draw, Showdown
-from services.games.events import Action
-from services.games.plan import BETTING, plan_of
-from services.games.state import TableState
+from services.games.poker.betting import options
+from services.games.poker.definitions import Draw, Showdown
+from services.games.poker.events import Action
+from services.games.poker.plan import BETTING, plan_of
+from services.games.poker.state import TableState
 from services.games.values import field_values, fields_repr
 
 _LEGAL_FIELDS: Final = (

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from services.games.cardtext import DECK_SIZE, Card
-from services.games.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
-from services.games.definitions import DealBoard, DealHole, ForcedBets
-from services.games.plan import BETTING, DRAW, SHOWDOWN, plan_of
+from services.games.poker.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
+from services.games.poker.definitions import DealBoard, DealHole, ForcedBets
+from services.games.poker.plan import BETTING, DRAW, SHOWDOWN, plan_of
+from services.games.poker.state import TableState
 from services.games.ranking import HandRanker, RankRequest, rank_with
-from services.games.state import TableState
 from services.games.values import field_values, fields_repr
 
 

@@ -14,7 +14,8 @@ from dataclasses import fields, is_dataclass
 
 import pytest
 
-from services.games import (
+from services.games.cardtext import FULL_DECK
+from services.games.poker import (
     GAMES,
     Act,
     Action,
@@ -40,8 +41,7 @@ from services.games import (
     reshuffle,
     view_for,
 )
-from services.games.cardtext import FULL_DECK
-from services.games.events import (
+from services.games.poker.events import (
     CardsDealt,
     CardsDiscarded,
     CardsShown,
@@ -51,10 +51,10 @@ from services.games.events import (
     PlayerSeated,
     PotAwarded,
 )
-from services.games.playout import Policy, play_hand, step
+from services.games.poker.playout import Policy, play_hand, step
+from services.games.poker.views import HIDDEN
 from services.games.reference_ranking import ReferenceRanker
-from services.games.views import HIDDEN
-from tests.unit.games.support import ShuffledStub, random_policy, seated_table
+from tests.unit.games.poker.support import ShuffledStub, random_policy, seated_table
 
 RANKER = ReferenceRanker()
 

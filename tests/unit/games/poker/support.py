@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Sequence
 
-from services.games import (
+from services.games.cardtext import FULL_DECK, Card
+from services.games.poker import (
     Act,
     Action,
     LegalActions,
@@ -16,9 +17,8 @@ from services.games import (
     decide,
     new_table,
 )
-from services.games.cardtext import FULL_DECK, Card
-from services.games.commands import Command
-from services.games.events import Event, TableOpened
+from services.games.poker.commands import Command
+from services.games.poker.events import Event, TableOpened
 from services.games.ranking import HandRanker
 
 
@@ -132,7 +132,7 @@ class Scenario:
         return self.events
 
     def start(self) -> Scenario:
-        from services.games import StartHand
+        from services.games.poker import StartHand
 
         self.do(StartHand())
         self.settle()
@@ -156,7 +156,7 @@ class Scenario:
 
     def settle(self) -> list[Event]:
         """Answer every pending chance request (cards, reshuffles, ranks) from the plan."""
-        from services.games import (
+        from services.games.poker import (
             DealCards,
             NeedCards,
             NeedRanks,

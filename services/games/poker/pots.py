@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.games.events import Share
-from services.games.state import HandState
+from services.games.poker.events import Share
+from services.games.poker.state import HandState
 
 
 @dataclass(frozen=True, slots=True)

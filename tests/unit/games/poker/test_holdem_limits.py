@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.games import TEXAS_HOLDEM, InvalidAction, Structure, TableConfig, legal_actions
-from tests.unit.games.support import Scenario
+from services.games.poker import TEXAS_HOLDEM, InvalidAction, Structure, TableConfig, legal_actions
+from tests.unit.games.poker.support import Scenario
 
 PL = TableConfig(game=TEXAS_HOLDEM, structure=Structure.POT_LIMIT, seats=6)
 FL = TableConfig(game=TEXAS_HOLDEM, structure=Structure.FIXED_LIMIT, seats=6)

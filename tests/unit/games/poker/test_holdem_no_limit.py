@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from services.games import (
+from services.games.cardtext import Card
+from services.games.poker import (
     TEXAS_HOLDEM,
     Act,
     DealCards,
@@ -22,8 +23,7 @@ from services.games import (
     pending_chance,
     rank_hands,
 )
-from services.games.cardtext import Card
-from services.games.events import (
+from services.games.poker.events import (
     ActionTaken,
     ForcedBetPosted,
     HandEnded,
@@ -32,7 +32,7 @@ from services.games.events import (
     UncalledBetReturned,
 )
 from services.games.reference_ranking import ReferenceRanker
-from tests.unit.games.support import run, seat_stacks, seated_table
+from tests.unit.games.poker.support import run, seat_stacks, seated_table
 
 NL = TableConfig(game=TEXAS_HOLDEM, seats=6, small_blind=1, big_blind=2)
 

@@ -11,17 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.games.cardtext import Card
-from services.games.events import (
+from services.games.poker.events import (
     CardsDealt,
     CardsDiscarded,
     DiscardsReshuffled,
     Event,
     HandsRanked,
 )
-from services.games.legal import LegalActions, legal_actions
-from services.games.pots import build_pots
+from services.games.poker.legal import LegalActions, legal_actions
+from services.games.poker.pots import build_pots
+from services.games.poker.state import TableState
 from services.games.ranking import SeatRank
-from services.games.state import TableState
 
 HIDDEN = "??"  # stands for a card this viewer may not see
 

@@ -9,10 +9,10 @@ blind). Antes come first, then blinds; a short stack posts what it has and is al
 
 from __future__ import annotations
 
-from services.games.chance import eligible_seats
-from services.games.definitions import ForcedBets
-from services.games.events import Event, ForcedBetPosted, HandStarted
-from services.games.state import TableState
+from services.games.poker.chance import eligible_seats
+from services.games.poker.definitions import ForcedBets
+from services.games.poker.events import Event, ForcedBetPosted, HandStarted
+from services.games.poker.state import TableState
 
 
 def _clockwise_after(seats: list[int], seat: int) -> list[int]:

@@ -13,11 +13,11 @@ import hashlib
 import random
 import sys
 
-from services.games import GAMES, legal_actions, redact, view_for
-from services.games.playout import play_hand
+from services.games.poker import GAMES, legal_actions, redact, view_for
+from services.games.poker.playout import play_hand
 from services.games.reference_ranking import ReferenceRanker
-from tests.unit.games.support import ShuffledStub, seated_table
-from tests.unit.games.test_simulation import policy_with_timeouts, random_config
+from tests.unit.games.poker.support import ShuffledStub, seated_table
+from tests.unit.games.poker.test_simulation import policy_with_timeouts, random_config
 
 
 def digest(tables_per_game: int = 4, hands_per_table: int = 25) -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from services.games import HOLDEM_HILO, Structure, TableConfig
-from services.games.events import PotAwarded, Share
-from tests.unit.games.support import Scenario
+from services.games.poker import HOLDEM_HILO, Structure, TableConfig
+from services.games.poker.events import PotAwarded, Share
+from tests.unit.games.poker.support import Scenario
 
 HILO = TableConfig(game=HOLDEM_HILO, structure=Structure.NO_LIMIT, seats=6, ante=1)
 THREE = [100, 100, 100, None, None, None]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.games import (
+from services.games.poker import (
     SPIT_IN_THE_OCEAN,
     TEXAS_HOLDEM,
     Act,
@@ -19,8 +19,8 @@ from services.games import (
     TimeOut,
     pending_chance,
 )
-from services.games.events import CardsDealt, CardsShown, HandMucked, PotAwarded, Share
-from tests.unit.games.support import Scenario, run, seat_stacks, seated_table
+from services.games.poker.events import CardsDealt, CardsShown, HandMucked, PotAwarded, Share
+from tests.unit.games.poker.support import Scenario, run, seat_stacks, seated_table
 
 NL = TableConfig(game=TEXAS_HOLDEM, seats=6)
 BOARD = ["2c 7d 9h", "Js", "3s"]

@@ -10,7 +10,8 @@ import pytest
 from pokerkit import Card as PkCard
 from pokerkit import NoLimitTexasHoldem, State
 
-from services.games import (
+from services.games.cardtext import FULL_DECK
+from services.games.poker import (
     TEXAS_HOLDEM,
     Act,
     NeedCards,
@@ -22,11 +23,10 @@ from services.games import (
     pending_chance,
     rank_hands,
 )
-from services.games.cardtext import FULL_DECK
+from services.games.poker.state import TableState
 from services.games.reference_ranking import ReferenceRanker
-from services.games.state import TableState
-from tests.unit.games.golden_hands import RECORDED_HANDS, RecordedHand
-from tests.unit.games.support import run, seat_stacks, seated_table
+from tests.unit.games.poker.golden_hands import RECORDED_HANDS, RecordedHand
+from tests.unit.games.poker.support import run, seat_stacks, seated_table
 
 
 def pinned_deck(hand: RecordedHand) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.games import (
+from services.games.poker import (
     TEXAS_HOLDEM,
     Act,
     InvalidAction,
@@ -23,7 +23,7 @@ from services.games import (
     VoidHand,
     pending_chance,
 )
-from services.games.events import (
+from services.games.poker.events import (
     ForcedBetPosted,
     HandStarted,
     HandVoided,
@@ -31,7 +31,7 @@ from services.games.events import (
     PlayerLeft,
     PlayerSatOut,
 )
-from tests.unit.games.support import Scenario, run, seat_stacks, seated_table
+from tests.unit.games.poker.support import Scenario, run, seat_stacks, seated_table
 
 NL = TableConfig(game=TEXAS_HOLDEM, seats=6, min_buy_in=20, max_buy_in=200)
 

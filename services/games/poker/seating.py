@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from services.games.commands import LeaveTable, SitDown, SitIn, SitOut, TopUp, VoidHand
 from services.games.errors import InvalidAction, NotAllowedNow, NotYourSeat, UnknownTarget
-from services.games.events import (
+from services.games.poker.commands import LeaveTable, SitDown, SitIn, SitOut, TopUp, VoidHand
+from services.games.poker.events import (
     ChipsAdded,
     Event,
     HandVoided,
@@ -14,7 +14,7 @@ from services.games.events import (
     PlayerSatOut,
     PlayerSeated,
 )
-from services.games.state import HandState, SeatState, TableState
+from services.games.poker.state import HandState, SeatState, TableState
 
 
 def occupied(state: TableState, seat: int, by: str | None) -> SeatState:

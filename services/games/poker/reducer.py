@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, cast
 
-from services.games.betting import able, next_bettor
 from services.games.cardtext import Card
-from services.games.definitions import Betting, DealHole, Draw
-from services.games.events import (
+from services.games.poker.betting import able, next_bettor
+from services.games.poker.definitions import Betting, DealHole, Draw
+from services.games.poker.events import (
     Action,
     ActionTaken,
     BoardDeclared,
@@ -39,8 +39,15 @@ from services.games.events import (
     TimedOut,
     UncalledBetReturned,
 )
-from services.games.plan import BETTING, DEAL_HOLE, DRAW, SHOWDOWN, plan_of
-from services.games.state import HandPlayer, HandState, SeatState, TableState, evolve, new_table
+from services.games.poker.plan import BETTING, DEAL_HOLE, DRAW, SHOWDOWN, plan_of
+from services.games.poker.state import (
+    HandPlayer,
+    HandState,
+    SeatState,
+    TableState,
+    evolve,
+    new_table,
+)
 
 
 def _seat(state: TableState, seat: int, **changes: Any) -> TableState:

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 from services.games.cardtext import VALID_CARDS, Card, is_card
-from services.games.chance import NeedCards, NeedRanks, NeedReshuffle
-from services.games.chance import pending_chance as _pending
-from services.games.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
 from services.games.errors import InvalidAction, NotAllowedNow
-from services.games.events import CardsDealt, DiscardsReshuffled, Event, HandsRanked
-from services.games.seating import current_hand
-from services.games.state import TableState
+from services.games.poker.chance import NeedCards, NeedRanks, NeedReshuffle
+from services.games.poker.chance import pending_chance as _pending
+from services.games.poker.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
+from services.games.poker.events import CardsDealt, DiscardsReshuffled, Event, HandsRanked
+from services.games.poker.seating import current_hand
+from services.games.poker.state import TableState
 
 
 def deal(state: TableState, c: DealCards) -> list[Event]:

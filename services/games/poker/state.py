@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any, Final, TypeVar
 
 from services.games.cardtext import Card
-from services.games.definitions import Betting, Phase, TableConfig
+from services.games.poker.definitions import Betting, Phase, TableConfig
 from services.games.ranking import SeatRank
 from services.games.values import field_values, fields_repr
 
