@@ -30,7 +30,12 @@ from croupier.dealer.v1 import events_pb2
 from services.dealer import shuffle as core
 from services.dealer import wire
 from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, DerivationError, commitment, derive_order
+from services.dealer.derivation import (
+    MAX_CONTRIBUTOR_BYTES,
+    Contribution,
+    commitment,
+    derive_order,
+)
 from services.dealer.seed_cipher import SeedCipher
 from services.dealer.seeds import new_server_seed
 from services.dealer.sequence import DealSequence, Orderer, keep_given_order
@@ -55,9 +60,12 @@ CONFLICT_RETRIES = 10
 BACKOFF_S = 0.002  # first retry waits 2-4 ms, the ninth 18-20 ms
 LOCK_STRIPES = 64
 MAX_REQUEST_KEY = 200  # characters of a caller's Deal/Reshuffle idempotency key
+DEFAULT_TABLES = ("table",)
 EVENT_TYPES: tuple[type[Message], ...] = (
     events_pb2.ShuffleCreated,
     events_pb2.ContributionAccepted,
+    events_pb2.EntropyCommitted,
+    events_pb2.EntropyRevealed,
     events_pb2.ShuffleSealed,
     events_pb2.CardsDealt,
     events_pb2.DeckReshuffled,
@@ -100,8 +108,14 @@ class DealerApplication:
         allow_test_decks: bool = False,
         new_seed: Callable[[], bytes] | None = None,
         cache_size: int = 4096,
+        tables: Sequence[str] = DEFAULT_TABLES,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self._store = store
+        # The service subjects that run tables: the only callers that may create, seal, deal
+        # from, reshuffle or close a shuffle, or relay a player's entropy.
+        self._tables = frozenset(tables)
+        self._clock = clock
         self._cipher = cipher
         self._allow_test_decks = allow_test_decks
         self._new_seed = new_seed or new_server_seed
@@ -137,7 +151,12 @@ class DealerApplication:
             return Loaded(core.create_state(event, version))
         state = core.apply(loaded.state, event, version)
         sequence = loaded.sequence
-        if isinstance(event, events_pb2.ContributionAccepted):
+        if isinstance(
+            event,
+            events_pb2.ContributionAccepted
+            | events_pb2.EntropyCommitted
+            | events_pb2.EntropyRevealed,
+        ):
             sequence = None  # derived with the old contributions: derive again when needed
         if sequence is not None:
             if isinstance(event, events_pb2.CardsDealt):
@@ -259,6 +278,15 @@ class DealerApplication:
 
     # --- commands ------------------------------------------------------------------------
 
+    def _require_table(self, principal: Principal, action: str) -> None:
+        """Only a table service may drive a shuffle: a player, a bot, the workers (which run
+        bot code) or any other service is refused, whatever its role."""
+        if principal.role is not Role.SERVICE or principal.subject not in self._tables:
+            raise PermissionDenied(
+                f"{principal.role.value} '{principal.subject}' may not {action}: only the table "
+                f"service ({', '.join(sorted(self._tables))}) drives shuffles"
+            )
+
     def create_shuffle(
         self,
         principal: Principal,
@@ -266,7 +294,7 @@ class DealerApplication:
         deck: DeckSpec,
         test_order: Sequence[Card] = (),
     ) -> Loaded:
-        principal.require(Role.SERVICE)
+        self._require_table(principal, "create a shuffle")
         if test_order and not self._allow_test_decks:
             raise PermissionDenied(
                 "explicit test deck orders are refused: this dealer does not run with "
@@ -312,28 +340,36 @@ class DealerApplication:
         raise FailedPrecondition(f"shuffle {shuffle_id} is being created concurrently; retry")
 
     def contribute(
-        self, principal: Principal, shuffle_id: str, contributor: str, entropy: bytes
+        self, principal: Principal, shuffle_id: str, contributor: str, commitment: bytes
     ) -> int:
-        contributor = contributor or principal.subject
-        if contributor != principal.subject:
-            principal.require(Role.SERVICE)
-        try:
-            contribution = Contribution(contributor, entropy)
-        except DerivationError as exc:
-            raise InvalidArgument(str(exc)) from exc
+        """Record `contributor`'s entropy commitment, relayed by the table that seated and
+        authenticated it. Returns the commitment's index."""
+        self._require_table(principal, "relay an entropy commitment")
+        _check_contributor(contributor)
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
-            events = core.decide_contribute(loaded.state, contribution, principal.subject)
-            return events, f"contribute/{contributor}"
+            events = core.decide_contribute(
+                loaded.state, contributor, commitment, principal.subject
+            )
+            return events, f"contribute/{hashlib.sha256(contributor.encode()).hexdigest()}"
 
-        return self._execute(
-            shuffle_id,
-            decide,
-            lambda loaded: [c.contributor for c in loaded.state.contributions].index(contributor),
-        )
+        return self._execute(shuffle_id, decide, partial(_commitment_index, contributor))
+
+    def reveal(
+        self, principal: Principal, shuffle_id: str, contributor: str, entropy: bytes
+    ) -> int:
+        """Accept `contributor`'s committed entropy (after Seal, before the first card)."""
+        self._require_table(principal, "relay a revealed entropy")
+        _check_contributor(contributor)
+
+        def decide(loaded: Loaded) -> tuple[list[Message], str]:
+            events = core.decide_reveal(loaded.state, contributor, entropy)
+            return events, f"reveal/{hashlib.sha256(contributor.encode()).hexdigest()}"
+
+        return self._execute(shuffle_id, decide, partial(_commitment_index, contributor))
 
     def seal(self, principal: Principal, shuffle_id: str) -> Loaded:
-        principal.require(Role.SERVICE)
+        self._require_table(principal, "seal a shuffle")
         return self._execute(
             shuffle_id, lambda loaded: (core.decide_seal(loaded.state), "seal"), _same
         )
@@ -348,7 +384,7 @@ class DealerApplication:
         idempotency_key: str = "",
         burn: int = 0,
     ) -> DealResult:
-        principal.require(Role.SERVICE)
+        self._require_table(principal, "deal")
         _check_request_key(idempotency_key)
         burned_key = core.burn_key(idempotency_key)
 
@@ -400,30 +436,36 @@ class DealerApplication:
         shuffle_id: str,
         include: Sequence[Card],
         idempotency_key: str = "",
+        needed: int = 0,
     ) -> DealSequence:
-        principal.require(Role.SERVICE)
+        self._require_table(principal, "reshuffle")
         _check_request_key(idempotency_key)
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
             if idempotency_key and idempotency_key in loaded.state.by_idempotency_key():
                 return [], ""
             events = core.decide_reshuffle(
-                loaded.state, self._sequence(loaded), include, idempotency_key
+                loaded.state,
+                self._sequence(loaded),
+                include,
+                needed,
+                idempotency_key,
+                int(self._clock() * 1000),
             )
             key = _store_key("reshuffle", idempotency_key)
             return events, key
 
         return self._execute(shuffle_id, decide, self._sequence)
 
-    def close(self, principal: Principal, shuffle_id: str) -> Loaded:
-        principal.require(Role.SERVICE)
+    def close(self, principal: Principal, shuffle_id: str, reason: str = "") -> Loaded:
+        self._require_table(principal, "close a shuffle")
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
             state = loaded.state
             if state.closed:
                 return [], ""
             seed = self._cipher.decrypt(state.encrypted_seed, state.shuffle_id, state.key_id)
-            return core.decide_close(state, seed, self._sequence(loaded)), "close"
+            return core.decide_close(state, seed, self._sequence(loaded), reason), "close"
 
         return self._execute(shuffle_id, decide, _same)
 
@@ -460,6 +502,17 @@ class DealerApplication:
 
 def _same(loaded: Loaded) -> Loaded:
     return loaded
+
+
+def _commitment_index(contributor: str, loaded: Loaded) -> int:
+    return [c.contributor for c in loaded.state.commitments].index(contributor)
+
+
+def _check_contributor(contributor: str) -> None:
+    if not 1 <= len(contributor.encode()) <= MAX_CONTRIBUTOR_BYTES:
+        raise InvalidArgument(
+            f"contributor must name the player, 1..{MAX_CONTRIBUTOR_BYTES} bytes of UTF-8"
+        )
 
 
 def _check_shuffle_id(shuffle_id: str) -> None:

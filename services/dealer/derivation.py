@@ -12,6 +12,8 @@ Encodings (all integers unsigned big-endian):
                                   msg = text("croupier/dealer/v1/shuffle-key") || text(shuffle_id)
                                         || contributions || u32(nonce) )
     order(nonce)   = fisher_yates(canonical_order(cards), uniform_below over DrbgStream(key(nonce)))
+    entropy commitment = SHA-256( text("croupier/dealer/v1/entropy") || text(shuffle_id)
+                                  || text(contributor) || field(entropy) )
 
 Nonce 0 orders the deck spec; nonce k orders the cards of the k-th Reshuffle. Pure: no I/O.
 """
@@ -30,6 +32,7 @@ from services.games.cards import Card
 
 COMMITMENT_TAG = "croupier/dealer/v1/commitment"
 KEY_TAG = "croupier/dealer/v1/shuffle-key"
+ENTROPY_TAG = "croupier/dealer/v1/entropy"
 SEED_BYTES = 32  # 256-bit server seeds
 MAX_SHUFFLE_ID_BYTES = 128
 MAX_CONTRIBUTOR_BYTES = 128
@@ -85,6 +88,15 @@ def commitment(shuffle_id: str, seed: bytes) -> bytes:
     """The 32-byte SHA-256 commitment published before any entropy or card."""
     check_shuffle_id(shuffle_id)
     return hashlib.sha256(text(COMMITMENT_TAG) + text(shuffle_id) + field(seed)).digest()
+
+
+def entropy_commitment(shuffle_id: str, contributor: str, entropy: bytes) -> bytes:
+    """What a contributor commits to before Seal: bound to the shuffle and to its own name, so
+    a commitment copied from another shuffle or another player never matches."""
+    check_shuffle_id(shuffle_id)
+    return hashlib.sha256(
+        text(ENTROPY_TAG) + text(shuffle_id) + text(contributor) + field(entropy)
+    ).digest()
 
 
 def shuffle_key(

@@ -23,7 +23,10 @@ def build_application(
         client = redis.Redis.from_url(settings.redis_url)
         store = RedisEventStore(client, register_events(EventRegistry()))
     return DealerApplication(
-        store, SeedCipher(settings.dealer_key), allow_test_decks=settings.allow_test_decks
+        store,
+        SeedCipher(settings.dealer_key),
+        allow_test_decks=settings.allow_test_decks,
+        tables=settings.tables,
     )
 
 

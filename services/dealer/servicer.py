@@ -41,9 +41,17 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
         self, request: dealer_pb2.ContributeRequest, context: grpc.ServicerContext
     ) -> dealer_pb2.ContributeResponse:
         index = self._app.contribute(
-            current_principal(), request.shuffle_id, request.contributor, request.entropy
+            current_principal(), request.shuffle_id, request.contributor, request.entropy_commitment
         )
         return dealer_pb2.ContributeResponse(index=index)
+
+    def RevealEntropy(
+        self, request: dealer_pb2.RevealEntropyRequest, context: grpc.ServicerContext
+    ) -> dealer_pb2.RevealEntropyResponse:
+        index = self._app.reveal(
+            current_principal(), request.shuffle_id, request.contributor, request.entropy
+        )
+        return dealer_pb2.RevealEntropyResponse(index=index)
 
     def Seal(
         self, request: dealer_pb2.SealRequest, context: grpc.ServicerContext
@@ -75,14 +83,18 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
     ) -> dealer_pb2.ReshuffleResponse:
         include = wire.cards_from_wire(request.cards_to_include, "cards_to_include")
         sequence = self._app.reshuffle(
-            current_principal(), request.shuffle_id, include, request.idempotency_key
+            current_principal(),
+            request.shuffle_id,
+            include,
+            request.idempotency_key,
+            request.needed,
         )
         return dealer_pb2.ReshuffleResponse(nonce=sequence.nonce, remaining=sequence.remaining)
 
     def Close(
         self, request: dealer_pb2.CloseRequest, context: grpc.ServicerContext
     ) -> dealer_pb2.CloseResponse:
-        loaded = self._app.close(current_principal(), request.shuffle_id)
+        loaded = self._app.close(current_principal(), request.shuffle_id, request.reason)
         return dealer_pb2.CloseResponse(shuffle=self._info_after(loaded))
 
     def GetShuffle(

@@ -6,6 +6,9 @@
                                 is unset; e.g. a mounted Kubernetes secret).
 ``CROUPIER_DEALER_ALLOW_TEST_DECKS``  1 lets CreateShuffle take an explicit deck order
                                 (scenario tests, hand replays). Never set it in production.
+``CROUPIER_DEALER_TABLES``      comma-separated service subjects of the table service
+                                (default ``table``): the only callers that may create, seal,
+                                deal from, reshuffle or close a shuffle, or relay entropy.
 ``REDIS_URL``                   the Redis holding the shuffle streams.
 """
 
@@ -29,6 +32,7 @@ from services.shared.settings import (
 KEY_ENV = "CROUPIER_DEALER_KEY"
 KEY_FILE_ENV = "CROUPIER_DEALER_KEY_FILE"
 TEST_DECKS_ENV = "CROUPIER_DEALER_ALLOW_TEST_DECKS"
+TABLES_ENV = "CROUPIER_DEALER_TABLES"
 
 
 def parse_dealer_key(text: str, source: str) -> bytes:
@@ -70,6 +74,7 @@ class DealerSettings:
     redis_url: str
     dealer_key: bytes = field(repr=False)
     allow_test_decks: bool = False
+    tables: tuple[str, ...] = ("table",)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> DealerSettings:
@@ -78,4 +83,12 @@ class DealerSettings:
             redis_url=require_env("REDIS_URL", "the Redis holding shuffle streams", env=env),
             dealer_key=load_dealer_key(env),
             allow_test_decks=env_bool(TEST_DECKS_ENV, False, env=env),
+            tables=_tables(env_str(TABLES_ENV, "table", env=env)),
         )
+
+
+def _tables(value: str) -> tuple[str, ...]:
+    tables = tuple(name.strip() for name in value.split(",") if name.strip())
+    if not tables:
+        raise SettingsError(f"{TABLES_ENV} must name at least one table service subject")
+    return tables

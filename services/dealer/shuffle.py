@@ -5,6 +5,12 @@ application does that at the edge); dealing takes the `DealSequence` the applica
 re-derived from the decrypted seed, so this module never sees a plaintext seed before Close.
 Every decision validates and raises a domain error without producing events; `apply` never
 validates.
+
+Phases: OPEN (the table relays entropy commitments) -> SEALED (`decide_seal`: no more
+commitments; the committed entropies are revealed) -> DEALING (the first card fixes the order
+over the entropies revealed by then) -> CLOSED (the seed is public). A contributor therefore
+fixes its entropy before it can see anyone else's, and the house, which knows its own seed,
+can no longer pick a contribution that steers the deck.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from google.protobuf.message import Message
 from croupier.dealer.v1 import dealer_pb2, events_pb2
 from services.dealer import wire
 from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution
+from services.dealer.derivation import Contribution, entropy_commitment
 from services.dealer.sequence import DealingError, DealSequence
 from services.dealer.verification import Dealt, Reshuffled, Step
 from services.games.cards import Card
@@ -29,6 +35,29 @@ from services.shared.errors import (
 
 History = events_pb2.CardsDealt | events_pb2.DeckReshuffled
 MAX_DEAL = 416  # never more than the largest deck
+# One commitment per seated player: a table seats at most 10, so 16 leaves room and bounds
+# the shuffle's record (a few kilobytes), far below the gRPC message cap.
+MAX_CONTRIBUTIONS = 16
+MIN_ENTROPY_BYTES = 16  # a guessable entropy could be found from its commitment
+MAX_REVEALED_ENTROPY_BYTES = 64
+COMMITMENT_BYTES = 32
+# A draw game reshuffles when its stub cannot cover a draw: a few times a hand at most.
+MAX_RESHUFFLES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """One contributor's commitment and, once revealed, its entropy. A contribution recorded
+    in plain before commitments existed has `commitment` b"" and its entropy."""
+
+    contributor: str
+    commitment: bytes
+    accepted_from: str
+    entropy: bytes | None = None
+
+    @property
+    def revealed(self) -> bool:
+        return self.entropy is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +70,7 @@ class ShuffleState:
     encrypted_seed: bytes = field(repr=False)
     key_id: str
     test_order: tuple[Card, ...] = ()
-    contributions: tuple[Contribution, ...] = ()
+    commitments: tuple[Committed, ...] = ()
     sealed: bool = False
     revealed_seed: bytes | None = field(default=None, repr=False)
     history: tuple[History, ...] = ()
@@ -54,6 +83,29 @@ class ShuffleState:
     @property
     def is_test_deck(self) -> bool:
         return bool(self.test_order)
+
+    @property
+    def dealing(self) -> bool:
+        """The order is fixed: a card was dealt (reveals are over)."""
+        return bool(self.history)
+
+    @property
+    def contributions(self) -> tuple[Contribution, ...]:
+        """The revealed entropies in commitment order: what the shuffle key mixes in."""
+        return tuple(
+            Contribution(c.contributor, c.entropy)
+            for c in self.commitments
+            if c.entropy is not None
+        )
+
+    @property
+    def withheld(self) -> tuple[str, ...]:
+        """Contributors who committed and did not reveal (left out of the order)."""
+        return tuple(c.contributor for c in self.commitments if c.entropy is None)
+
+    @property
+    def reshuffles(self) -> int:
+        return sum(1 for h in self.history if isinstance(h, events_pb2.DeckReshuffled))
 
     @property
     def dealt_count(self) -> int:
@@ -135,30 +187,70 @@ def _require_open(state: ShuffleState, action: str) -> None:
 
 
 def decide_contribute(
-    state: ShuffleState, contribution: Contribution, accepted_from: str
+    state: ShuffleState, contributor: str, commitment: bytes, accepted_from: str
 ) -> list[Message]:
-    _require_open(state, "contribute")
+    """Record `contributor`'s commitment to its entropy (relayed by `accepted_from`)."""
+    _require_open(state, "take a commitment")
     if state.sealed:
         raise FailedPrecondition(
-            f"shuffle {state.shuffle_id} is sealed: contributions are accepted only before the "
-            "first deal"
+            f"shuffle {state.shuffle_id} is sealed: commitments are accepted only before Seal "
+            "(reveal a committed entropy with RevealEntropy)"
         )
-    if any(c.contributor == contribution.contributor for c in state.contributions):
-        raise AlreadyExists(
-            f"{contribution.contributor!r} has already contributed to shuffle {state.shuffle_id}"
+    if len(commitment) != COMMITMENT_BYTES:
+        raise InvalidArgument(
+            f"entropy_commitment must be {COMMITMENT_BYTES} bytes (SHA-256), got {len(commitment)}"
+        )
+    if any(c.contributor == contributor for c in state.commitments):
+        raise AlreadyExists(f"{contributor!r} has already committed to shuffle {state.shuffle_id}")
+    if len(state.commitments) >= MAX_CONTRIBUTIONS:
+        raise FailedPrecondition(
+            f"shuffle {state.shuffle_id} already holds {MAX_CONTRIBUTIONS} commitments, the most "
+            "a shuffle takes (one per seated player)"
         )
     return [
-        events_pb2.ContributionAccepted(
-            contribution=wire.contribution_to_wire(contribution), accepted_from=accepted_from
+        events_pb2.EntropyCommitted(
+            contributor=contributor, commitment=commitment, accepted_from=accepted_from
         )
     ]
+
+
+def decide_reveal(state: ShuffleState, contributor: str, entropy: bytes) -> list[Message]:
+    """Accept `contributor`'s committed entropy between Seal and the first card."""
+    _require_open(state, "take a reveal")
+    committed = next((c for c in state.commitments if c.contributor == contributor), None)
+    if committed is None:
+        raise FailedPrecondition(
+            f"{contributor!r} has no commitment in shuffle {state.shuffle_id}: commit before Seal"
+        )
+    if not state.sealed:
+        raise FailedPrecondition(
+            f"shuffle {state.shuffle_id} is not sealed yet: entropy is revealed only once no "
+            "more commitments are accepted"
+        )
+    if state.dealing:
+        raise FailedPrecondition(
+            f"shuffle {state.shuffle_id} is dealing: its order was fixed at the first card, "
+            f"without {contributor!r}'s entropy"
+        )
+    if committed.revealed:
+        raise AlreadyExists(f"{contributor!r} has already revealed to shuffle {state.shuffle_id}")
+    if not MIN_ENTROPY_BYTES <= len(entropy) <= MAX_REVEALED_ENTROPY_BYTES:
+        raise InvalidArgument(
+            f"entropy must be {MIN_ENTROPY_BYTES}..{MAX_REVEALED_ENTROPY_BYTES} bytes, "
+            f"got {len(entropy)}"
+        )
+    if entropy_commitment(state.shuffle_id, contributor, entropy) != committed.commitment:
+        raise InvalidArgument(
+            f"the entropy does not match {contributor!r}'s commitment in shuffle {state.shuffle_id}"
+        )
+    return [events_pb2.EntropyRevealed(contributor=contributor, entropy=entropy)]
 
 
 def decide_seal(state: ShuffleState) -> list[Message]:
     _require_open(state, "seal")
     if state.sealed:
         return []
-    return [events_pb2.ShuffleSealed(contributions=len(state.contributions))]
+    return [events_pb2.ShuffleSealed(contributions=len(state.commitments))]
 
 
 def decide_deal(
@@ -223,30 +315,61 @@ def burn_key(idempotency_key: str) -> str:
 
 
 def decide_reshuffle(
-    state: ShuffleState, sequence: DealSequence, include: Sequence[Card], idempotency_key: str
+    state: ShuffleState,
+    sequence: DealSequence,
+    include: Sequence[Card],
+    needed: int,
+    idempotency_key: str,
+    now_ms: int,
 ) -> list[Message]:
+    """A new segment over the undealt cards and `include` (the table's discards), only when
+    a draw needs more cards than remain: each extra segment is another order the caller
+    could choose among, so a reshuffle is never free."""
     _require_open(state, "reshuffle")
+    if not state.dealing:
+        raise FailedPrecondition(
+            f"shuffle {state.shuffle_id}: nothing was dealt yet, so there is nothing to "
+            "reshuffle (a reshuffle returns discards when a draw needs more cards than remain)"
+        )
+    if not include:
+        raise InvalidArgument(
+            f"shuffle {state.shuffle_id}: a reshuffle returns the table's discards; none given"
+        )
+    if needed < 1 or sequence.remaining >= needed:
+        raise FailedPrecondition(
+            f"shuffle {state.shuffle_id}: {sequence.remaining} card(s) remain, enough for a "
+            f"draw of {needed}; reshuffle only when a draw needs more cards than remain"
+        )
+    if state.reshuffles >= MAX_RESHUFFLES:
+        raise FailedPrecondition(
+            f"shuffle {state.shuffle_id} was reshuffled {MAX_RESHUFFLES} times, the most a "
+            "shuffle allows"
+        )
     try:
         sequence.check_returnable(include)
     except DealingError as exc:
         raise InvalidArgument(f"shuffle {state.shuffle_id}: {exc}") from exc
-    if sequence.remaining + len(include) == 0:
-        raise FailedPrecondition(
-            f"shuffle {state.shuffle_id}: nothing to reshuffle (0 cards remain, none returned)"
-        )
     event = events_pb2.DeckReshuffled(
         included=wire.cards_to_wire(include),
         nonce=sequence.nonce + 1,
         size=sequence.remaining + len(include),
         idempotency_key=idempotency_key,
+        needed=needed,
+        at_unix_ms=now_ms,
     )
     return [*decide_seal(state), event]
 
 
-def decide_close(state: ShuffleState, seed: bytes, sequence: DealSequence) -> list[Message]:
+def decide_close(
+    state: ShuffleState, seed: bytes, sequence: DealSequence, reason: str = ""
+) -> list[Message]:
     if state.closed:
         return []
-    return [events_pb2.ShuffleClosed(server_seed=bytes(seed), undealt=sequence.remaining)]
+    return [
+        events_pb2.ShuffleClosed(
+            server_seed=bytes(seed), undealt=sequence.remaining, reason=reason[:100]
+        )
+    ]
 
 
 # --- evolution ---------------------------------------------------------------------------
@@ -266,11 +389,19 @@ def create_state(event: events_pb2.ShuffleCreated, version: int) -> ShuffleState
 
 def apply(state: ShuffleState, event: Message, version: int) -> ShuffleState:
     """The state after `event` (stored at `version`)."""
-    if isinstance(event, events_pb2.ContributionAccepted):
-        contribution = Contribution(
-            event.contribution.contributor, bytes(event.contribution.entropy)
+    if isinstance(event, events_pb2.EntropyCommitted):
+        committed = Committed(event.contributor, bytes(event.commitment), event.accepted_from)
+        return replace(state, commitments=(*state.commitments, committed), version=version)
+    if isinstance(event, events_pb2.EntropyRevealed):
+        commitments = tuple(
+            replace(c, entropy=bytes(event.entropy)) if c.contributor == event.contributor else c
+            for c in state.commitments
         )
-        return replace(state, contributions=(*state.contributions, contribution), version=version)
+        return replace(state, commitments=commitments, version=version)
+    if isinstance(event, events_pb2.ContributionAccepted):  # recorded before commitments
+        plain = event.contribution
+        committed = Committed(plain.contributor, b"", event.accepted_from, bytes(plain.entropy))
+        return replace(state, commitments=(*state.commitments, committed), version=version)
     if isinstance(event, events_pb2.ShuffleSealed):
         return replace(state, sealed=True, version=version)
     if isinstance(event, events_pb2.CardsDealt | events_pb2.DeckReshuffled):

@@ -10,7 +10,21 @@ from services.dealer.shuffle import ShuffleState
 def _status(state: ShuffleState) -> dealer_pb2.ShuffleStatus.ValueType:
     if state.closed:
         return dealer_pb2.SHUFFLE_STATUS_CLOSED
+    if state.dealing:
+        return dealer_pb2.SHUFFLE_STATUS_DEALING
     return dealer_pb2.SHUFFLE_STATUS_SEALED if state.sealed else dealer_pb2.SHUFFLE_STATUS_OPEN
+
+
+def commitments(state: ShuffleState) -> list[dealer_pb2.EntropyCommitment]:
+    return [
+        dealer_pb2.EntropyCommitment(
+            contributor=c.contributor,
+            commitment=c.commitment,
+            accepted_from=c.accepted_from,
+            revealed=c.revealed,
+        )
+        for c in state.commitments
+    ]
 
 
 def history_steps(state: ShuffleState) -> list[dealer_pb2.HistoryStep]:
@@ -22,7 +36,13 @@ def history_steps(state: ShuffleState) -> list[dealer_pb2.HistoryStep]:
             )
             steps.append(dealer_pb2.HistoryStep(deal=deal))
         else:
-            reshuffle = dealer_pb2.ReshuffleStep(included=entry.included)
+            reshuffle = dealer_pb2.ReshuffleStep(
+                included=entry.included,
+                nonce=entry.nonce,
+                size=entry.size,
+                needed=entry.needed,
+                at_unix_ms=entry.at_unix_ms,
+            )
             steps.append(dealer_pb2.HistoryStep(reshuffle=reshuffle))
     return steps
 
@@ -39,6 +59,7 @@ def shuffle_info(state: ShuffleState, remaining: int) -> dealer_pb2.ShuffleInfo:
         nonce=state.nonce,
         contributions=[wire.contribution_to_wire(c) for c in state.contributions],
         test_deck=state.is_test_deck,
+        commitments=commitments(state),
     )
     if state.revealed_seed is not None:
         info.revealed_seed = state.revealed_seed
@@ -56,4 +77,5 @@ def hand_history(state: ShuffleState) -> dealer_pb2.HandHistory:
         server_seed=state.revealed_seed,
         contributions=[wire.contribution_to_wire(c) for c in state.contributions],
         steps=history_steps(state),
+        commitments=commitments(state),
     )

@@ -100,13 +100,30 @@ class GrpcDealer:
         # No Seal call: the first Deal seals the shuffle; the commitment is fixed at creation.
         return Commitment(shuffle_id, created.shuffle.commitment.hex())
 
-    def contribute(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:
+    def contribute(self, shuffle_id: str, contributor: str, commitment: bytes) -> int:
         request = dealer_pb2.ContributeRequest(
-            shuffle_id=shuffle_id, contributor=contributor, entropy=entropy
+            shuffle_id=shuffle_id, contributor=contributor, entropy_commitment=commitment
         )
         response = call(
             "dealer Contribute",
             lambda: self._stub.Contribute(request, CALL_TIMEOUT_S, _metadata(self._token)),
+        )
+        return response.index
+
+    def seal(self, shuffle_id: str) -> None:
+        request = dealer_pb2.SealRequest(shuffle_id=shuffle_id)
+        call(
+            "dealer Seal",
+            lambda: self._stub.Seal(request, CALL_TIMEOUT_S, _metadata(self._token)),
+        )
+
+    def reveal(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:
+        request = dealer_pb2.RevealEntropyRequest(
+            shuffle_id=shuffle_id, contributor=contributor, entropy=entropy
+        )
+        response = call(
+            "dealer RevealEntropy",
+            lambda: self._stub.RevealEntropy(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
         return response.index
 
@@ -131,17 +148,20 @@ class GrpcDealer:
             )
         return (*response.burned, *response.cards)
 
-    def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str) -> None:
+    def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str, needed: int) -> None:
         request = dealer_pb2.ReshuffleRequest(
-            shuffle_id=shuffle_id, cards_to_include=list(cards), idempotency_key=step[-200:]
+            shuffle_id=shuffle_id,
+            cards_to_include=list(cards),
+            idempotency_key=step[-200:],
+            needed=needed,
         )
         call(
             "dealer Reshuffle",
             lambda: self._stub.Reshuffle(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
 
-    def close(self, shuffle_id: str) -> str:
-        request = dealer_pb2.CloseRequest(shuffle_id=shuffle_id)
+    def close(self, shuffle_id: str, reason: str) -> str:
+        request = dealer_pb2.CloseRequest(shuffle_id=shuffle_id, reason=reason)
         response = call(
             "dealer Close",
             lambda: self._stub.Close(request, CALL_TIMEOUT_S, _metadata(self._token)),

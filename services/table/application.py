@@ -522,34 +522,35 @@ class TableApplication:
                         self.ledger.rake(key, tid, hand, rake, shell.currency)
                     return [events_pb2.HandSettled(hand=hand, transfer_key=key)]
                 case process.Reveal(hand, shuffle_id):
-                    reveal = self.dealer.close(shuffle_id)
+                    reveal = self.dealer.close(shuffle_id, "hand ended")
                     return [
                         events_pb2.ShuffleRevealed(
                             hand=hand, shuffle_id=shuffle_id, reveal_json=reveal
                         )
                     ]
                 case process.StartHand(hand):
-                    # This hand's shuffle was announced (created) when the last hand
-                    # started, and the next hand's is announced now: players contribute
-                    # entropy for a whole hand before its first deal seals it.
-                    if shell.announced_hand == hand:
-                        commitment = Commitment(
-                            shell.announced_shuffle_id, shell.announced_commitment
-                        )
-                    else:
-                        commitment = self.dealer.open_shuffle(shuffle_id_of(tid, hand))
-                    upcoming = self.dealer.open_shuffle(shuffle_id_of(tid, hand + 1))
+                    # Shuffles are announced two hands ahead: a shuffle takes entropy
+                    # commitments while the hand two before it plays, is sealed when the hand
+                    # before it starts (now, for hand + 1) and takes the committed entropies'
+                    # reveals during that hand, so the order is fixed at this hand's first
+                    # card without any hand waiting (docs/dealer.md, "Player entropy").
+                    current = self._announced(shell, tid, hand)
+                    following = self._announced(shell, tid, hand + 1)
+                    self.dealer.seal(following.shuffle_id)
+                    upcoming = self.dealer.open_shuffle(shuffle_id_of(tid, hand + 2))
                     started = _decide(table.engine, cmd.StartHand())
                     committed = events_pb2.ShuffleCommitted(
                         hand=hand,
-                        shuffle_id=commitment.shuffle_id,
-                        commitment=commitment.commitment,
+                        shuffle_id=current.shuffle_id,
+                        commitment=current.commitment,
                     )
-                    announced = events_pb2.ShuffleAnnounced(
-                        hand=hand + 1,
-                        shuffle_id=upcoming.shuffle_id,
-                        commitment=upcoming.commitment,
-                    )
+                    announced = [
+                        events_pb2.ShuffleAnnounced(
+                            hand=number, shuffle_id=c.shuffle_id, commitment=c.commitment
+                        )
+                        for number, c in ((hand + 1, following), (hand + 2, upcoming))
+                        if shell.upcoming_shuffle(number) is None
+                    ]
                     seated = [i for i, s in enumerate(table.engine.seats) if s is not None]
                     refills = [
                         events_pb2.TimeBankRefilled(
@@ -558,7 +559,7 @@ class TableApplication:
                         for r in on_hand_started(shell.banks, shell.bank_rules, hand, seated)
                         if isinstance(r, TimeBankRefilled)
                     ]
-                    return [committed, *started, announced, *refills]
+                    return [committed, *started, *announced, *refills]
                 case process.Deal(hand, request):
                     key = process.step_key(table, step)
                     # One Deal per step: the dealer records the burn as its own BURN deal
@@ -574,7 +575,11 @@ class TableApplication:
                     return list(_decide(table.engine, deal_from(request, iter(cards))))
                 case process.Reshuffle(hand, request):
                     key = process.step_key(table, step)
-                    self.dealer.reshuffle(shell.shuffle_id, request.discards, key)
+                    # The draw that needs it takes more cards than the stub holds: the
+                    # dealer refuses a reshuffle the game does not need.
+                    assert table.engine.hand is not None
+                    needed = table.engine.hand.player(request.seat).awaiting
+                    self.dealer.reshuffle(shell.shuffle_id, request.discards, key, needed)
                     command = cmd.ReshuffleDiscards(request.discards)
                     return list(_decide(table.engine, command))
                 case process.Rank(hand, request):
@@ -828,35 +833,45 @@ class TableApplication:
                 for who, received in self._acting.get(table_id, ())
             )
 
+    def _announced(self, shell: ShellState, table_id: str, hand: int) -> Commitment:
+        """The shuffle announced for `hand`, or one created now (the first hands of a table,
+        whose shuffles were never announced: they take no player entropy)."""
+        found = shell.upcoming_shuffle(hand)
+        if found is not None:
+            return Commitment(*found)
+        return self.dealer.open_shuffle(shuffle_id_of(table_id, hand))
+
     def contribute(
-        self, table_id: str, player: str, hand: int, entropy: bytes
+        self, table_id: str, player: str, hand: int, commitment: bytes, entropy: bytes
     ) -> tuple[Commitment, int, int]:
-        """Forward a seated player's entropy to a hand's shuffle while it is still open (the
-        announced next hand's, or the current hand's before its first card). Returns the
-        shuffle, the hand and the contribution's index; the dealer refuses a sealed one."""
+        """Relay a seated player's entropy round to the dealer, under the player's own name:
+        its `commitment` to the shuffle that still takes them (hand last + 2), or the committed
+        `entropy` to the sealed shuffle of the next hand (hand last + 1). Returns the shuffle,
+        the hand and the commitment's index; the dealer refuses anything out of phase."""
+        if bool(commitment) == bool(entropy):
+            raise errors.InvalidArgument(
+                "send either entropy_commitment (to the shuffle two hands ahead) or entropy "
+                "(the committed entropy, to the next hand's sealed shuffle)"
+            )
         table = self.load(table_id)
         self._own_seat(table, player)
         shell = table.shell
-        current = table.engine.hand
-        undealt = current is not None and current.dealt_phase < 0
-        open_shuffles = {shell.announced_hand: shell.announced_shuffle_id}
-        if undealt and current is not None and shell.shuffle_hand == current.number:
-            open_shuffles[current.number] = shell.shuffle_id
-        open_shuffles.pop(0, None)
-        if hand == 0:
-            hand = min(open_shuffles, default=0)
-        shuffle_id = open_shuffles.get(hand)
-        if shuffle_id is None:
-            accepting = ", ".join(str(h) for h in sorted(open_shuffles)) or "none yet"
+        target = table.engine.last_hand + (2 if commitment else 1)
+        hand = hand or target
+        found = shell.upcoming_shuffle(hand)
+        if hand != target or found is None:
+            phase = "takes commitments" if commitment else "takes reveals"
             raise errors.FailedPrecondition(
-                f"hand {hand} of table {table_id} does not accept entropy (its shuffle is "
-                f"sealed or not announced yet); hands accepting it now: {accepting}"
+                f"hand {hand} of table {table_id} does not take this now: the shuffle that "
+                f"{phase} is hand {target}'s"
+                + ("" if shell.upcoming_shuffle(target) else " (not announced yet)")
             )
-        index = self.dealer.contribute(shuffle_id, player, entropy)
-        commitment = (
-            shell.announced_commitment if hand == shell.announced_hand else shell.shuffle_commitment
-        )
-        return Commitment(shuffle_id, commitment), hand, index
+        shuffle = Commitment(*found)
+        if commitment:
+            index = self.dealer.contribute(shuffle.shuffle_id, player, commitment)
+        else:
+            index = self.dealer.reveal(shuffle.shuffle_id, player, entropy)
+        return shuffle, hand, index
 
     def apply_timeout(self, table_id: str, hand: int, action_number: int) -> tuple[bool, int]:
         """Default action for exactly that decision; a stale or repeated request is a no-op.

@@ -41,8 +41,16 @@ class DealerPort(Protocol):
         """Create (or find again) and seal the shuffle for one hand."""
         ...
 
-    def contribute(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:
-        """Add `contributor`'s entropy to an unsealed shuffle; returns its 0-based index."""
+    def contribute(self, shuffle_id: str, contributor: str, commitment: bytes) -> int:
+        """Record `contributor`'s entropy commitment in an unsealed shuffle; its index."""
+        ...
+
+    def seal(self, shuffle_id: str) -> None:
+        """Close the shuffle to commitments; their reveals are taken until the first card."""
+        ...
+
+    def reveal(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:
+        """Reveal `contributor`'s committed entropy to a sealed shuffle; its index."""
         ...
 
     def deal(
@@ -54,11 +62,12 @@ class DealerPort(Protocol):
         draw or spit (the dealer records each card with it, the burned ones as burns)."""
         ...
 
-    def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str) -> None:
-        """Shuffle `cards` (discards) back under the stub so dealing can go on."""
+    def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str, needed: int) -> None:
+        """Shuffle `cards` (discards) back under the stub so a draw of `needed` cards, more
+        than the stub holds, can go on."""
         ...
 
-    def close(self, shuffle_id: str) -> str:
+    def close(self, shuffle_id: str, reason: str) -> str:
         """End the shuffle and return its reveal (JSON) for `croupier verify`."""
         ...
 

@@ -229,7 +229,11 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     ) -> table_pb2.ContributeEntropyResponse:
         player = current_principal().subject
         shuffle, hand, index = self.app.contribute(
-            request.table_id, player, request.hand_number, request.entropy
+            request.table_id,
+            player,
+            request.hand_number,
+            request.entropy_commitment,
+            request.entropy,
         )
         return table_pb2.ContributeEntropyResponse(
             hand_number=hand,

@@ -78,10 +78,10 @@ class ShellState:
     shuffle_id: str = ""  # shuffle of the current (or last) hand
     shuffle_hand: int = 0
     shuffle_commitment: str = ""
-    # the next hand's shuffle, announced one hand ahead (open for contributions)
-    announced_hand: int = 0
-    announced_shuffle_id: str = ""
-    announced_commitment: str = ""
+    # shuffles announced ahead of their hands, (hand, shuffle id, commitment), oldest first:
+    # the next hand's (sealed when the current hand started: reveals) and the one after
+    # (open: entropy commitments)
+    upcoming: tuple[tuple[int, str, str], ...] = ()
     revealed_hand: int = 0  # last hand whose shuffle was revealed
     ended_hand: int = 0  # last hand that ended or was voided
     settled_hand: int = 0  # last hand whose rake reached the ledger
@@ -92,6 +92,10 @@ class ShellState:
     # key up (a scan of 512 pairs was ~10% of the command path's time), and a CommandKeys
     # once folded, which a command extends without copying all of it (command_keys.py)
     keys: Mapping[str, int] = field(default_factory=CommandKeys, hash=False)
+
+    def upcoming_shuffle(self, hand: int) -> tuple[str, str] | None:
+        """The announced shuffle (id, commitment) that will deal `hand`, if any."""
+        return next(((sid, c) for h, sid, c in self.upcoming if h == hand), None)
 
     @property
     def bank_rules(self) -> TimeBankRules:
@@ -214,14 +218,12 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
             shuffle_id=event.shuffle_id,
             shuffle_hand=event.hand,
             shuffle_commitment=event.commitment,
+            upcoming=tuple(u for u in state.upcoming if u[0] > event.hand),
         )
     if isinstance(event, events_pb2.ShuffleAnnounced):
-        return _evolve(
-            state,
-            announced_hand=event.hand,
-            announced_shuffle_id=event.shuffle_id,
-            announced_commitment=event.commitment,
-        )
+        announced = (event.hand, event.shuffle_id, event.commitment)
+        kept = tuple(u for u in state.upcoming if u[0] != event.hand)
+        return _evolve(state, upcoming=(*kept, announced))
     if isinstance(event, events_pb2.ShuffleRevealed):
         return _evolve(state, revealed_hand=event.hand)
     if isinstance(event, events_pb2.HandSettled):

@@ -11,9 +11,9 @@ import pytest
 
 from croupier.dealer.v1 import dealer_pb2
 from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, derive_order
+from services.dealer.derivation import Contribution, derive_order, entropy_commitment
 
-from .conftest import player_stub, table_stub
+from .conftest import table_stub
 
 pytestmark = pytest.mark.integration
 HOLE = dealer_pb2.DEAL_PURPOSE_HOLE
@@ -30,7 +30,18 @@ def test_a_killed_dealer_is_replaced_without_reshuffling(
     table = table_stub(address)
     standard = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD)
     table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=standard))
-    player_stub(address).Contribute(dealer_pb2.ContributeRequest(shuffle_id=sid, entropy=b"alice"))
+    entropy = b"alice's 16+ bytes of entropy"
+    table.Contribute(
+        dealer_pb2.ContributeRequest(
+            shuffle_id=sid,
+            contributor="alice",
+            entropy_commitment=entropy_commitment(sid, "alice", entropy),
+        )
+    )
+    table.Seal(dealer_pb2.SealRequest(shuffle_id=sid))
+    table.RevealEntropy(
+        dealer_pb2.RevealEntropyRequest(shuffle_id=sid, contributor="alice", entropy=entropy)
+    )
     before = list(table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=4, purpose=HOLE)).cards)
     with pytest.raises(grpc.RpcError):  # exercise an error path before the kill, too
         table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=100, purpose=HOLE))
@@ -42,7 +53,7 @@ def test_a_killed_dealer_is_replaced_without_reshuffling(
     after = list(table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=5, purpose=BOARD)).cards)
 
     seed = table.Close(dealer_pb2.CloseRequest(shuffle_id=sid)).shuffle.revealed_seed
-    contributions = [Contribution("alice", b"alice")]
+    contributions = [Contribution("alice", entropy)]
     order = derive_order(seed, sid, contributions, 0, DeckSpec().card_multiset())
     assert before + after == [str(card) for card in order[:9]]
     # The first dealer died before Close: nothing it logged (at debug level) holds the seed.

@@ -15,11 +15,12 @@ from typer.testing import CliRunner
 
 from croupier.dealer.v1 import dealer_pb2
 from services.client.cli import app as cli_app
-from services.dealer.derivation import commitment
+from services.dealer.derivation import commitment, entropy_commitment
 from services.dealer.history import hand_history_json, history_from_info, parse_hand_history
+from services.shared import auth
 from services.shared.eventstore.redis_store import Entry
 
-from .conftest import player_stub, table_stub
+from .conftest import player_stub, stub, table_stub
 
 pytestmark = pytest.mark.integration
 HOLE = dealer_pb2.DEAL_PURPOSE_HOLE
@@ -42,14 +43,25 @@ def test_full_hand_commit_contribute_deal_close_and_verify(
     sid = f"{key_prefix}-hand"
     created = table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=STANDARD))
     assert len(created.shuffle.commitment) == 32 and not created.shuffle.revealed_seed
-    alice.Contribute(dealer_pb2.ContributeRequest(shuffle_id=sid, entropy=b"alice-seed"))
+    entropy = b"alice-seed, 16 bytes or more"
+    table.Contribute(
+        dealer_pb2.ContributeRequest(
+            shuffle_id=sid,
+            contributor="alice",
+            entropy_commitment=entropy_commitment(sid, "alice", entropy),
+        )
+    )
+    table.Seal(dealer_pb2.SealRequest(shuffle_id=sid))
+    table.RevealEntropy(
+        dealer_pb2.RevealEntropyRequest(shuffle_id=sid, contributor="alice", entropy=entropy)
+    )
     dealt: list[str] = []
     for count, purpose in [(2, HOLE), (2, HOLE), (1, BURN), (3, BOARD), (1, BURN), (1, BOARD)]:
         reply = table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=count, purpose=purpose))
         assert reply.first_position == len(dealt)
         dealt += reply.cards
     info = alice.GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=sid)).shuffle
-    assert info.status == dealer_pb2.SHUFFLE_STATUS_SEALED and info.dealt_count == 10
+    assert info.status == dealer_pb2.SHUFFLE_STATUS_DEALING and info.dealt_count == 10
     assert not info.revealed_seed and not info.steps  # nothing secret before close
     closed = table.Close(dealer_pb2.CloseRequest(shuffle_id=sid)).shuffle
     assert commitment(sid, closed.revealed_seed) == created.shuffle.commitment
@@ -81,7 +93,7 @@ def test_full_hand_commit_contribute_deal_close_and_verify(
     assert not tampered.ok and tampered.mismatch.kind == "card" and tampered.mismatch.position == 0
 
 
-def test_players_may_not_create_deal_or_reshuffle(
+def test_players_may_not_create_contribute_deal_reshuffle_or_close(
     start_dealer: Callable[..., str], key_prefix: str
 ) -> None:
     address = start_dealer()
@@ -96,6 +108,15 @@ def test_players_may_not_create_deal_or_reshuffle(
         ),
         lambda: alice.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=1, purpose=HOLE)),
         lambda: alice.Reshuffle(dealer_pb2.ReshuffleRequest(shuffle_id=sid)),
+        lambda: alice.Contribute(
+            dealer_pb2.ContributeRequest(
+                shuffle_id=sid, contributor="alice", entropy_commitment=bytes(32)
+            )
+        ),
+        lambda: alice.Close(dealer_pb2.CloseRequest(shuffle_id=sid)),
+        lambda: stub(address, "worker", auth.Role.SERVICE).Close(
+            dealer_pb2.CloseRequest(shuffle_id=sid)
+        ),
     ]
     for call in calls:
         assert _code(call)[0] == grpc.StatusCode.PERMISSION_DENIED
@@ -150,7 +171,11 @@ def test_errors_are_the_documented_status_codes(
     )
     assert code == grpc.StatusCode.FAILED_PRECONDITION and "1 remain" in details
     code, _ = _code(
-        lambda: table.Contribute(dealer_pb2.ContributeRequest(shuffle_id=sid, entropy=b"late"))
+        lambda: table.Contribute(
+            dealer_pb2.ContributeRequest(
+                shuffle_id=sid, contributor="alice", entropy_commitment=bytes(32)
+            )
+        )
     )
     assert code == grpc.StatusCode.FAILED_PRECONDITION
     table.Close(dealer_pb2.CloseRequest(shuffle_id=sid))

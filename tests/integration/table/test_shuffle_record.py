@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.client import cli
-from services.dealer.derivation import Contribution, derive_order
+from services.dealer.derivation import Contribution, derive_order, entropy_commitment
 from services.games.cards import standard_deck
 from tests.integration.table.conftest import Platform, act, create_table, seat, view_of
 from tests.integration.table.test_idempotency import stored_events
@@ -73,34 +73,63 @@ def fold_current_hand(stubs: dict[str, table_pb2_grpc.TableServiceStub], table_i
     return view.hand_number
 
 
-def test_a_players_entropy_reaches_the_next_hands_shuffle_and_the_hand_still_verifies(
+def contribute(
+    stub: table_pb2_grpc.TableServiceStub, table_id: str, **fields: Any
+) -> table_pb2.ContributeEntropyResponse:
+    request = table_pb2.ContributeEntropyRequest(table_id=table_id, **fields)
+    response: table_pb2.ContributeEntropyResponse = stub.ContributeEntropy(request)
+    return response
+
+
+def test_a_players_committed_entropy_reaches_the_shuffle_two_hands_ahead_and_verifies(
     platform: Platform, redis_url: str, tmp_path: Path
 ) -> None:
     table_id = create_table(platform, seats=2)
     stubs = {p: seat(platform, table_id, p, i, 200) for i, p in enumerate(("alice", "bob"))}
-    # Hand 1 is dealt; hand 2's shuffle was announced with it, commitment first.
+    # Hand 1 is dealt; hands 2 and 3's shuffles were announced with it, commitments first.
     announced = [
         e for e in stored_events(redis_url, table_id) if isinstance(e, events_pb2.ShuffleAnnounced)
     ]
-    assert [(e.hand, e.shuffle_id) for e in announced] == [(2, f"{table_id}.hand-2")]
-    entropy = b"alice's lucky bytes"
-    accepted = stubs["alice"].ContributeEntropy(
-        table_pb2.ContributeEntropyRequest(table_id=table_id, entropy=entropy)
+    assert [(e.hand, e.shuffle_id) for e in announced] == [
+        (2, f"{table_id}.hand-2"),
+        (3, f"{table_id}.hand-3"),
+    ]
+    shuffle_id = f"{table_id}.hand-3"
+    entropy = b"alice's lucky bytes, 32 of them."
+    commitment = entropy_commitment(shuffle_id, "alice", entropy)
+    accepted = contribute(stubs["alice"], table_id, entropy_commitment=commitment)
+    assert (accepted.hand_number, accepted.index) == (3, 0)
+    assert accepted.commitment == announced[1].commitment
+    bob_entropy = b"bob never reveals these 16+ bytes"
+    bob = contribute(
+        stubs["bob"],
+        table_id,
+        entropy_commitment=entropy_commitment(shuffle_id, "bob", bob_entropy),
     )
-    assert (accepted.hand_number, accepted.index) == (2, 0)
-    assert accepted.commitment == announced[0].commitment
-    # Hand 1's first cards are out: its shuffle is sealed.
+    assert bob.index == 1
+    # Hand 2's shuffle was sealed when hand 1 started: no commitments any more.
     with pytest.raises(grpc.RpcError) as late:
-        stubs["bob"].ContributeEntropy(
-            table_pb2.ContributeEntropyRequest(table_id=table_id, hand_number=1, entropy=b"x")
-        )
+        contribute(stubs["bob"], table_id, hand_number=2, entropy_commitment=commitment)
     assert late.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+    # A reveal before hand 3's shuffle is sealed (when hand 2 starts) is out of phase.
+    with pytest.raises(grpc.RpcError) as early:
+        contribute(stubs["alice"], table_id, hand_number=3, entropy=entropy)
+    assert early.value.code() is grpc.StatusCode.FAILED_PRECONDITION
     assert fold_current_hand(stubs, table_id) == 1
-    assert fold_current_hand(stubs, table_id) == 2  # hand 2 dealt from the contributed key
-    record = revealed(redis_url, table_id, 2)
+    revealed_to = contribute(stubs["alice"], table_id, entropy=entropy)
+    assert (revealed_to.hand_number, revealed_to.shuffle_id) == (3, shuffle_id)
+    with pytest.raises(grpc.RpcError) as wrong:
+        contribute(stubs["bob"], table_id, entropy=b"not what bob committed to....")
+    assert wrong.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert fold_current_hand(stubs, table_id) == 2
+    assert fold_current_hand(stubs, table_id) == 3  # dealt from alice's entropy, not bob's
+    record = revealed(redis_url, table_id, 3)
     assert [c["contributor"] for c in record["contributions"]] == ["alice"]
+    assert [(c["contributor"], c.get("revealed", False)) for c in record["commitments"]] == [
+        ("alice", True),
+        ("bob", False),
+    ]
     seed = bytes.fromhex(record["revealed_seed_hex"])
-    shuffle_id = f"{table_id}.hand-2"
     dealt = [card for s in record["steps"] for card in s["deal"]["cards"]]
     contributed = [Contribution("alice", entropy)]
     with_entropy = [str(c) for c in derive_order(seed, shuffle_id, contributed, 0, standard_deck())]
@@ -108,7 +137,7 @@ def test_a_players_entropy_reaches_the_next_hands_shuffle_and_the_hand_still_ver
     assert with_entropy[: len(dealt)] == dealt
     assert with_entropy != without
     # The recorded hand still passes the offline verifier.
-    path = tmp_path / "hand2.json"
+    path = tmp_path / "hand3.json"
     path.write_text(json.dumps(record))
     verified = CliRunner().invoke(cli.app, ["verify", str(path)])
     assert verified.exit_code == 0, verified.output

@@ -8,7 +8,12 @@ from google.protobuf.message import Message
 from croupier.dealer.v1 import dealer_pb2, events_pb2
 from services.dealer.application import DealerApplication, register_events, shuffle_stream
 from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, commitment, derive_order
+from services.dealer.derivation import (
+    Contribution,
+    commitment,
+    derive_order,
+    entropy_commitment,
+)
 from services.dealer.seed_cipher import SeedCipher
 from services.games.cards import Card, format_cards, parse_cards
 from services.shared.auth import Principal, Role
@@ -58,12 +63,22 @@ def test_creation_publishes_the_commitment_to_the_seed_and_shuffle_id(
     assert not loaded.state.sealed and loaded.state.revealed_seed is None
 
 
+ALICE_ENTROPY = b"alice entropy, 32 bytes of it..."
+
+
+def contribute(app: DealerApplication, shuffle_id: str, who: str, entropy: bytes) -> None:
+    """Commit `who`'s entropy through the table, seal, reveal it (the whole round)."""
+    app.contribute(TABLE, shuffle_id, who, entropy_commitment(shuffle_id, who, entropy))
+    app.seal(TABLE, shuffle_id)
+    app.reveal(TABLE, shuffle_id, who, entropy)
+
+
 def test_deals_follow_the_committed_order_including_contributions(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
-    app.contribute(ALICE, "h1", "", b"alice entropy")
+    contribute(app, "h1", "alice", ALICE_ENTROPY)
     first = app.deal(TABLE, "h1", 2, HOLE, "seat-1")
     second = app.deal(TABLE, "h1", 3, dealer_pb2.DEAL_PURPOSE_BOARD)
-    order = expected_order("h1", (Contribution("alice", b"alice entropy"),))
+    order = expected_order("h1", (Contribution("alice", ALICE_ENTROPY),))
     assert first.cards + second.cards == tuple(str(c) for c in order[:5])
     assert second.first_position == 2 and second.remaining == 47
 
@@ -80,21 +95,12 @@ def test_a_player_may_not_create_deal_reshuffle_or_close(app: DealerApplication)
         app.close(ALICE, "h1")
 
 
-def test_a_player_contributes_only_as_itself(app: DealerApplication) -> None:
-    app.create_shuffle(TABLE, "h1", DeckSpec())
-    with pytest.raises(PermissionDenied):
-        app.contribute(ALICE, "h1", "bob", b"x")
-    assert app.contribute(TABLE, "h1", "bob", b"relayed") == 0
-    assert app.contribute(ALICE, "h1", "alice", b"mine") == 1
-    with pytest.raises(AlreadyExists):
-        app.contribute(ALICE, "h1", "", b"again")
-
-
-def test_a_contribution_after_the_first_deal_is_late(app: DealerApplication) -> None:
+def test_a_commitment_after_the_first_deal_is_late(app: DealerApplication) -> None:
     app.create_shuffle(TABLE, "h1", DeckSpec())
     app.deal(TABLE, "h1", 1, HOLE)
+    late = entropy_commitment("h1", "alice", ALICE_ENTROPY)
     with pytest.raises(FailedPrecondition, match="sealed"):
-        app.contribute(ALICE, "h1", "", b"late")
+        app.contribute(TABLE, "h1", "alice", late)
 
 
 def test_test_decks_are_refused_unless_the_dealer_runs_in_test_mode(
@@ -144,16 +150,16 @@ def test_purpose_is_required(app: DealerApplication) -> None:
 
 
 def test_close_reveals_the_seed_and_the_shuffle_verifies(app: DealerApplication) -> None:
-    app.create_shuffle(TABLE, "h1", DeckSpec())
-    app.contribute(ALICE, "h1", "", b"a")
-    for _ in range(4):
-        app.deal(TABLE, "h1", 2, HOLE)
-    app.reshuffle(TABLE, "h1", parse_cards(app.deal(TABLE, "h1", 1, HOLE).cards[0]))
-    app.deal(TABLE, "h1", 5, dealer_pb2.DEAL_PURPOSE_BOARD)
+    app.create_shuffle(TABLE, "h1", DeckSpec.parse("cards", ["As", "Kd", "7h", "2c", "9s"]))
+    contribute(app, "h1", "alice", ALICE_ENTROPY)
+    app.deal(TABLE, "h1", 2, HOLE)
+    first_discards = app.deal(TABLE, "h1", 2, dealer_pb2.DEAL_PURPOSE_DRAW).cards
+    app.reshuffle(TABLE, "h1", parse_cards(" ".join(first_discards)), needed=2)
+    app.deal(TABLE, "h1", 3, dealer_pb2.DEAL_PURPOSE_DRAW)
     state = app.close(TABLE, "h1").state
     assert state.revealed_seed == SEED
     result = app.verify_closed("h1")
-    assert result.ok and result.cards_checked == 14
+    assert result.ok and result.cards_checked == 7
 
 
 def test_verification_before_close_is_refused(app: DealerApplication) -> None:
@@ -185,11 +191,11 @@ def test_repeating_creation_with_the_same_spec_returns_the_shuffle(app: DealerAp
 
 
 def test_returning_a_card_that_was_not_dealt_is_invalid(app: DealerApplication) -> None:
-    app.create_shuffle(TABLE, "h1", DeckSpec())
-    dealt = app.deal(TABLE, "h1", 1, HOLE).cards[0]
-    other = next(c for c in ("As", "Ks") if c != dealt)
+    app.create_shuffle(TABLE, "h1", DeckSpec.parse("cards", ["As", "Ks", "Qs"]))
+    dealt = app.deal(TABLE, "h1", 2, HOLE).cards
+    other = next(c for c in ("As", "Ks", "Qs") if c not in dealt)
     with pytest.raises(InvalidArgument, match=f"card {other} cannot be returned"):
-        app.reshuffle(TABLE, "h1", parse_cards(other))
+        app.reshuffle(TABLE, "h1", parse_cards(other), needed=2)
 
 
 def test_the_stored_stream_never_holds_the_plaintext_seed_before_close(
@@ -392,7 +398,7 @@ def test_a_refusal_on_a_copy_that_is_behind_is_decided_again_on_the_stream(
     first, second = make_app(store), make_app(store)
     first.create_shuffle(TABLE, "h1", DeckSpec.parse("cards", ["As", "Kd", "7h"]))
     dealt = first.deal(TABLE, "h1", 2, HOLE).cards
-    second.reshuffle(TABLE, "h1", parse_cards(" ".join(dealt)))
+    second.reshuffle(TABLE, "h1", parse_cards(" ".join(dealt)), needed=2)
     # `first` still holds "1 card remains"; the stream says 3 do after the reshuffle.
     assert len(first.deal(TABLE, "h1", 3, HOLE).cards) == 3
 

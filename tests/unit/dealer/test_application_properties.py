@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from croupier.dealer.v1 import dealer_pb2
 from services.dealer.application import DealerApplication, register_events
 from services.dealer.decks import DeckSpec
+from services.dealer.derivation import entropy_commitment
 from services.dealer.seed_cipher import SeedCipher
 from services.games.cards import parse_cards
 from services.shared.auth import Principal, Role
@@ -51,7 +52,10 @@ def test_any_sequence_of_deals_reshuffles_and_restarts_verifies_after_close(
     store = new_store()
     app = dealer(store)
     app.create_shuffle(TABLE, "p1", DeckSpec("standard", copies))
-    app.contribute(Principal("alice", Role.PLAYER), "p1", "", b"alice")
+    entropy = b"alice's entropy, 16+ bytes"
+    app.contribute(TABLE, "p1", "alice", entropy_commitment("p1", "alice", entropy))
+    app.seal(TABLE, "p1")
+    app.reveal(TABLE, "p1", "alice", entropy)
     out: list[str] = []  # dealt and not returned: what a reshuffle may return
     dealt_total = 0
     for command, value in commands:
@@ -69,7 +73,8 @@ def test_any_sequence_of_deals_reshuffles_and_restarts_verifies_after_close(
         else:
             returned, out = out[:value], out[value:]
             try:
-                app.reshuffle(TABLE, "p1", parse_cards(returned))
+                needed = app.get("p1")[1] + 1  # a draw that needs one more card than remain
+                app.reshuffle(TABLE, "p1", parse_cards(returned), needed=needed)
             except (FailedPrecondition, InvalidArgument):
                 out = returned + out
     state = app.close(TABLE, "p1").state

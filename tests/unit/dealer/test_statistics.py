@@ -15,9 +15,15 @@ import pytest
 
 from services.dealer.derivation import Contribution, shuffle_key
 from services.dealer.drbg import DrbgStream
-from services.dealer.sampling import Draw, drawing_from, fisher_yates
+from services.dealer.sampling import ByteSource, Draw, drawing_from, fisher_yates
 from services.games.cards import Card, standard_deck
-from tests.unit.dealer.stats import card_position_counts, chi_square_sf, per_card_p_values, seeds
+from tests.unit.dealer.stats import (
+    card_position_counts,
+    card_position_p_value,
+    chi_square_sf,
+    per_card_p_values,
+    seeds,
+)
 from tests.unit.dealer.test_sampling import biased_swap_shuffle, off_by_one_shuffle
 
 P_MIN = 0.001
@@ -25,10 +31,21 @@ DECK = standard_deck()
 
 
 CardShuffle = Callable[[Sequence[Card], Draw], list[Card]]
+Sampler = Callable[[ByteSource], Draw]
+
+
+def modulo_draw(read: ByteSource) -> Draw:
+    """The modulo-bias bug: one byte reduced mod n with no rejection (for 52 cards, residues
+    0-47 come up 5 times in 256 and 48-51 only 4)."""
+    return lambda n: read(1)[0] % n
 
 
 def production_orders(
-    count: int, label: str, size: int = 52, shuffle: CardShuffle = fisher_yates
+    count: int,
+    label: str,
+    size: int = 52,
+    shuffle: CardShuffle = fisher_yates,
+    sampler: Sampler = drawing_from,
 ) -> np.ndarray:
     """(count, size) card indices dealt by the production key schedule, DRBG and sampler."""
     contributions = (Contribution("player", label.encode()),)
@@ -36,7 +53,7 @@ def production_orders(
     rows = []
     for i, seed in enumerate(seeds(count, label)):
         key = shuffle_key(seed, f"{label}-{i}", contributions, 0)
-        rows.append([card.index for card in shuffle(cards, drawing_from(DrbgStream(key).read))])
+        rows.append([card.index for card in shuffle(cards, sampler(DrbgStream(key).read))])
     return np.array(rows, dtype=np.int64)
 
 
@@ -65,17 +82,41 @@ def test_every_card_is_uniform_over_positions_in_100k_production_shuffles() -> N
     p_values = per_card_p_values(counts)
     worst = min(p_values)
     assert worst > P_MIN, f"card {DECK[p_values.index(worst)]} p={worst:.2e}"
-    expected = len(orders) / 52
-    overall = float(((counts - expected) ** 2 / expected).sum())
-    assert chi_square_sf(overall, 51 * 51) > P_MIN
+    assert card_position_p_value(counts) > P_MIN
 
 
-@pytest.mark.parametrize("mutant", [biased_swap_shuffle, off_by_one_shuffle])
-def test_card_position_chi_square_catches_the_classic_shuffle_bugs(mutant: CardShuffle) -> None:
-    # 5,000 shuffles already reject both bugs far below the threshold (worst cards at
-    # p ~ 3e-20 and 7e-15); more shuffles only make the rejection stronger, so the 100k
-    # production test would catch them too.
-    assert worst_card_p_value(production_orders(5_000, "mutant", shuffle=mutant)) < P_MIN
+def test_the_whole_table_test_rejects_a_perfect_shuffle_at_its_nominal_rate() -> None:
+    # Perfect shuffles (numpy permutations), 4,000 tables of 100 five-card shuffles each:
+    # the whole-table test at level 0.05 must reject about 5% of them. The unscaled
+    # statistic (chi-square((n-1)^2) read directly) rejected 17.1% here: n/(n-1) = 1.25 off.
+    rng = np.random.default_rng(20261201)
+    rejected = sum(
+        card_position_p_value(
+            card_position_counts(np.array([rng.permutation(5) for _ in range(100)]))
+        )
+        < 0.05
+        for _ in range(4_000)
+    )
+    assert 0.035 < rejected / 4_000 < 0.065, f"rejected {rejected} of 4000 perfect tables"
+
+
+MUTANTS: list[tuple[str, CardShuffle, Sampler]] = [
+    ("naive swap with any position", biased_swap_shuffle, drawing_from),
+    ("Sattolo (j in i+1..n-1)", off_by_one_shuffle, drawing_from),
+    ("modulo bias (no rejection)", fisher_yates, modulo_draw),
+]
+
+
+@pytest.mark.parametrize(("name", "mutant", "sampler"), MUTANTS, ids=[m[0] for m in MUTANTS])
+def test_card_position_chi_square_catches_the_classic_shuffle_bugs(
+    name: str, mutant: CardShuffle, sampler: Sampler
+) -> None:
+    # 5,000 shuffles already reject every bug far below the threshold, per card and over the
+    # whole table; more shuffles only make the rejection stronger, so the 100k production
+    # test would catch them too.
+    orders = production_orders(5_000, "mutant", shuffle=mutant, sampler=sampler)
+    assert worst_card_p_value(orders) < P_MIN, name
+    assert card_position_p_value(card_position_counts(orders)) < P_MIN, name
 
 
 def order_p_value(orders: np.ndarray, n: int) -> float:

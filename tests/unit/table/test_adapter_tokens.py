@@ -57,6 +57,8 @@ SAMPLE_ARGUMENTS: dict[str, Any] = {
     "shuffle_id": "t1.hand-1",
     "contributor": "alice",
     "entropy": b"x",
+    "commitment": bytes(32),
+    "needed": 3,
     "count": 2,
     "step": "t1/1/deal/9",
     "purpose": "hole",

@@ -141,8 +141,8 @@ def test_the_last_action_carries_the_settlement_and_one_append_ends_and_starts_h
     world: World,
 ) -> None:
     """The hand's last action and its rake-free settlement are one append; the reveal, the
-    next hand's start and its hole cards are the next (one Close, one CreateShuffle for the
-    hand after, one Deal)."""
+    next hand's start and its hole cards are the next (one Close, one Seal of the next hand's
+    shuffle, one CreateShuffle for the hand two ahead, one Deal)."""
     world.to_last_action()
     world.dealer.calls.clear()
     appends = len(world.store.appends)
@@ -152,7 +152,7 @@ def test_the_last_action_carries_the_settlement_and_one_append_ends_and_starts_h
     assert {"HandEnded", "HandSettled"} <= set(last) and "ActionRequested" not in last
     assert between[0] == "ShuffleRevealed" and between[-1] == "ActionRequested"
     assert {"ShuffleCommitted", "HandStarted", "ShuffleAnnounced", "CardsDealt"} <= set(between)
-    assert world.dealer.calls == ["Close", "CreateShuffle", "Deal"]
+    assert world.dealer.calls == ["Close", "Seal", "CreateShuffle", "Deal"]
     engine_hand = world.app.load(world.table_id).engine.hand
     assert engine_hand is not None
     assert engine_hand.number == 2
@@ -196,7 +196,7 @@ def test_a_dealer_down_mid_batch_keeps_the_steps_before_it_and_the_retry_finishe
     world.dealer.calls.clear()
     table = world.app.drive(world.table_id)
     assert table.engine.hand is not None and table.engine.hand.number == 2
-    assert world.dealer.calls == ["CreateShuffle", "Deal"]
+    assert world.dealer.calls == ["Seal", "CreateShuffle", "Deal"]
 
 
 def flop_and_record(world: World) -> tuple[list[ev.CardsDealt], ShuffleState]:
