@@ -18,6 +18,13 @@ A viewer is a seat, or None for a spectator, who sees public information only.
 `legal_moves` answers for ONE participant; `to_act` names EVERY participant who may act now
 (a set, as in OpenSpiel's simultaneous-move nodes): one seat in a turn-based game, both players
 at once in Spit, none while the game waits for chance or for players to join.
+
+Chance is a dialogue, one request at a time: `pending_chance` names the next thing the game
+needs, the shell fetches it and feeds the answer to `decide` as a command. `decide` checks the
+answer is the one asked for (a repeat of one already folded in returns no events) and returns
+the game's own events recording it, so `pending_chance` moves on once they are applied and a
+replay needs no other service. The order of the requests is the game's protocol; the shell
+keeps none of it.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, TypeVar
+
+from services.games.ranking import RankRequest, SeatRank
 
 Participant = int
 Viewer = int | None
@@ -108,11 +117,12 @@ class Transfer:
 
 @dataclass(frozen=True, slots=True)
 class Evaluate:
-    """A question for the evaluator (hand ranks). `request` is the game's own query record;
-    the shell passes it to the evaluator port registered for the game and answers with
-    `Evaluated`."""
+    """Rank these hands (services.games.ranking: the cards, wild ranks and whether to rank an
+    eight-or-better low too). The shell ranks each with its `HandRanker` (the evaluator
+    library: `ranking.rank_with(ranker, request)`) and answers with `Evaluated`, the ranks in
+    the same order."""
 
-    request: object
+    requests: tuple[RankRequest, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +178,7 @@ class TransferDone:
 
 @dataclass(frozen=True, slots=True)
 class Evaluated:
-    request: object
-    result: object
+    ranks: tuple[SeatRank, ...]  # one per request of the `Evaluate`, in its order
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,8 +219,12 @@ class SitOut:
 
 @dataclass(frozen=True, slots=True)
 class SitIn:
+    """Come back in. `option` is the game's own choice for how (poker: `PostBigBlind()` to
+    post a big blind at once instead of waiting for it); None is the game's default."""
+
     seat: Participant
     by: str | None = None
+    option: object = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,14 +272,25 @@ Command = SeatCommand | TimeOut | Void | Move | ChanceAnswer
 @dataclass(frozen=True, slots=True)
 class Deadline:
     """A decision `seat` owes by a time the shell sets: `id` names the decision (stable until
-    it is made: "17/4" for hand 17's fourth action, "deal-3/slap"), `after_ms` is how long the
-    seat has from the moment the game asked, and `time_bank` whether the seat's time bank may
-    extend it."""
+    it is made, never reused: "17/4" for hand 17's fourth decision, "deal-3/slap"), `after_ms`
+    is how long the seat has from the moment the game asked (None: the table's action time,
+    an envelope option), and `time_bank` whether the seat's time bank may extend it. When it
+    passes, the shell sends `TimeOut(seat, id)`."""
 
     seat: Participant
     id: str
-    after_ms: int
+    after_ms: int | None = None
     time_bank: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CashOut:
+    """A player leaves the table with `amount` chips: the shell pays them out of the table's
+    escrow to `player`'s account (`cash_out` reads it off the event that freed the seat)."""
+
+    seat: Participant
+    player: str
+    amount: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,4 +357,11 @@ class GameRules(Protocol[Config, State, Event, View, Moves]):
 
     def seats(self, state: State) -> Sequence[SeatSummary]:
         """Every occupied seat, for the envelope (stacks are the game's to keep)."""
+        ...
+
+    def cash_out(self, event: Event) -> CashOut | None:
+        """The chips `event` sends away with a player who left (their seat freed, now or at
+        the end of a round), None for every other event. The shell records a cash-out for it
+        when it appends the event and pays it through the ledger, keyed by the event's
+        position, so a restart pays it once."""
         ...
