@@ -11,7 +11,7 @@ GEN_STAMP := croupier/.generated
 ENGINE_SOURCES := $(wildcard services/games/*.py services/games/poker/*.py)
 ENGINE_STAMP := build/mypyc/.compiled
 
-.PHONY: soak soak-workers bench-seven all venv protos engine test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
+.PHONY: soak soak-workers bench-seven all venv protos engine check test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
 
 all: test
 
@@ -43,6 +43,11 @@ engine: $(ENGINE_STAMP)
 
 test: protos engine
 	$(BIN)/python -m pytest tests
+
+# The quick loop while developing (well under a minute on a quiet machine): lint, then the
+# unit and contract tests not marked slow. `make test` (CI) still runs everything.
+check: lint engine
+	$(BIN)/python -m pytest tests/unit tests/contract -q -m "not slow" -p no:cacheprovider
 
 test-unit: protos engine
 	$(BIN)/python -m pytest tests/unit

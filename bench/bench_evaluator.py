@@ -1,6 +1,6 @@
 """Hand evaluator speed next to treys, phevaluator and eval7 on the same hands, same run.
 
-Rows (hands per second, higher is better; the `target` column is issue 4's goal):
+Rows (hands per second, higher is better; the `target` column is the goal):
 * five-card and seven-card single calls: croupier's fast path on pre-encoded ints
   (`eval5_ints` / `eval7_ints`) and its friendly API (`evaluate_high`, cards + words), each
   peer through its public Python API, phevaluator also through its C entry points;

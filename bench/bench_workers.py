@@ -10,7 +10,7 @@
    through the real table service, dealer and ledger, each decision a Celery task on one
    worker process (GetTableView -> policy -> Act as the bot), for a fixed time.
 
-Everything shares this 2-core machine with the other helpers' tests, so numbers are noisy.
+Everything shares this 2-core machine with other test runs, so numbers are noisy.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A private Redis for `make run` and the tests: find a server binary, start it, stop it.
 
-Order of preference (issue 2, item 7):
+Order of preference:
 
 1. `REDIS_URL` is set: use it and start nothing (`redis_from_env`).
 2. `redis-server` or `valkey-server` on PATH.

@@ -12,7 +12,7 @@ from services.table.settings import TableSettings
 
 
 def scheduler_from_env() -> SchedulerPort:
-    """Timeouts and bot turns through Celery (issue 7) unless CROUPIER_TABLE_SCHEDULER=none."""
+    """Timeouts and bot turns through Celery unless CROUPIER_TABLE_SCHEDULER=none."""
     choice = env_str("CROUPIER_TABLE_SCHEDULER", "celery")
     if choice == "none":
         return NoScheduler()

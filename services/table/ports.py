@@ -1,7 +1,7 @@
 """What the table application needs from the world, as small protocols.
 
 gRPC adapters (`services.table.adapters`) implement them against the dealer, evaluator and
-ledger services; the scheduler port is what the Celery adapter of issue 7 implements. The
+ledger services; the scheduler port is what the Celery adapter implements. The
 engine's own ranking port (`services.games.ranking.HandRanker`) is used for showdowns.
 Every mutating call carries a deterministic idempotency key so a step repeated after a crash
 has its effect once.
@@ -109,7 +109,7 @@ class LedgerPort(Protocol):
 
 
 class SchedulerPort(Protocol):
-    """Triggers for timeouts and bot turns (Celery in production, issue 7). A trigger only
+    """Triggers for timeouts and bot turns (Celery in production). A trigger only
     asks the table service to act; the table re-checks the world, so duplicates are no-ops."""
 
     def schedule_timeout(

@@ -1,4 +1,4 @@
-"""When an append counts as durable (issue 2, item 6).
+"""When an append counts as durable.
 
 - "everysec" (default): acknowledged once Redis has applied it; the server's AOF is fsynced
   about once a second. A Redis process crash loses nothing (the OS still holds the written

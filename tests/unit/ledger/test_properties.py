@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -98,12 +99,14 @@ def run_sequence(sequence: Sequence[Command]) -> tuple[LedgerState, list[Event]]
     return state, journal
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(commands, min_size=5, max_size=40))
 def test_random_sequences_never_overdraw_and_always_sum_to_zero(sequence: list[Command]) -> None:
     run_sequence(sequence)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(commands, min_size=5, max_size=40))
 def test_replaying_the_journal_gives_the_live_balances(sequence: list[Command]) -> None:

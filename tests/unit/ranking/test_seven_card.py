@@ -2,6 +2,7 @@ import random
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 
 from services.ranking.batch import eval7_batch
 from services.ranking.encoding import FAST_INTS
@@ -21,6 +22,7 @@ def _eval7(hand: Sequence[int]) -> int:
     return eval7_ints(a, b, c, d, e, f, g)
 
 
+@pytest.mark.slow
 def test_seven_card_values_match_brute_force_best_of_21() -> None:
     for hand in _sample(7, 6_000):
         value = _eval7(hand)
@@ -40,6 +42,7 @@ def test_seven_card_flushes_and_straight_flushes_match_brute_force() -> None:
         assert (category_of(value), ranks_of(value)) == ref_best([(c % 13, c // 13) for c in hand])
 
 
+@pytest.mark.slow
 def test_batch_and_single_hand_paths_agree() -> None:
     hands = np.array(_sample(3, 100_000), dtype=np.uint8)
     single = [_eval7(row) for row in hands.tolist()]

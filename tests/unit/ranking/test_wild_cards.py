@@ -30,7 +30,12 @@ def _check_against_brute_force(hand: Sequence[Card], five_kind_below: bool = Fal
 
 
 @pytest.mark.parametrize(
-    ("wilds", "n"), [(1, 400), (2, 200), pytest.param(3, 40, marks=pytest.mark.slow)]
+    ("wilds", "n"),
+    [
+        (1, 400),
+        pytest.param(2, 200, marks=pytest.mark.slow),
+        pytest.param(3, 40, marks=pytest.mark.slow),
+    ],
 )
 def test_five_card_wild_hands_match_every_substitution(wilds: int, n: int) -> None:
     for hand in _random_wild_hands(wilds, 5, wilds, n):
