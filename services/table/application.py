@@ -54,6 +54,8 @@ DIRECTORY_STREAM = stream_key("tables", "directory")
 GIVE_UP_AFTER_VOIDS = 10
 log = structlog.get_logger(__name__)
 MAX_ATTEMPTS = 20
+# Most tables one ListTables page may hold (a request for 0 gets every table at once).
+MAX_PAGE_SIZE = 1000
 # Longest table id: a bot's player id bot-<policy>-<difficulty %>-<table id>-s<seat> is its
 # ledger account's name (at most 64 characters): 18 + 40 with the longest built-in policy.
 MAX_TABLE_ID_LENGTH = 40
@@ -146,6 +148,14 @@ class TableSpec:
 Decider = Callable[[Table], Sequence[object]]
 
 
+@dataclass(frozen=True, slots=True)
+class TablePage:
+    """One page of ListTables: the tables, and the token of the next page ("" when last)."""
+
+    tables: list[Table]
+    next_token: str
+
+
 @dataclass(slots=True)
 class _Steps:
     """Process steps taken in memory: the table they make, their events, the first step's
@@ -227,11 +237,25 @@ class TableApplication:
         with self._guard:
             self._cache.pop(table_id, None)
 
-    def table_ids(self) -> list[str]:
-        return [
-            e.message.table_id  # type: ignore[attr-defined]
-            for e in self.store.read(DIRECTORY_STREAM)
-        ]
+    def list_tables(self, page_token: str, page_size: int) -> TablePage:
+        """A page of the tables this service knows, oldest first. The token is the directory
+        version the previous page ended at ("" from the start)."""
+        if not 0 <= page_size <= MAX_PAGE_SIZE:
+            raise errors.InvalidArgument(
+                f"page_size is {page_size}; 1..{MAX_PAGE_SIZE} tables a page, or 0 for all"
+            )
+        if page_token and not page_token.isdigit():
+            raise errors.InvalidArgument(
+                f"page_token {page_token!r} is not one ListTables gave: pass next_page_token "
+                "as it came, or none to start from the first table"
+            )
+        after = int(page_token or 0)
+        size = page_size or None
+        entries = self.store.read(DIRECTORY_STREAM, after + 1, limit=size and size + 1)
+        page = entries[:size]
+        tables = [self.load(e.message.table_id) for e in page]  # type: ignore[attr-defined]
+        more = size is not None and len(entries) > size
+        return TablePage(tables, str(page[-1].version) if more else "")
 
     # ------------------------------------------------------------------ the command path
 

@@ -1,8 +1,8 @@
 """The one mapping between the engine's events (immutable records) and their protobuf form.
 
-Every engine event class `services.games.poker.events.X` is stored as `croupier.table.v1.X` with the
-same field names, so the mapping is structural: scalars copy, `tuple[...]` becomes a repeated
-field, nested records become nested messages, a `tuple[int, SeatRank]` pair becomes a
+Every engine event class `services.games.poker.events.X` is stored as `croupier.poker.v1.X`
+with the same field names, so the mapping is structural: scalars copy, `tuple[...]` becomes a
+repeated field, nested records become nested messages, a `tuple[int, SeatRank]` pair becomes a
 message whose fields are taken in field-number order, `X | None` uses proto3 presence, enums
 travel as their string value and a `GameDefinition` as its catalog name. A record's fields
 are those of an engine event class's `FIELDS` (services/games/poker/events.py: the compiled classes
@@ -11,7 +11,8 @@ field the message lacks (a test round-trips every event type), so the stream alo
 always replays the table.
 
 The table service's own events (ledger, dealer, deadline records) are protobuf messages
-already and pass through unchanged.
+already and pass through unchanged. Poker's messages were `croupier.table.v1.X` before poker had
+a package of its own: those names still read, as aliases of the same messages.
 """
 
 from __future__ import annotations
@@ -28,11 +29,15 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
+from croupier.poker.v1 import events_pb2 as poker_pb2
 from croupier.table.v1 import events_pb2
 from services.games.poker.catalog import GAMES
 from services.games.poker.definitions import GameDefinition
 from services.games.poker.events import EVENT_TYPES
 from services.shared.eventstore import EventRegistry
+
+# Where poker's messages lived before poker had a package of its own (their stored names then).
+FORMER_PACKAGE = "croupier.table.v1"
 
 # The table service's own events: stored as they are.
 SHELL_EVENT_TYPES: tuple[type[Message], ...] = (
@@ -56,9 +61,9 @@ class CodecError(Exception):
 
 
 def _message_class(type_name: str) -> type[Message]:
-    cls = getattr(events_pb2, type_name, None)
+    cls = getattr(poker_pb2, type_name, None)
     if cls is None:
-        raise CodecError(f"events.proto has no message {type_name}: add it")
+        raise CodecError(f"croupier/poker/v1/events.proto has no message {type_name}: add it")
     return typing.cast(type[Message], cls)
 
 
@@ -66,7 +71,9 @@ def registry() -> EventRegistry:
     """An event registry knowing every message a table stream may hold."""
     reg = EventRegistry()
     for type_name in EVENT_TYPES:
-        reg.register(_message_class(type_name))
+        message_type = _message_class(type_name)
+        reg.register(message_type)
+        reg.register_alias(f"{FORMER_PACKAGE}.{type_name}", message_type)
     for cls in SHELL_EVENT_TYPES:
         reg.register(cls)
     return reg
@@ -87,13 +94,9 @@ def to_message(event: object) -> Message:
 def from_message(message: Message) -> object:
     """The engine event a stored message stands for, or the message itself for shell events."""
     cls = EVENT_TYPES.get(message.DESCRIPTOR.name)
-    if cls is None or message.DESCRIPTOR.file is not events_pb2.DESCRIPTOR:
+    if cls is None or message.DESCRIPTOR.file is not poker_pb2.DESCRIPTOR:
         return message
     return _build(cls, message)
-
-
-def is_engine_message(message: Message) -> bool:
-    return message.DESCRIPTOR.name in EVENT_TYPES and not isinstance(message, SHELL_EVENT_TYPES)
 
 
 # ---------------------------------------------------------------- encoding

@@ -17,6 +17,7 @@ from services.shared import errors
 from services.shared.auth import Principal, Role, current_principal
 from services.table import translate
 from services.table.application import TableApplication, TableSpec, require_key
+from services.table.games import poker
 from services.table.history import hand_history
 from services.table.watch_wire import WatchMessage
 from services.table.watching import TableWatcher
@@ -65,11 +66,11 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.ListTablesRequest, context: grpc.ServicerContext
     ) -> table_pb2.ListTablesResponse:
         current_principal()
-        response = table_pb2.ListTablesResponse()
-        for table_id in self.app.table_ids():
-            table = self.app.load(table_id)
-            response.tables.append(self.watcher.summary(table))
-        return response
+        page = self.app.list_tables(request.page_token, request.page_size)
+        return table_pb2.ListTablesResponse(
+            tables=[self.watcher.summary(table) for table in page.tables],
+            next_page_token=page.next_token,
+        )
 
     def JoinTable(  # noqa: N802
         self, request: table_pb2.JoinTableRequest, context: grpc.ServicerContext
@@ -170,9 +171,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
 
     def _act(self, request: table_pb2.ActRequest, principal: Principal) -> table_pb2.ActResponse:
         require_key(request.idempotency_key)
-        action = translate.ACTIONS.get(request.action)
-        if action is None:
-            raise errors.InvalidArgument("action must be set (fold, check, call, bet, ...)")
+        action, amount, cards = poker.move_from_request(request)
         seat = _seat_for(
             self.app,
             request.table_id,
@@ -182,8 +181,8 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         command = cmd.Act(
             seat=seat,
             action=action,
-            amount=request.amount if action in ("bet", "raise") else None,
-            cards=tuple(request.cards),
+            amount=amount,
+            cards=cards,
             hand=request.hand_number or None,
             by=principal.subject,
         )
@@ -246,7 +245,8 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.ApplyTimeoutRequest, context: grpc.ServicerContext
     ) -> table_pb2.ApplyTimeoutResponse:
         current_principal().require(Role.SERVICE, Role.ADMIN)
-        applied, version = self.app.apply_timeout(
-            request.table_id, request.hand_number, request.action_number
-        )
+        hand, action_number = request.hand_number, request.action_number
+        if request.deadline_id:
+            hand, action_number = translate.parse_deadline_id(request.deadline_id)
+        applied, version = self.app.apply_timeout(request.table_id, hand, action_number)
         return table_pb2.ApplyTimeoutResponse(applied=applied, version=version)

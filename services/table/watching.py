@@ -95,10 +95,7 @@ class TableWatcher:
             log.exception("publishing appended events to local watchers failed", table=table_id)
 
     def options(self, table: Table) -> table_pb2.TableOptions:
-        shell = table.shell
-        return translate.options_from_config(
-            table.engine.config, shell.currency, shell.action_time_ms, shell.time_bank_ms
-        )
+        return translate.options_to_proto(table.engine.config, table.shell)
 
     def view(self, table: Table, principal: Principal) -> table_pb2.TableView:
         seat = viewer_seat(table, principal)

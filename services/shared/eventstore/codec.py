@@ -1,7 +1,7 @@
 """How one event is laid out as a Redis Stream entry (and in the in-memory twin).
 
 Entry id `<version>-0`, fields:
-  type    protobuf full name of the message      e.g. croupier.table.v1.HandStarted
+  type    protobuf full name of the message      e.g. croupier.poker.v1.HandStarted
   schema  schema version of the payload          e.g. 1
   data    the serialized protobuf message        bytes
   idem    idempotency key of the append           shared by all events of one command

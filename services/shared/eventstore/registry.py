@@ -1,9 +1,11 @@
 """Which protobuf message each stored event is, by a stable type name and a schema version.
 
-The type name is the message's full protobuf name (`croupier.table.v1.HandStarted`), which
+The type name is the message's full protobuf name (`croupier.poker.v1.HandStarted`), which
 survives Python refactors. When a message's meaning changes incompatibly, bump its schema
 version and register an upcaster that rewrites the old payload into the new one, so old streams
-still replay. (Adding a field needs no new version: protobuf decoding already tolerates it.)
+still replay. (Adding a field needs no new version: protobuf decoding already tolerates it.) A
+message that moves to another package, fields and numbers unchanged, keeps its old name as an
+alias (`register_alias`), so streams written before the move replay too.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ class EventRegistry:
     def __init__(self) -> None:
         self._by_name: dict[str, _Registration] = {}
         self._upcasters: dict[tuple[str, int], Upcaster] = {}
+        # Old type names (a message that moved) -> the registration they read as.
+        self._aliases: dict[str, _Registration] = {}
         self._lock = threading.Lock()
 
     def register(self, message_type: type[Message], schema_version: int = 1) -> None:
@@ -60,6 +64,21 @@ class EventRegistry:
                     f"{name} is already registered as schema version {existing.schema_version}"
                 )
             self._by_name[name] = _Registration(message_type, schema_version)
+
+    def register_alias(self, old_name: str, message_type: type[Message]) -> None:
+        """Read events stored under `old_name` as `message_type` (registered already): a
+        message that moved to another package keeps its fields and numbers, so its old
+        payloads parse as the new message. New appends use the new name."""
+        with self._lock:
+            registration = self._by_name.get(message_type.DESCRIPTOR.full_name)
+            if registration is None or registration.message_type is not message_type:
+                raise ValueError(
+                    f"register {message_type.DESCRIPTOR.full_name} before aliasing {old_name}"
+                )
+            existing = self._aliases.get(old_name)
+            if existing is not None and existing is not registration:
+                raise ValueError(f"{old_name} already reads as another message")
+            self._aliases[old_name] = registration
 
     def add_upcaster(self, type_name: str, from_version: int, upcast: Upcaster) -> None:
         """Teach the registry to turn a version `from_version` payload into version + 1."""
@@ -90,6 +109,8 @@ class EventRegistry:
         """The message for a stored payload, upcast to the registered schema version.
         `stream` and `version` only name the event in error messages."""
         registration = self._by_name.get(type_name)  # dict reads are atomic; writes lock
+        if registration is None:
+            registration = self._aliases.get(type_name)
         if registration is not None and schema_version == registration.schema_version:
             return self._parse(registration.message_type, payload, type_name, stream, version)
         where = f" (event {version} of {stream})" if stream else ""

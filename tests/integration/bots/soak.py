@@ -50,6 +50,7 @@ import redis
 from croupier.common.v1 import chips_pb2
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from croupier.poker.v1 import events_pb2 as poker_pb2
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.bots.policies import Policy, make_policy
 from services.bots.ranker import EvaluatorRanker
@@ -420,7 +421,7 @@ class SoakTable:
                 stream.cancel()
                 return
 
-    def _top_up_busted(self, ended: events_pb2.HandEnded) -> None:
+    def _top_up_busted(self, ended: poker_pb2.HandEnded) -> None:
         """A bot left with nothing buys back in (it is out of the next hand, so it may)."""
         for entry in ended.stacks:
             # Not twice before the stream shows the first top-up's ChipsAdded: a quick next

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import grpc
 
+from croupier.poker.v1 import events_pb2 as poker_pb2
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.bots.simulation.full_stack import _watch_hands
 
@@ -35,12 +36,12 @@ def _asked(seat: int) -> events_pb2.TableEvent:
 
 
 def _timed_out(seat: int) -> events_pb2.TableEvent:
-    return events_pb2.TableEvent(timed_out=events_pb2.TimedOut(seat=seat))
+    return events_pb2.TableEvent(timed_out=poker_pb2.TimedOut(seat=seat))
 
 
 def _ended(hand: int, *stacks: int) -> events_pb2.TableEvent:
-    entries = [events_pb2.SeatChips(seat=s, amount=a) for s, a in enumerate(stacks)]
-    return events_pb2.TableEvent(hand_ended=events_pb2.HandEnded(hand=hand, stacks=entries))
+    entries = [poker_pb2.SeatChips(seat=s, amount=a) for s, a in enumerate(stacks)]
+    return events_pb2.TableEvent(hand_ended=poker_pb2.HandEnded(hand=hand, stacks=entries))
 
 
 def test_decisions_and_time_outs_are_counted_in_every_position_of_a_batch() -> None:

@@ -42,6 +42,29 @@ def test_unknown_type_error_names_the_type_and_the_registered_ones() -> None:
     assert "google.protobuf.StringValue" in str(caught.value)
 
 
+def test_an_alias_reads_events_stored_under_a_moved_message_s_old_name() -> None:
+    registry = EventRegistry()
+    registry.register(StringValue)
+    registry.register_alias("croupier.old.v1.Text", StringValue)
+    payload = StringValue(value="kept").SerializeToString()
+    assert registry.decode("croupier.old.v1.Text", 1, payload) == StringValue(value="kept")
+    # New appends use the new name; the old one is no registered type of its own.
+    assert registry.encode(StringValue(value="x"))[0] == "google.protobuf.StringValue"
+    assert "croupier.old.v1.Text" not in registry.type_names()
+
+
+def test_an_alias_needs_its_message_registered_and_names_one_message() -> None:
+    registry = EventRegistry()
+    with pytest.raises(ValueError, match=r"register google\.protobuf\.StringValue before"):
+        registry.register_alias("croupier.old.v1.Text", StringValue)
+    registry.register(StringValue)
+    registry.register(BoolValue)
+    registry.register_alias("croupier.old.v1.Text", StringValue)
+    registry.register_alias("croupier.old.v1.Text", StringValue)  # again: a no-op
+    with pytest.raises(ValueError, match="already reads as another message"):
+        registry.register_alias("croupier.old.v1.Text", BoolValue)
+
+
 def test_a_missing_upcaster_is_a_clear_error() -> None:
     registry = EventRegistry()
     registry.register(StringValue, schema_version=3)

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from croupier.poker.v1 import events_pb2 as poker_pb2
 from croupier.table.v1 import events_pb2
 from services.games.poker import events as ev
 from services.games.poker.catalog import GAMES
@@ -79,8 +80,18 @@ def test_engine_event_round_trips_through_protobuf(event: ev.Event) -> None:
 def test_registry_knows_every_table_message() -> None:
     registry = codec.registry()
     for name in ev.EVENT_TYPES:
-        assert f"croupier.table.v1.{name}" in registry.type_names()
+        assert f"croupier.poker.v1.{name}" in registry.type_names()
     assert "croupier.table.v1.ShuffleCommitted" in registry.type_names()
+
+
+def test_poker_events_stored_under_their_former_names_still_replay() -> None:
+    # Streams written before poker had its own package name its events croupier.table.v1.X.
+    registry = codec.registry()
+    message = codec.to_message(ev.PlayerSeated(seat=2, player="alice", stack=500))
+    name, schema, payload = registry.encode(message)
+    assert name == "croupier.poker.v1.PlayerSeated"
+    old = registry.decode("croupier.table.v1.PlayerSeated", schema, payload)
+    assert codec.from_message(old) == ev.PlayerSeated(seat=2, player="alice", stack=500)
 
 
 def test_shell_events_pass_through_unchanged() -> None:
@@ -91,7 +102,7 @@ def test_shell_events_pass_through_unchanged() -> None:
 
 def test_a_stored_game_this_build_does_not_know_is_refused_by_name() -> None:
     message = codec.to_message(ev.TableOpened(TableConfig(game=GAMES["texas-holdem"], seats=9)))
-    assert isinstance(message, events_pb2.TableOpened)
+    assert isinstance(message, poker_pb2.TableOpened)
     message.config.game = "no-such-game"
     with pytest.raises(codec.CodecError, match=r"unknown game 'no-such-game'; known: .*texas"):
         codec.from_message(message)
@@ -105,7 +116,7 @@ def test_an_event_field_the_message_lacks_is_refused_by_name() -> None:
         chips: int  # PlayerSeated's message calls it stack
 
     with pytest.raises(codec.CodecError, match=r"PlayerSeated lacks field 'chips' of Renamed"):
-        codec._fill(events_pb2.PlayerSeated(), Renamed(3, "alice", 1000))
+        codec._fill(poker_pb2.PlayerSeated(), Renamed(3, "alice", 1000))
 
 
 def test_encoding_is_pinned_byte_for_byte() -> None:

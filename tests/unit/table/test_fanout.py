@@ -11,7 +11,7 @@ import pytest
 from google.protobuf.message import Message
 from google.protobuf.wrappers_pb2 import BoolValue
 
-from croupier.table.v1 import events_pb2
+from croupier.poker.v1 import events_pb2 as poker_pb2
 from services.shared.eventstore import (
     EventDecodingError,
     EventRegistry,
@@ -33,7 +33,7 @@ def events(listener: Iterable[Sequence[HubEvent]]) -> Generator[HubEvent, None, 
 
 def append(store: EventStore, n: int, start: int) -> None:
     for i in range(n):
-        store.append(STREAM, [events_pb2.TimedOut(seat=i % 6)], start + i, f"k{start + i}")
+        store.append(STREAM, [poker_pb2.TimedOut(seat=i % 6)], start + i, f"k{start + i}")
 
 
 def test_every_watcher_gets_every_event_from_its_own_start_version() -> None:
@@ -92,7 +92,7 @@ def test_events_published_by_this_process_reach_watchers_once_and_undecoded() ->
     reader.start()
     while STREAM not in fanout._hubs:
         threading.Event().wait(0.005)
-    messages = [events_pb2.TimedOut(seat=1), events_pb2.TimedOut(seat=2)]
+    messages = [poker_pb2.TimedOut(seat=1), poker_pb2.TimedOut(seat=2)]
     own = [object(), object()]  # stand-ins for the decoded events: delivered as they are
     # Published before the follower can read them back (in the service the append commits
     # first; either order ends the same, this one makes the test deterministic).
@@ -101,7 +101,7 @@ def test_events_published_by_this_process_reach_watchers_once_and_undecoded() ->
     reader.join(timeout=10)
     assert [e.event for e in got] == own
     assert [e.recorded_at_ms for e in got] == [1234, 1234]
-    store.append(STREAM, [events_pb2.TimedOut(seat=3)], 3, "k-next")
+    store.append(STREAM, [poker_pb2.TimedOut(seat=3)], 3, "k-next")
     after = next(listener)
     assert after.version == 4  # versions 2 and 3 were not delivered a second time
     assert len(decoded) == 1  # only the event this process did not publish was decoded
@@ -130,7 +130,7 @@ def test_a_published_batch_after_a_gap_waits_for_the_follower_and_keeps_the_orde
         threading.Event().wait(0.005)
     hub = fanout._hubs[STREAM]
     # The follower has not seen versions 2-3 yet when this process publishes version 4.
-    fanout.publish(STREAM, 4, ["mine"], [events_pb2.TimedOut(seat=4)], 1)
+    fanout.publish(STREAM, 4, ["mine"], [poker_pb2.TimedOut(seat=4)], 1)
     assert hub.last_version == 1  # not taken out of order
     append(store, 3, 1)
     reader.join(timeout=10)
@@ -142,7 +142,7 @@ def test_a_published_batch_after_a_gap_waits_for_the_follower_and_keeps_the_orde
 def test_publishing_to_a_table_nobody_watches_here_does_nothing() -> None:
     store = InMemoryEventStore(codec.registry())
     fanout = TableFanout(store, block_ms=20)
-    fanout.publish(STREAM, 1, ["x"], [events_pb2.TimedOut(seat=0)], 1)
+    fanout.publish(STREAM, 1, ["x"], [poker_pb2.TimedOut(seat=0)], 1)
     assert fanout._hubs == {}
 
 
@@ -227,7 +227,7 @@ def test_one_follower_waits_on_every_watched_table_at_once() -> None:
     first = next(listeners[STREAM])  # (joins STREAM's hub; then other's)
     threading.Thread(target=lambda: next(listeners[other]), daemon=True).start()
     wait_for(lambda: other in fanout._hubs)
-    store.append(other, [events_pb2.TimedOut(seat=0)], 0, "k-other")
+    store.append(other, [poker_pb2.TimedOut(seat=0)], 0, "k-other")
     wait_for(lambda: fanout._hubs[other].last_version == 1)
     assert first.version == 1 and list(fanout._followers) == [""]
     wait_for(lambda: any(set(read) == {STREAM, other} for read in store.reads))
@@ -255,7 +255,7 @@ def test_the_follower_reads_on_from_what_publish_delivered() -> None:
     stop = threading.Event()
     threading.Thread(target=lambda: list(fanout.listen(STREAM, 2, stop)), daemon=True).start()
     wait_for(lambda: STREAM in fanout._hubs)
-    fanout.publish(STREAM, 2, ["a", "b"], [events_pb2.TimedOut(seat=1)] * 2, 1)
+    fanout.publish(STREAM, 2, ["a", "b"], [poker_pb2.TimedOut(seat=1)] * 2, 1)
     wait_for(lambda: any(read.get(STREAM) == 3 for read in store.reads))
     stop.set()
 
@@ -273,7 +273,7 @@ def test_the_follower_gives_publish_time_before_decoding_what_redis_woke_it_for(
     reader = threading.Thread(target=lambda: got.extend(next(listener) for _ in range(2)))
     reader.start()
     wait_for(lambda: STREAM in fanout._hubs)
-    messages = [events_pb2.TimedOut(seat=1), events_pb2.TimedOut(seat=2)]
+    messages = [poker_pb2.TimedOut(seat=1), poker_pb2.TimedOut(seat=2)]
     store.append(STREAM, messages, 1, "k-own")  # commits: the follower wakes
     time.sleep(0.1)
     own = [object(), object()]
@@ -308,7 +308,7 @@ def test_own_appends_wake_the_follower_once_per_pause_not_once_per_append() -> N
     reads_before = len(store.reads)
     started = time.monotonic()
     for version in range(1, 31):  # 30 appends of this process in ~0.3 s
-        message = events_pb2.TimedOut(seat=0)
+        message = poker_pb2.TimedOut(seat=0)
         fanout.publish(STREAM, version, [message], [message], 1)
         store.append(STREAM, [message], version - 1, f"k{version}")
         time.sleep(0.01)
@@ -345,10 +345,10 @@ def test_an_event_this_build_cannot_read_ends_only_its_own_tables_watchers() -> 
         thread.start()
     wait_for(lambda: len(fanout._hubs) == 2)
     writer.append(STREAM, [BoolValue(value=True)], 0, "k-new")
-    writer.append(other, [events_pb2.TimedOut(seat=0)], 0, "k1")
+    writer.append(other, [poker_pb2.TimedOut(seat=0)], 0, "k1")
     threads[0].join(timeout=5)
     assert failures and "BoolValue" in str(failures[0])
-    writer.append(other, [events_pb2.TimedOut(seat=1)], 1, "k2")
+    writer.append(other, [poker_pb2.TimedOut(seat=1)], 1, "k2")
     wait_for(lambda: got == [1, 2])
     assert list(fanout._followers) == [""]  # the follower itself goes on
     stop.set()
@@ -362,7 +362,7 @@ def test_a_watcher_behind_in_the_window_catches_up_in_batches_of_at_most_max_bat
     listener = fanout.listen(STREAM, 1, stop)
     assert [e.version for e in next(listener)] == [1]  # from the store: the hub starts after it
     count = MAX_BATCH + 10
-    messages = [events_pb2.TimedOut(seat=i % 6) for i in range(count)]
+    messages = [poker_pb2.TimedOut(seat=i % 6) for i in range(count)]
     fanout.publish(STREAM, 2, messages, messages, 1234)  # the window now holds all of them
     assert len(next(listener)) == MAX_BATCH
     assert len(next(listener)) == 10

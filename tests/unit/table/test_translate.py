@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from croupier.poker.v1 import events_pb2 as poker_pb2
 from croupier.table.v1 import events_pb2, table_pb2
 from services.games.poker.views import SeatView, View
 from services.table import codec, translate
@@ -92,7 +93,8 @@ def test_the_view_carries_the_requested_bots_and_the_bots_that_bought_in() -> No
 
 def test_every_event_type_the_stream_holds_travels_in_its_own_field_of_table_event() -> None:
     for type_name in codec.registry().type_names():
-        message = getattr(events_pb2, type_name.rpartition(".")[2])()
+        package = poker_pb2 if type_name.startswith("croupier.poker.v1.") else events_pb2
+        message = getattr(package, type_name.rpartition(".")[2])()
         wrapped = translate.event_to_proto("t1", 3, 1000, message)
         field = wrapped.WhichOneof("event")
         assert field == translate.event_field(message).name

@@ -1,0 +1,1 @@
+"""Each games translation between its proto package and its rules packages values."""
