@@ -629,6 +629,7 @@ class TableApplication:
         stream = table_stream(table_id)
         created = events_pb2.TableCreated(
             table_id=table_id,
+            game="poker",
             currency=spec.currency,
             created_by=by,
             action_time_ms=spec.action_time_ms,
