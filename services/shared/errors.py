@@ -1,20 +1,37 @@
-"""Domain errors, one class per gRPC status code.
+"""Domain errors, one class per kind of refusal, and no gRPC: the pure cores raise them too.
 
-Application and domain code raise these; one server interceptor (services.shared.grpc_server)
-turns them into the matching status with the message unchanged. Messages are written for the
-person who made the request: say what was wrong and what would be right ("it is seat 3's turn",
-"raise must be between 40 and 1000").
+Application and domain code raise these; each carries its `kind`, and `services.shared.status`
+holds the one table from kinds to gRPC status codes, applied by the server's error interceptor
+(and by `Play`, whose answers carry a status per move). The games' own `RuleViolation`s use
+the same kinds. Messages are written for the person who made the request: say what was wrong
+and what would be right ("it is seat 3's turn", "raise must be between 40 and 1000").
 """
 
 from __future__ import annotations
 
-import grpc
+from enum import StrEnum
+from typing import ClassVar
+
+
+class ErrorKind(StrEnum):
+    """What kind of refusal an error is (the games' `RuleViolation.kind` spells the same)."""
+
+    INVALID_ARGUMENT = "invalid_argument"
+    FAILED_PRECONDITION = "failed_precondition"
+    NOT_FOUND = "not_found"
+    ALREADY_EXISTS = "already_exists"
+    ABORTED = "aborted"
+    UNAUTHENTICATED = "unauthenticated"
+    PERMISSION_DENIED = "permission_denied"
+    RESOURCE_EXHAUSTED = "resource_exhausted"
+    UNAVAILABLE = "unavailable"
+    UNKNOWN = "unknown"
 
 
 class DomainError(Exception):
     """Base of every error that maps to a gRPC status. Never carries secrets in its message."""
 
-    code: grpc.StatusCode = grpc.StatusCode.UNKNOWN
+    kind: ClassVar[ErrorKind] = ErrorKind.UNKNOWN
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -24,25 +41,25 @@ class DomainError(Exception):
 class InvalidArgument(DomainError):
     """The request itself is malformed or out of range (a bad card, an illegal amount)."""
 
-    code = grpc.StatusCode.INVALID_ARGUMENT
+    kind = ErrorKind.INVALID_ARGUMENT
 
 
 class FailedPrecondition(DomainError):
     """The request is well formed but the current state does not allow it (not your turn)."""
 
-    code = grpc.StatusCode.FAILED_PRECONDITION
+    kind = ErrorKind.FAILED_PRECONDITION
 
 
 class NotFound(DomainError):
     """The named table, hand, shuffle or account does not exist."""
 
-    code = grpc.StatusCode.NOT_FOUND
+    kind = ErrorKind.NOT_FOUND
 
 
 class AlreadyExists(DomainError):
     """The entity the request would create exists already."""
 
-    code = grpc.StatusCode.ALREADY_EXISTS
+    kind = ErrorKind.ALREADY_EXISTS
 
 
 class Conflict(DomainError):
@@ -51,7 +68,7 @@ class Conflict(DomainError):
     Maps to ABORTED, which tells a client to reload and retry.
     """
 
-    code = grpc.StatusCode.ABORTED
+    kind = ErrorKind.ABORTED
 
     def __init__(self, message: str, *, actual_version: int | None = None) -> None:
         super().__init__(message)
@@ -61,22 +78,48 @@ class Conflict(DomainError):
 class Unauthenticated(DomainError):
     """No credentials, or credentials that are expired, forged or malformed."""
 
-    code = grpc.StatusCode.UNAUTHENTICATED
+    kind = ErrorKind.UNAUTHENTICATED
 
 
 class PermissionDenied(DomainError):
     """The caller is known but may not do this (acting for another seat, a player dealing)."""
 
-    code = grpc.StatusCode.PERMISSION_DENIED
+    kind = ErrorKind.PERMISSION_DENIED
 
 
 class ResourceExhausted(DomainError):
     """A limit was hit (table full, too many requests, message too large)."""
 
-    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    kind = ErrorKind.RESOURCE_EXHAUSTED
 
 
 class Unavailable(DomainError):
     """A dependency (Redis, another service) cannot be reached right now; retrying may help."""
 
-    code = grpc.StatusCode.UNAVAILABLE
+    kind = ErrorKind.UNAVAILABLE
+
+
+_BY_KIND: dict[ErrorKind, type[DomainError]] = {
+    cls.kind: cls
+    for cls in (
+        InvalidArgument,
+        FailedPrecondition,
+        NotFound,
+        AlreadyExists,
+        Conflict,
+        Unauthenticated,
+        PermissionDenied,
+        ResourceExhausted,
+        Unavailable,
+    )
+}
+
+
+def error_of_kind(kind: str, message: str) -> DomainError:
+    """The domain error of `kind` (a game's `RuleViolation.kind`, a status's kind) with
+    `message`; a kind no class stands for is a plain DomainError (UNKNOWN)."""
+    try:
+        cls = _BY_KIND.get(ErrorKind(kind), DomainError)
+    except ValueError:
+        cls = DomainError
+    return cls(message)

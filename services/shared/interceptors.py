@@ -1,7 +1,8 @@
 """Server interceptors every croupier gRPC server installs, outermost first:
 
 1. `MetricsInterceptor` — request count by service/method/code and a latency histogram.
-2. `ErrorInterceptor` — the one place domain errors become gRPC statuses; a storage
+2. `ErrorInterceptor` — the one place domain errors become gRPC statuses (by the one table of
+   `services.shared.status`); a storage
    connection that is down (Redis refused, dropped, timed out, loading) becomes UNAVAILABLE;
    anything else becomes INTERNAL with a generic message and a logged traceback (no
    internals leak).
@@ -27,6 +28,7 @@ import structlog
 from services.shared import auth
 from services.shared.errors import DomainError, Unauthenticated
 from services.shared.metrics import REQUEST_LATENCY, REQUESTS
+from services.shared.status import status_of
 
 log = structlog.get_logger(__name__)
 
@@ -176,7 +178,7 @@ _STORAGE_DOWN = (redis.ConnectionError, redis.TimeoutError)
 def _abort_for(exc: BaseException, context: grpc.ServicerContext, method: str) -> None:
     """Turn `exc` into the call's status; always raises (context.abort does)."""
     if isinstance(exc, DomainError):
-        context.abort(exc.code, exc.message)
+        context.abort(status_of(exc), exc.message)
     if _status_code(context) not in (None, grpc.StatusCode.OK):
         # The servicer already aborted with a status of its own: keep it.
         raise exc

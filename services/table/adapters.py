@@ -25,6 +25,7 @@ from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.games.cardtext import Card
 from services.shared import auth, errors
+from services.shared.status import error_from_status
 from services.table.ports import BuyInHold, Commitment
 
 # Where a service's bearer token comes from (a renewing source, see channels.py).
@@ -36,15 +37,6 @@ T = TypeVar("T")
 # Call deadline for one dependency request, in seconds.
 CALL_TIMEOUT_S = 10.0
 
-_STATUS: dict[grpc.StatusCode, type[errors.DomainError]] = {
-    grpc.StatusCode.INVALID_ARGUMENT: errors.InvalidArgument,
-    grpc.StatusCode.FAILED_PRECONDITION: errors.FailedPrecondition,
-    grpc.StatusCode.NOT_FOUND: errors.NotFound,
-    grpc.StatusCode.ALREADY_EXISTS: errors.AlreadyExists,
-    grpc.StatusCode.PERMISSION_DENIED: errors.PermissionDenied,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: errors.ResourceExhausted,
-}
-
 
 def call(what: str, rpc: Callable[[], T]) -> T:
     """Run one RPC, turning its failure into a domain error that says which call failed."""
@@ -53,8 +45,7 @@ def call(what: str, rpc: Callable[[], T]) -> T:
     except grpc.RpcError as exc:
         code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
         detail = exc.details() if hasattr(exc, "details") else str(exc)
-        error = _STATUS.get(code, errors.Unavailable)
-        raise error(f"{what} failed: {detail}") from exc
+        raise error_from_status(code, f"{what} failed: {detail}") from exc
 
 
 _PURPOSES = {

@@ -64,17 +64,10 @@ MAX_KEY_LENGTH = 200
 # At most this many side-effect-free steps (rank, settle without rake) join a command's append.
 MAX_LOCAL_STEPS = 4
 
-_RULE_ERRORS: dict[str, type[errors.DomainError]] = {
-    "invalid_argument": errors.InvalidArgument,
-    "failed_precondition": errors.FailedPrecondition,
-    "not_found": errors.NotFound,
-    "permission_denied": errors.PermissionDenied,
-}
-
 
 def domain_error(violation: RuleViolation) -> errors.DomainError:
-    """The service error for an engine rule violation (message unchanged)."""
-    return _RULE_ERRORS.get(violation.kind, errors.FailedPrecondition)(violation.message)
+    """The service error for a game's rule violation: the same kind, the message unchanged."""
+    return errors.error_of_kind(violation.kind, violation.message)
 
 
 def require_key(key: str) -> str:

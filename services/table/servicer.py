@@ -15,6 +15,7 @@ from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.games.poker import commands as cmd
 from services.shared import errors
 from services.shared.auth import Principal, Role, current_principal
+from services.shared.status import status_of
 from services.table import translate
 from services.table.application import TableApplication, TableSpec, require_key
 from services.table.games import poker
@@ -164,7 +165,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             except errors.DomainError as exc:
                 yield table_pb2.PlayResponse(
                     idempotency_key=key,
-                    error=table_pb2.PlayError(code=exc.code.value[0], message=exc.message),
+                    error=table_pb2.PlayError(code=status_of(exc).value[0], message=exc.message),
                 )
                 continue
             yield table_pb2.PlayResponse(idempotency_key=key, act=applied)
