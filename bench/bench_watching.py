@@ -40,6 +40,7 @@ from services.shared.eventstore import InMemoryEventStore
 from services.shared.settings import RuntimeSettings
 from services.table import codec, fanout
 from services.table.application import TableApplication, TableSpec
+from services.table.attention import InMemoryAttentionSet
 from services.table.ports import NoScheduler
 from services.table.server import build
 from services.table.settings import TableSettings
@@ -95,6 +96,9 @@ def watch_serializer() -> Callable[[Any], bytes]:
         def add_registered_method_handlers(self, service: str, handlers: object) -> None:
             pass
 
+        def wait_for_termination(self, timeout: float | None = None) -> bool:
+            return False  # (never served: the table's recovery sweep stops at once)
+
     runtime = RuntimeSettings(service_name="table", address="127.0.0.1:0", auth_key="k" * 32)
     settings = TableSettings(
         dealer_target="127.0.0.1:1",
@@ -102,7 +106,12 @@ def watch_serializer() -> Callable[[Any], bytes]:
         ledger_target="127.0.0.1:1",
         redis_url="redis://127.0.0.1:1",
     )
-    spec = build(settings, runtime, store=InMemoryEventStore(codec.registry()))
+    spec = build(
+        settings,
+        runtime,
+        store=InMemoryEventStore(codec.registry()),
+        attention=InMemoryAttentionSet(),
+    )
     registrar = Registrar()
     spec.register(registrar)  # type: ignore[arg-type]
 

@@ -44,6 +44,7 @@ from services.shared import errors
 from services.shared.eventstore import EventStore, RecordedEvent, stream_key
 from services.shared.limits import MAX_CHIPS
 from services.table import codec, process
+from services.table.attention import AttentionSet, InMemoryAttentionSet
 from services.table.bot_requests import check_requested_bots
 from services.table.ports import Commitment, DealerPort, LedgerPort, SchedulerPort
 from services.table.shell import ShellState, Table, fold_shell
@@ -172,6 +173,8 @@ class TableApplication:
         clock: Callable[[], int] = now_ms,
         void_after_s: float = 30.0,
         retry_interval_s: float = 0.5,
+        attention: AttentionSet | None = None,
+        recovery_grace_s: float = 5.0,
     ) -> None:
         self.store = store
         self.dealer = dealer
@@ -186,6 +189,14 @@ class TableApplication:
         self.retry_interval_s = retry_interval_s
         self._stalled: dict[str, float] = {}  # table id -> monotonic time of the first failure
         self._retrier: threading.Thread | None = None
+        # Tables this instance marked in the attention set, with the monotonic time of the
+        # mark: a table is marked again only once its mark is half a recovery grace old, so
+        # the recovery sweep (which takes marks a whole grace old) never takes a table this
+        # instance is still writing (attention.py, recovery.py).
+        self.attention: AttentionSet = attention or InMemoryAttentionSet()
+        self.recovery_grace_s = recovery_grace_s
+        self._marked: dict[str, float] = {}
+        self._seen: set[str] = set()  # tables this instance has loaded at least once
         # Acts being applied, by table: (player, unix ms the application received it). A
         # timeout waits for an Act its player sent before the deadline (see `apply_timeout`).
         self._acting: dict[str, list[tuple[str, int]]] = {}
@@ -209,6 +220,13 @@ class TableApplication:
             if not recorded:
                 raise errors.NotFound(f"table {table_id} does not exist")
             table = fold_recorded(table_id, recorded)
+            with self._guard:
+                first = table_id not in self._seen
+                self._seen.add(table_id)
+            if first and process.next_step(table) is not None:
+                # Left mid-process by an instance that failed (or is failing now): finish it
+                # in the background, without waiting for anyone's command.
+                self._retry_later(table_id)
         else:
             newer = self.store.read(stream, cached.version + 1)
             table = fold_recorded(table_id, newer, cached) if newer else cached
@@ -294,6 +312,7 @@ class TableApplication:
                         continue
                     return table, table.version
                 batch, folded = self._command_batch(table, key, by, events)
+                self._mark(table_id)
                 appended = self._append(table, batch, key, folded)
                 if appended is not None:
                     self._after_append(table, appended)
@@ -373,8 +392,32 @@ class TableApplication:
             )
         ]
 
+    def _mark(self, table_id: str) -> None:
+        """Mark the table in the attention set before writing it (unless this instance marked
+        it less than half a recovery grace ago): if this instance fails before the table's
+        process steps and triggers are done, the recovery sweep finds it there."""
+        now = time.monotonic()
+        last = self._marked.get(table_id)
+        if last is not None and now - last < self.recovery_grace_s / 2:
+            return
+        self.attention.mark(table_id, self.clock())
+        self._marked[table_id] = now
+
     def _after_append(self, before: Table, after: Table) -> None:
-        """Schedule the timeout / bot turn of a new decision (a trigger, never the authority)."""
+        """Schedule the timeout / bot turn of a new decision (a trigger, never the authority).
+        The decision is recorded already, so a trigger that cannot be sent (the broker is
+        down) never fails the command: the retrier and the recovery sweep send it again."""
+        try:
+            self._schedule_decision(before, after)
+        except Exception as exc:  # any broker or transport error: retried, never fatal
+            log.warning(
+                "could not schedule the next decision; retrying in the background",
+                table=after.table_id,
+                error=repr(exc)[:200],
+            )
+            self._retry_later(after.table_id)
+
+    def _schedule_decision(self, before: Table, after: Table) -> None:
         decision = after.shell.decision
         if decision is None or decision == before.shell.decision:
             return
@@ -416,13 +459,19 @@ class TableApplication:
         try:
             self.drive(table_id, table)
         except errors.DomainError:
-            with self._guard:
-                self._stalled.setdefault(table_id, time.monotonic())
-                if self._retrier is None or not self._retrier.is_alive():
-                    self._retrier = threading.Thread(
-                        target=self._retry_stalled, name="table-retrier", daemon=True
-                    )
-                    self._retrier.start()
+            # (Anything else, a storage error say, reaches the caller, whose retry with the
+            # same key finds the command done; the recovery sweep finishes the table.)
+            self._retry_later(table_id)
+
+    def _retry_later(self, table_id: str) -> None:
+        """Hand the table to the background retrier (`recover` every `retry_interval_s`)."""
+        with self._guard:
+            self._stalled.setdefault(table_id, time.monotonic())
+            if self._retrier is None or not self._retrier.is_alive():
+                self._retrier = threading.Thread(
+                    target=self._retry_stalled, name="table-retrier", daemon=True
+                )
+                self._retrier.start()
 
     def _retry_stalled(self) -> None:
         while True:
@@ -432,19 +481,71 @@ class TableApplication:
             if not stalled:
                 return
             for table_id, since in stalled.items():
-                stuck_for = time.monotonic() - since
                 try:
-                    self.forget(table_id)
-                    self.drive(table_id)
+                    done = self.recover(table_id)
+                except errors.NotFound:
+                    done = True
                 except Exception as exc:
-                    if stuck_for < GIVE_UP_AFTER_VOIDS * self.void_after_s:
-                        if stuck_for >= self.void_after_s:
-                            with contextlib.suppress(Exception):
-                                self._void_stuck(table_id, f"{type(exc).__name__}: {exc}")
+                    if time.monotonic() - since < GIVE_UP_AFTER_VOIDS * self.void_after_s:
                         continue
-                    log.warning("table stays stuck; the next command retries", table=table_id)
-                with self._guard:
-                    self._stalled.pop(table_id, None)
+                    # Still marked in the attention set: the recovery sweep goes on trying.
+                    log.warning(
+                        "table stays stuck; the recovery sweep retries it",
+                        table=table_id,
+                        error=repr(exc)[:200],
+                    )
+                    done = True
+                if done:
+                    with self._guard:
+                        self._stalled.pop(table_id, None)
+
+    def recover(self, table_id: str) -> bool:
+        """Finish what the table needs without waiting for a command (the retrier and the
+        recovery sweep call it; any instance may): its pending process steps, the hand
+        voided (every stake returned) when a step has failed for `void_after_s` since the
+        table's last event (a time every instance reads the same, so the limit survives a
+        restart), and its current decision's timeout and bot turn, and any requested bot,
+        triggered again (each trigger is idempotent: a duplicate changes nothing). True when
+        the table then waits for players only; raises what stopped it otherwise."""
+        try:
+            table = self.drive(table_id)
+        except errors.DomainError as exc:
+            if self._stuck_for_ms(table_id) < self.void_after_s * 1000:
+                raise
+            self._void_stuck(table_id, f"{type(exc).__name__}: {exc.message}")
+            table = self.drive(table_id)  # the void's own steps (they may fail in turn)
+        self._trigger_current(table)
+        return process.next_step(table) is None
+
+    def _stuck_for_ms(self, table_id: str) -> int:
+        """How long the table's pending step has waited: since its last event was recorded."""
+        version = self.current(table_id).version
+        last = self.store.read(table_stream(table_id), version, 1)
+        return self.clock() - last[0].recorded_at_ms if last else 0
+
+    def _trigger_current(self, table: Table) -> None:
+        """Send again the triggers of what the table waits for (they may have been lost)."""
+        decision = table.shell.decision
+        hand = table.engine.hand
+        if decision is not None and hand is not None and hand.number == decision.hand:
+            if decision.deadline_unix_ms:
+                self.scheduler.schedule_timeout(
+                    table.table_id, decision.hand, decision.action_number, decision.deadline_unix_ms
+                )
+            seat = table.engine.seats[decision.seat]
+            if seat is not None and seat.player in table.shell.bots:
+                self.scheduler.schedule_bot_turn(
+                    table.table_id,
+                    decision.hand,
+                    decision.action_number,
+                    decision.seat,
+                    seat.player,
+                )
+        shell = table.shell
+        if len(shell.requested_bots) > len(shell.bots_seated()):
+            # (some requested bot may never have sat down: a seated one finds itself seated)
+            for index, (policy, difficulty) in enumerate(shell.requested_bots):
+                self.scheduler.schedule_seat_bot(table.table_id, index, policy, difficulty)
 
     def _void_stuck(self, table_id: str, reason: str) -> None:
         table = self.load(table_id)
@@ -478,6 +579,7 @@ class TableApplication:
                     raise run.failure
                 return self.load(table.table_id), 0
             folded = self._ask_next(run.table, run.events, base)
+            self._mark(table.table_id)
             appended = self._append(base, run.events, run.key, folded)
             if appended is None:
                 return self.load(table.table_id), 0
@@ -641,6 +743,7 @@ class TableApplication:
             raise errors.InvalidArgument(f"table options out of range: {exc}") from exc
         # Only a table that can be recorded gets its escrow account.
         self.ledger.ensure_accounts(table_id, spec.currency)
+        self._mark(table_id)  # (its requested bots' seating triggers follow the append)
         try:
             self.store.append(stream, messages, 0, f"{table_id}/create")
         except errors.Conflict as exc:
@@ -648,8 +751,12 @@ class TableApplication:
         self._register(table_id)
         # Bots take their seats like anyone, through JoinTable with their own credentials:
         # the workers do it (a trigger; a duplicate finds the bot seated already).
-        for index, (policy, difficulty) in enumerate(spec.bots):
-            self.scheduler.schedule_seat_bot(table_id, index, policy, difficulty)
+        try:
+            for index, (policy, difficulty) in enumerate(spec.bots):
+                self.scheduler.schedule_seat_bot(table_id, index, policy, difficulty)
+        except Exception as exc:  # the table exists: its triggers are sent again later
+            log.warning("could not trigger bot seating", table=table_id, error=repr(exc)[:200])
+            self._retry_later(table_id)
         return self.load(table_id)
 
     def _register(self, table_id: str) -> None:

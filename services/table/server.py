@@ -3,6 +3,8 @@ application and the servicer."""
 
 from __future__ import annotations
 
+import threading
+
 import grpc
 import redis
 
@@ -15,8 +17,10 @@ from services.shared.settings import RuntimeSettings
 from services.table import codec
 from services.table.adapters import GrpcDealer, GrpcLedger, TestDecks
 from services.table.application import TableApplication
+from services.table.attention import AttentionSet, RedisAttentionSet
 from services.table.ports import DealerPort, NoScheduler, SchedulerPort
 from services.table.ranking import ranker_for
+from services.table.recovery import RecoverySweep
 from services.table.servicer import TableServicer
 from services.table.settings import TableSettings
 from services.table.watch_wire import add_table_service
@@ -35,6 +39,7 @@ def build(
     test_decks: TestDecks | None = None,
     ranker: HandRanker | None = None,
     dealer: DealerPort | None = None,
+    attention: AttentionSet | None = None,
 ) -> ServiceSpec:
     """The table's ServiceSpec; keyword arguments override adapters (tests, benchmarks)."""
     # The adapters send the service token as call metadata on plain channels (an intercepted
@@ -56,10 +61,21 @@ def build(
         ranker or ranker_for(settings, runtime),
         scheduler or NoScheduler(),
         void_after_s=settings.void_after_s,
+        attention=attention or RedisAttentionSet(client, settings.attention_key),
+        recovery_grace_s=settings.recovery_grace_s,
     )
     watcher = TableWatcher(app, store)
+    sweep = RecoverySweep(app, interval_s=settings.recovery_interval_s)
 
     def register(server: grpc.Server) -> None:
         add_table_service(TableServicer(app, watcher), server)
+        # The recovery sweep runs as long as the server (wait_for_termination answers
+        # False once it has stopped).
+        threading.Thread(
+            target=sweep.run,
+            args=(lambda timeout: not server.wait_for_termination(timeout),),
+            name="table-recovery",
+            daemon=True,
+        ).start()
 
     return ServiceSpec(name="table", register=register, service_names=[SERVICE_NAME])

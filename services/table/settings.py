@@ -11,6 +11,12 @@
 ``CROUPIER_TABLE_VOID_AFTER_S`` seconds a hand may stay stuck on a dependency that is down
                                (dealer, ledger) before it is voided with every stake
                                returned (30)
+``CROUPIER_TABLE_RECOVERY_GRACE_S`` seconds after an instance last wrote a table before any
+                               instance's recovery sweep finishes the table's pending steps
+                               and sends its triggers again (5)
+``CROUPIER_TABLE_RECOVERY_INTERVAL_S`` seconds between two recovery sweeps (1)
+``CROUPIER_TABLE_ATTENTION_KEY`` the Redis sorted set of tables being written
+                               (``croupier:table:attention``; one per deployment)
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from services.shared.settings import (
     require_env,
     target_env_name,
 )
+from services.table.attention import DEFAULT_KEY as DEFAULT_ATTENTION_KEY
 
 RANKERS = ("library", "evaluator")
 
@@ -37,6 +44,9 @@ class TableSettings:
     redis_url: str
     ranker: str = "library"
     void_after_s: float = 30.0
+    recovery_grace_s: float = 5.0
+    recovery_interval_s: float = 1.0
+    attention_key: str = DEFAULT_ATTENTION_KEY
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> TableSettings:
@@ -60,4 +70,7 @@ class TableSettings:
             or require_env("REDIS_URL", "the Redis that stores the table event streams", env=env),
             ranker=ranker,
             void_after_s=env_float("CROUPIER_TABLE_VOID_AFTER_S", 30.0, env=env),
+            recovery_grace_s=env_float("CROUPIER_TABLE_RECOVERY_GRACE_S", 5.0, env=env),
+            recovery_interval_s=env_float("CROUPIER_TABLE_RECOVERY_INTERVAL_S", 1.0, env=env),
+            attention_key=env_str("CROUPIER_TABLE_ATTENTION_KEY", DEFAULT_ATTENTION_KEY, env=env),
         )

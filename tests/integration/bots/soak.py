@@ -148,7 +148,8 @@ def soak_stack() -> Iterator[SoakStack]:
     """Start Redis, ledger, dealer, evaluator and table; yield their ports; stop them all."""
     with RedisServer.private_server() as redis_server:
         url = redis_server.url
-        ledger_server, ledger = start_ledger(url, f"soak-{uuid.uuid4().hex[:6]}")
+        namespace = f"soak-{uuid.uuid4().hex[:6]}"
+        ledger_server, ledger = start_ledger(url, namespace)
         dealer_runtime = RuntimeSettings(service_name="dealer", address="127.0.0.1:0", auth_key=KEY)
         dealer_server, dealer_port = create_server(
             build_dealer(
@@ -171,6 +172,7 @@ def soak_stack() -> Iterator[SoakStack]:
             ledger_target=f"127.0.0.1:{ledger.port}",
             redis_url=url,
             ranker="evaluator",  # every showdown through the evaluator service's RPC
+            attention_key=f"croupier:table:attention:{namespace}",
         )
         servers: list[grpc.Server] = []
         clients: list[redis.Redis] = []

@@ -106,6 +106,7 @@ def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
         ledger_target=f"127.0.0.1:{ledger.port}",
         redis_url=redis_url,
         void_after_s=1.0,
+        attention_key=f"croupier:table:attention:{key_prefix}",
     )
     dealer_runtime = RuntimeSettings(service_name="dealer", address="127.0.0.1:0", auth_key=KEY)
     dealer_settings = DealerSettings(

@@ -32,7 +32,9 @@ class RecordingScheduler(NoScheduler):
 
 
 @pytest.fixture
-def recorded(redis_url: str, platform: Platform) -> Iterator[tuple[Platform, RecordingScheduler]]:
+def recorded(
+    redis_url: str, platform: Platform, key_prefix: str
+) -> Iterator[tuple[Platform, RecordingScheduler]]:
     """A table-service instance on the platform's Redis and ledger whose scheduler records
     seat-bot triggers: (platform pointed at it, its scheduler)."""
     runtime = RuntimeSettings(service_name="table", address="127.0.0.1:0", auth_key=KEY)
@@ -41,6 +43,7 @@ def recorded(redis_url: str, platform: Platform) -> Iterator[tuple[Platform, Rec
         evaluator_target="unused",
         ledger_target=f"127.0.0.1:{platform.ledger_port}",
         redis_url=redis_url,
+        attention_key=f"croupier:table:attention:{key_prefix}",
     )
     scheduler = RecordingScheduler()
     server, port = create_server(build(settings, runtime, scheduler=scheduler), runtime)

@@ -56,6 +56,7 @@ def table_stack(
         evaluator_target="unused",
         ledger_target=f"127.0.0.1:{ledger.port}",
         redis_url=redis_url,
+        attention_key=f"croupier:table:attention:{namespace}",
     )
     client = redis.Redis.from_url(redis_url)
     store = RedisEventStore(client, codec.registry())
