@@ -27,6 +27,7 @@ from bench.percentiles import percentile
 from croupier.table.v1 import table_pb2
 from services.bots.engine_ranker import EvaluatorHandRanker
 from services.bots.engine_view import to_bot_view, to_command
+from services.bots.identity import bot_id
 from services.bots.policies import NAMES, make_policy
 from services.bots.ranker import default_ranker
 from services.bots.simulation.deals import SeededDeck
@@ -37,10 +38,9 @@ from services.games.poker.playout import play_hand
 from services.games.poker.reducer import apply_all
 from services.games.poker.rules import decide
 from services.games.poker.state import new_table
+from services.scheduling.scheduler import CeleryScheduler
 from services.shared import auth
 from services.shared.redis_embedded import start_private_redis
-from services.workers.bot_turns import bot_id
-from services.workers.scheduler import CeleryScheduler
 from services.workers.settings import WorkerSettings
 from tests.integration.table.conftest import KEY, create_table, view_of
 from tests.integration.workers.recording_table import start_recording_table
@@ -60,7 +60,7 @@ def timeout_accuracy(quick: bool) -> dict[str, object]:
     log = Path(tempfile.mkdtemp(prefix="bench-workers-")) / "worker.log"
     worker = WorkerProcess(_worker_env(redis.url, port), log).start()
     try:
-        scheduler = CeleryScheduler.from_settings(WorkerSettings(redis_url=redis.url))
+        scheduler = CeleryScheduler.from_settings(WorkerSettings(redis_url=redis.url).scheduling)
         rng = random.Random(1)
         dues: dict[tuple[str, int, int], float] = {}
 
@@ -149,7 +149,7 @@ def full_stack_hands(quick: bool) -> dict[str, object]:
     tables, seconds = (3, 15.0) if quick else (10, 30.0)
     redis = start_private_redis()
     settings = WorkerSettings(redis_url=redis.url, bot_delay=0.0)
-    scheduler = CeleryScheduler.from_settings(settings)
+    scheduler = CeleryScheduler.from_settings(settings.scheduling)
     with table_stack(redis.url, "ledger-bench", scheduler) as platform:
         log = Path(tempfile.mkdtemp(prefix="bench-workers-")) / "worker.log"
         worker = WorkerProcess(_worker_env(redis.url, platform.port), log).start()

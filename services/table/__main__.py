@@ -18,11 +18,11 @@ def scheduler_from_env() -> SchedulerPort:
         return NoScheduler()
     if choice != "celery":
         raise SettingsError(f"CROUPIER_TABLE_SCHEDULER={choice!r}; use celery or none")
-    from services.workers.scheduler import CeleryScheduler
-    from services.workers.settings import WorkerSettings
+    from services.scheduling.scheduler import CeleryScheduler
+    from services.scheduling.settings import SchedulingSettings
 
     try:
-        return CeleryScheduler.from_settings(WorkerSettings.from_env())
+        return CeleryScheduler.from_settings(SchedulingSettings.from_env())
     except ValueError as exc:
         raise SettingsError(f"the Celery scheduler: {exc}") from exc
 

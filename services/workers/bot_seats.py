@@ -23,6 +23,7 @@ import grpc
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.bots.identity import bot_id
 from services.shared import auth
 from services.shared.errors import DomainError
 from services.workers.bot_chips import (
@@ -33,7 +34,6 @@ from services.workers.bot_chips import (
     join_key,
     return_key,
 )
-from services.workers.bot_turns import bot_id
 from services.workers.grpc_table import RETRYABLE, RPC_TIMEOUT, translate
 from services.workers.ports import BotSeatRequest
 

@@ -10,84 +10,11 @@ applied once by the table).
 from __future__ import annotations
 
 import enum
-import json
-from dataclasses import dataclass
 from typing import Protocol
 
 import redis
 
-
-@dataclass(frozen=True, slots=True)
-class BotTurn:
-    """One decision a bot seat owes the table."""
-
-    table_id: str
-    hand_number: int
-    action_number: int
-    seat: int
-    bot_id: str
-    policy: str
-    difficulty: float = 0.5
-
-    @property
-    def key(self) -> str:
-        return f"{self.table_id}/{self.hand_number}/{self.action_number}"
-
-    @property
-    def idempotency_key(self) -> str:
-        """The Act idempotency key: the same for every delivery of this turn."""
-        return f"bot/{self.key}"
-
-    def encode(self) -> str:
-        return json.dumps(
-            {
-                "t": self.table_id,
-                "h": self.hand_number,
-                "a": self.action_number,
-                "s": self.seat,
-                "b": self.bot_id,
-                "p": self.policy,
-                "d": self.difficulty,
-            },
-            sort_keys=True,
-            separators=(",", ":"),
-        )
-
-    @classmethod
-    def decode(cls, raw: str | bytes) -> BotTurn:
-        data = json.loads(raw)
-        return cls(
-            table_id=str(data["t"]),
-            hand_number=int(data["h"]),
-            action_number=int(data["a"]),
-            seat=int(data["s"]),
-            bot_id=str(data["b"]),
-            policy=str(data["p"]),
-            difficulty=float(data["d"]),
-        )
-
-
-DEFAULT_POLICY = "tight"
-DEFAULT_DIFFICULTY = 0.5
-
-
-def bot_id(policy: str, name: str, difficulty: float = DEFAULT_DIFFICULTY) -> str:
-    """The player id of a built-in bot: `bot-<policy>-<difficulty in percent>-<name>`.
-
-    Only letters, digits and dashes, so it is safe inside ledger account ids.
-    """
-    return f"bot-{policy}-{round(difficulty * 100)}-{name}"
-
-
-def bot_identity(player: str) -> tuple[str, float]:
-    """Policy and difficulty a built-in bot's player id names (see `bot_id`).
-
-    Any other id (an external bot) plays the default policy if the table asks the workers.
-    """
-    parts = player.split("-", 3)
-    if len(parts) == 4 and parts[0] == "bot" and parts[1] and parts[2].isdigit():
-        return parts[1], min(100, int(parts[2])) / 100
-    return DEFAULT_POLICY, DEFAULT_DIFFICULTY
+from services.scheduling.bot_turn import BotTurn
 
 
 class BotMoveOutcome(enum.Enum):

@@ -1,4 +1,4 @@
-"""The Celery application: Redis broker, late acks, one task prefetched at a time.
+"""The workers' Celery application: Redis broker, late acks, one task prefetched at a time.
 
 Celery is only ever a trigger here. Every task re-checks the table (through the table service)
 before it changes anything, so the settings below aim at "fires on time, at least once" and the
@@ -9,33 +9,20 @@ from __future__ import annotations
 
 from celery import Celery
 
+from services.scheduling.tasks import SWEEP, configure_broker
 from services.workers.settings import WorkerSettings
-
-FIRE_TIMEOUT = "croupier.workers.fire_timeout"
-BOT_MOVE = "croupier.workers.bot_move"
-SWEEP = "croupier.workers.sweep"
-SEAT_BOT = "croupier.workers.seat_bot"
 
 app = Celery("croupier", set_as_current=False)
 
 
 def configure(celery: Celery, settings: WorkerSettings) -> Celery:
     """Point `celery` at the broker in `settings` with the delivery guarantees the tasks rely on."""
+    configure_broker(celery, settings.redis_url, settings.visibility_timeout)
     celery.conf.update(
-        broker_url=settings.redis_url,
-        broker_connection_retry_on_startup=True,
-        # An unacked task is handed to another worker after this long; every ETA hop is kept
-        # far below it (WorkerSettings checks max_countdown <= visibility_timeout / 4).
-        broker_transport_options={"visibility_timeout": settings.visibility_timeout},
         # Ack after the task ran, and give the task back when its worker dies mid-run.
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        task_ignore_result=True,
-        task_serializer="json",
-        accept_content=["json"],
-        enable_utc=True,
-        timezone="UTC",
         worker_hijack_root_logger=False,
         beat_schedule={
             "sweep-overdue-deadlines": {

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import grpc
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.scheduling.deadlines import Deadline
 from services.shared.errors import DomainError, Unavailable
-from services.workers.deadlines import Deadline
 from services.workers.ports import TimeoutOutcome
 
 RPC_TIMEOUT = 5.0

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from services.workers.deadlines import Deadline
+from services.scheduling.deadlines import Deadline
 
 
 class TimeoutOutcome(enum.Enum):
@@ -29,32 +29,6 @@ class TableGateway(Protocol):
     def apply_timeout(self, deadline: Deadline) -> TimeoutOutcome:
         """Ask the table to time out exactly this decision; idempotent per deadline."""
         ...
-
-
-class DeadlineIndex(Protocol):
-    """A durable list of deadlines not yet known to be resolved, ordered by due time."""
-
-    def add(self, deadline: Deadline) -> None: ...
-
-    def arm(self, deadline: Deadline) -> None:
-        """Add `deadline` and drop its table's previous decision (a table waits for one)."""
-        ...
-
-    def discard(self, deadline: Deadline) -> None:
-        """Forget the decision, whatever its due time (the table resolved it)."""
-        ...
-
-    def resolve(self, deadline: Deadline) -> None:
-        """Forget the decision only if it is still due at `deadline.due_at` (not extended)."""
-        ...
-
-    def contains(self, deadline: Deadline) -> bool: ...
-
-    def due_at_of(self, deadline: Deadline) -> float | None:
-        """The current due time of `deadline`'s decision (a time bank may have moved it)."""
-        ...
-
-    def due(self, now: float, limit: int) -> Sequence[Deadline]: ...
 
 
 class PendingDecisions(Protocol):

@@ -21,6 +21,15 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from services.scheduling.settings import (
+    BOT_DELAY_S,
+    MAX_COUNTDOWN_S,
+    VISIBILITY_TIMEOUT_S,
+    SchedulingSettings,
+    check_countdown,
+    seconds,
+)
+
 
 @dataclass(frozen=True, slots=True)
 class WorkerSettings:
@@ -29,25 +38,26 @@ class WorkerSettings:
     # Where bots seated by the table (CreateTable bots) get their buy-in deposited.
     ledger_target: str = ""
     auth_key: str = ""
-    visibility_timeout: float = 3600.0
-    max_countdown: float = 300.0
+    visibility_timeout: float = VISIBILITY_TIMEOUT_S
+    max_countdown: float = MAX_COUNTDOWN_S
     sweep_interval: float = 1.0
     sweep_grace: float = 0.25
     rebuild_interval: float = 10.0
-    bot_delay: float = 0.5
+    bot_delay: float = BOT_DELAY_S
 
     def __post_init__(self) -> None:
         if not self.redis_url:
             raise ValueError("REDIS_URL is required: the Redis the Celery broker runs on")
-        # Celery's Redis transport hands an unacked task to another worker once the visibility
-        # timeout passes; an ETA hop anywhere near it would run twice (celery#2481, kombu#337).
-        if self.max_countdown * 4 > self.visibility_timeout:
-            raise ValueError(
-                f"CROUPIER_WORKERS_MAX_COUNTDOWN ({self.max_countdown}s) must be at most a quarter"
-                f" of CROUPIER_WORKERS_VISIBILITY_TIMEOUT ({self.visibility_timeout}s)"
-            )
+        check_countdown(self.max_countdown, self.visibility_timeout)
         if self.sweep_interval <= 0 or self.sweep_grace < 0:
             raise ValueError("the sweep interval must be positive and the grace not negative")
+
+    @property
+    def scheduling(self) -> SchedulingSettings:
+        """The part of these settings the sending side of the triggers uses."""
+        return SchedulingSettings(
+            self.redis_url, self.visibility_timeout, self.max_countdown, self.bot_delay
+        )
 
     @property
     def sweeper_bound(self) -> float:
@@ -59,21 +69,17 @@ class WorkerSettings:
         source = os.environ if env is None else env
 
         def number(name: str, default: float) -> float:
-            raw = source.get(name, "")
-            try:
-                return float(raw) if raw else default
-            except ValueError as exc:
-                raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from exc
+            return seconds(source, name, default)
 
         return cls(
             redis_url=source.get("REDIS_URL", ""),
             table_target=source.get("CROUPIER_TABLE_TARGET", ""),
             ledger_target=source.get("CROUPIER_LEDGER_TARGET", ""),
             auth_key=source.get("CROUPIER_AUTH_KEY", ""),
-            visibility_timeout=number("CROUPIER_WORKERS_VISIBILITY_TIMEOUT", 3600.0),
-            max_countdown=number("CROUPIER_WORKERS_MAX_COUNTDOWN", 300.0),
+            visibility_timeout=number("CROUPIER_WORKERS_VISIBILITY_TIMEOUT", VISIBILITY_TIMEOUT_S),
+            max_countdown=number("CROUPIER_WORKERS_MAX_COUNTDOWN", MAX_COUNTDOWN_S),
             sweep_interval=number("CROUPIER_WORKERS_SWEEP_INTERVAL", 1.0),
             sweep_grace=number("CROUPIER_WORKERS_SWEEP_GRACE", 0.25),
             rebuild_interval=number("CROUPIER_WORKERS_REBUILD_INTERVAL", 10.0),
-            bot_delay=number("CROUPIER_WORKERS_BOT_DELAY", 0.5),
+            bot_delay=number("CROUPIER_WORKERS_BOT_DELAY", BOT_DELAY_S),
         )

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from services.scheduling.deadline_index import DeadlineIndex
 from services.shared.errors import DomainError
 from services.workers.ports import (
     BotSeatRequest,
-    DeadlineIndex,
     PendingBotSeats,
     PendingDecisions,
     SeatGiveUps,

@@ -11,16 +11,11 @@ import threading
 import time
 from typing import Any
 
+from services.scheduling.bot_turn import BotTurn
+from services.scheduling.tasks import BOT_MOVE, FIRE_TIMEOUT, SEAT_BOT, SWEEP
 from services.shared.errors import DomainError, Unavailable
-from services.workers.bot_turns import BotMoveOutcome, BotTurn, play_once
-from services.workers.celery_app import (
-    BOT_MOVE,
-    FIRE_TIMEOUT,
-    SEAT_BOT,
-    SWEEP,
-    app,
-    settings_of,
-)
+from services.workers.bot_turns import BotMoveOutcome, play_once
+from services.workers.celery_app import app, settings_of
 
 __all__ = [
     "BOT_MOVE",
@@ -32,10 +27,10 @@ __all__ = [
     "seat_bot",
     "sweep",
 ]
+from services.scheduling.deadlines import Deadline
+from services.scheduling.scheduler import send_seat_bot, send_timeout
 from services.workers.bot_seats import SeatOutcome
-from services.workers.deadlines import Deadline
 from services.workers.ports import BotSeatRequest
-from services.workers.scheduler import send_seat_bot, send_timeout
 from services.workers.sweeper import sweep as sweep_index
 from services.workers.timeouts import FireStep, fire
 from services.workers.wiring import WorkerRuntime, build_runtime

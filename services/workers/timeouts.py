@@ -7,8 +7,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from services.workers.deadlines import Deadline
-from services.workers.ports import DeadlineIndex, TableGateway, TimeoutOutcome
+from services.scheduling.deadline_index import DeadlineIndex
+from services.scheduling.deadlines import Deadline
+from services.workers.ports import TableGateway, TimeoutOutcome
 
 # A trigger that arrives this close to its deadline waits in place instead of re-queueing.
 MAX_IN_PLACE_WAIT = 0.5

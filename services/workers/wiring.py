@@ -13,12 +13,13 @@ from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.bots.policies import Policy, make_policy
 from services.bots.remote import TurnResult, play_turn
 from services.bots.view import BotAction, BotView
+from services.scheduling.bot_turn import BotTurn
+from services.scheduling.deadline_index import RedisDeadlineIndex
 from services.shared import auth
 from services.shared.channels import RenewingServiceToken, connect
 from services.workers.bot_seat_scan import GrpcPendingBotSeats
 from services.workers.bot_seats import GrpcBotSeater
-from services.workers.bot_turns import BotMoveOutcome, BotTurn, TurnClaims
-from services.workers.deadline_index import RedisDeadlineIndex
+from services.workers.bot_turns import BotMoveOutcome, TurnClaims
 from services.workers.grpc_table import GrpcPendingDecisions, GrpcTableGateway
 from services.workers.ports import PendingBotSeats, PendingDecisions
 from services.workers.seat_give_ups import RedisSeatGiveUps

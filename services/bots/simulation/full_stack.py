@@ -25,13 +25,13 @@ import grpc
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.bots.identity import bot_id
 from services.bots.simulation.deals import seating
 from services.bots.simulation.engine_runner import SimulationReport, SimulationSpec
 from services.bots.simulation.presets import preset
 from services.bots.simulation.stats import summarize
 from services.shared import auth
 from services.shared.channels import connect
-from services.workers.bot_turns import bot_id
 
 GAMES = {
     "texas-holdem": table_pb2.GAME_TEXAS_HOLDEM,

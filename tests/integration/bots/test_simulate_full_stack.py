@@ -14,8 +14,8 @@ import pytest
 from croupier.table.v1 import table_pb2
 from services.bots.simulation.engine_runner import SimulationSpec
 from services.bots.simulation.full_stack import Platform, run_full_stack
+from services.scheduling.scheduler import CeleryScheduler
 from services.shared import auth
-from services.workers.scheduler import CeleryScheduler
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.integration
 def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackPlatform]:
     with RedisServer.private_server() as server:
         settings = WorkerSettings(redis_url=server.url, auth_key=KEY, bot_delay=0.0)
-        scheduler = CeleryScheduler.from_settings(settings)
+        scheduler = CeleryScheduler.from_settings(settings.scheduling)
         with table_stack(server.url, f"ledger-sim-{uuid.uuid4().hex[:6]}", scheduler) as handle:
             env = worker_env(
                 server.url,

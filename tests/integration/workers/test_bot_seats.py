@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from croupier.table.v1 import table_pb2
+from services.scheduling.scheduler import CeleryScheduler
 from services.shared import auth
 from services.workers.bot_chips import issue_key
 from services.workers.bot_seats import seated_bot_id
-from services.workers.scheduler import CeleryScheduler
 from services.workers.seat_give_ups import backoff
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
@@ -59,7 +59,7 @@ def redis_for_bots() -> Iterator[RedisServer]:
 @pytest.fixture(scope="module")
 def scheduler(redis_for_bots: RedisServer) -> LosingScheduler:
     settings = WorkerSettings(redis_url=redis_for_bots.url, auth_key=KEY, bot_delay=0.0)
-    plain = CeleryScheduler.from_settings(settings)
+    plain = CeleryScheduler.from_settings(settings.scheduling)
     losing = LosingScheduler(plain._celery, plain._index, max_countdown=settings.max_countdown)
     losing.lost = []
     return losing

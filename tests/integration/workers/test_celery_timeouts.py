@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from services.workers.scheduler import CeleryScheduler
+from services.scheduling.scheduler import CeleryScheduler
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 
@@ -81,7 +81,7 @@ def worker(
 
 @pytest.fixture(scope="module")
 def scheduler(settings: WorkerSettings) -> CeleryScheduler:
-    return CeleryScheduler.from_settings(settings)
+    return CeleryScheduler.from_settings(settings.scheduling)
 
 
 def request(

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 import redis
 
-from services.workers.bot_turns import BotMoveOutcome, BotTurn, TurnClaims, play_once
-from services.workers.deadline_index import RedisDeadlineIndex
-from services.workers.deadlines import Deadline
+from services.scheduling.bot_turn import BotTurn
+from services.scheduling.deadline_index import RedisDeadlineIndex
+from services.scheduling.deadlines import Deadline
+from services.workers.bot_turns import BotMoveOutcome, TurnClaims, play_once
 from services.workers.ports import BotSeatRequest
 from services.workers.seat_give_ups import RECORD_TTL_S, RedisSeatGiveUps, backoff
 

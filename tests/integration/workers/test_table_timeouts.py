@@ -12,14 +12,14 @@ import pytest
 import redis
 
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
+from services.bots.identity import bot_id
 from services.bots.simulation.engine_runner import SimulationSpec
 from services.bots.simulation.full_stack import Platform as FullStackPlatform
 from services.bots.simulation.full_stack import run_full_stack
+from services.scheduling.deadline_index import DEFAULT_KEY
+from services.scheduling.deadlines import Deadline
+from services.scheduling.scheduler import CeleryScheduler, send_timeout
 from services.shared import auth
-from services.workers.bot_turns import bot_id
-from services.workers.deadline_index import DEFAULT_KEY
-from services.workers.deadlines import Deadline
-from services.workers.scheduler import CeleryScheduler, send_timeout
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY, act, create_table, seat, view_of
@@ -53,7 +53,7 @@ def settings(redis_server_for_stack: RedisServer) -> WorkerSettings:
 
 @pytest.fixture(scope="module")
 def scheduler(settings: WorkerSettings) -> CeleryScheduler:
-    return CeleryScheduler.from_settings(settings)
+    return CeleryScheduler.from_settings(settings.scheduling)
 
 
 @pytest.fixture(scope="module")

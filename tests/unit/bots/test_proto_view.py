@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from croupier.table.v1 import table_pb2
+from services.bots.identity import bot_id, bot_identity
 from services.bots.proto_view import is_my_decision, to_act_request, to_bot_view
 from services.bots.view import BotAction, Kind, Variant
-from services.workers.bot_turns import bot_id, bot_identity
 
 A = table_pb2
 

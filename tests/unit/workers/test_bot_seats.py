@@ -1,9 +1,9 @@
 from croupier.table.v1 import table_pb2
+from services.bots.identity import bot_identity
+from services.scheduling.deadline_index import InMemoryDeadlineIndex
+from services.scheduling.deadlines import Deadline
 from services.shared.errors import Unavailable
 from services.workers.bot_seats import all_bought_in, buy_in_for, seated_bot_id, unseated_bots
-from services.workers.bot_turns import bot_identity
-from services.workers.deadline_index import InMemoryDeadlineIndex
-from services.workers.deadlines import Deadline
 from services.workers.ports import BotSeatRequest, TimeoutOutcome
 from services.workers.seat_give_ups import InMemorySeatGiveUps, backoff, resend_due
 from services.workers.sweeper import sweep

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from services.scheduling.deadline_index import InMemoryDeadlineIndex
+from services.scheduling.deadlines import Deadline, countdown_for
 from services.shared.errors import Unavailable
-from services.workers.deadline_index import InMemoryDeadlineIndex
-from services.workers.deadlines import Deadline, countdown_for
 from services.workers.ports import TimeoutOutcome
 from services.workers.sweeper import sweep
 from services.workers.timeouts import FireStep, fire

@@ -19,12 +19,12 @@ from collections.abc import Callable
 import redis
 from celery import Celery
 
-from services.workers.bot_turns import BotTurn, bot_identity
-from services.workers.celery_app import BOT_MOVE, FIRE_TIMEOUT, SEAT_BOT, configure
-from services.workers.deadline_index import RedisDeadlineIndex
-from services.workers.deadlines import Deadline, countdown_for
-from services.workers.ports import DeadlineIndex
-from services.workers.settings import WorkerSettings
+from services.bots.identity import bot_identity
+from services.scheduling.bot_turn import BotTurn
+from services.scheduling.deadline_index import DeadlineIndex, RedisDeadlineIndex
+from services.scheduling.deadlines import Deadline, countdown_for
+from services.scheduling.settings import SchedulingSettings
+from services.scheduling.tasks import BOT_MOVE, FIRE_TIMEOUT, SEAT_BOT, configure_broker
 
 
 def send_timeout(celery: Celery, deadline: Deadline, *, now: float, max_countdown: float) -> None:
@@ -63,9 +63,13 @@ class CeleryScheduler:
         self._clock = clock
 
     @classmethod
-    def from_settings(cls, settings: WorkerSettings) -> CeleryScheduler:
+    def from_settings(cls, settings: SchedulingSettings) -> CeleryScheduler:
         """A scheduler with its own Celery client app on the settings' broker."""
-        celery = configure(Celery("croupier-scheduler", set_as_current=False), settings)
+        celery = configure_broker(
+            Celery("croupier-scheduler", set_as_current=False),
+            settings.redis_url,
+            settings.visibility_timeout,
+        )
         index = RedisDeadlineIndex(redis.Redis.from_url(settings.redis_url))
         return cls(
             celery, index, max_countdown=settings.max_countdown, bot_delay=settings.bot_delay

@@ -9,10 +9,38 @@ losing it only costs the sweeper a rebuild from the event store.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 import redis
 
-from services.workers.deadlines import Deadline
+from services.scheduling.deadlines import Deadline
+
+
+class DeadlineIndex(Protocol):
+    """A durable list of deadlines not yet known to be resolved, ordered by due time."""
+
+    def add(self, deadline: Deadline) -> None: ...
+
+    def arm(self, deadline: Deadline) -> None:
+        """Add `deadline` and drop its table's previous decision (a table waits for one)."""
+        ...
+
+    def discard(self, deadline: Deadline) -> None:
+        """Forget the decision, whatever its due time (the table resolved it)."""
+        ...
+
+    def resolve(self, deadline: Deadline) -> None:
+        """Forget the decision only if it is still due at `deadline.due_at` (not extended)."""
+        ...
+
+    def contains(self, deadline: Deadline) -> bool: ...
+
+    def due_at_of(self, deadline: Deadline) -> float | None:
+        """The current due time of `deadline`'s decision (a time bank may have moved it)."""
+        ...
+
+    def due(self, now: float, limit: int) -> Sequence[Deadline]: ...
+
 
 DEFAULT_KEY = "croupier:workers:deadlines"
 # Remove a member only while its score is still the due time the caller fired for.

@@ -1,0 +1,29 @@
+"""A built-in bot's player id names its policy and difficulty: `bot-<policy>-<percent>-<name>`.
+
+Whoever seats or plays a built-in bot (the workers, the simulation, the table's limits on ids)
+reads and writes the id through these two functions, so its spelling lives in one place.
+"""
+
+from __future__ import annotations
+
+DEFAULT_POLICY = "tight"
+DEFAULT_DIFFICULTY = 0.5
+
+
+def bot_id(policy: str, name: str, difficulty: float = DEFAULT_DIFFICULTY) -> str:
+    """The player id of a built-in bot: `bot-<policy>-<difficulty in percent>-<name>`.
+
+    Only letters, digits and dashes, so it is safe inside ledger account ids.
+    """
+    return f"bot-{policy}-{round(difficulty * 100)}-{name}"
+
+
+def bot_identity(player: str) -> tuple[str, float]:
+    """Policy and difficulty a built-in bot's player id names (see `bot_id`).
+
+    Any other id (an external bot) plays the default policy if the table asks the workers.
+    """
+    parts = player.split("-", 3)
+    if len(parts) == 4 and parts[0] == "bot" and parts[1] and parts[2].isdigit():
+        return parts[1], min(100, int(parts[2])) / 100
+    return DEFAULT_POLICY, DEFAULT_DIFFICULTY
