@@ -31,11 +31,16 @@ Values = npt.NDArray[np.int32]
 _ENC = np.array(FAST_INTS, dtype=np.int32)
 
 
-class _DenseTable:
-    """A dict of centred rank-key sum -> value as a dense class-number array plus values."""
+class DenseTable:
+    """A dict of centred rank-key sum -> value as a dense class-number array plus values.
 
-    def __init__(self, table: dict[int, int]) -> None:
-        values = sorted(set(table.values()))
+    Class numbers follow the order of values (a higher class is a better hand), and the
+    values of `also` (the flushes, which the dict leaves out) get class numbers too, so hands
+    can be compared by class alone.
+    """
+
+    def __init__(self, table: dict[int, int], also: tuple[int, ...] = ()) -> None:
+        values = sorted(set(table.values()) | set(also))
         if len(values) >= 1 << 16:
             raise AssertionError("too many classes for a uint16 dense table")
         number = {v: i for i, v in enumerate(values)}
@@ -53,19 +58,20 @@ class _DenseTable:
 
 
 @functools.cache
-def _tables(size: int) -> tuple[_DenseTable, npt.NDArray[np.int8]]:
+def dense_tables(size: int) -> tuple[DenseTable, npt.NDArray[np.int8]]:
     flush_suits = np.array(flush_suit_table(size), dtype=np.int8)
-    return _DenseTable(non_flush_table(size)), flush_suits
+    flushes = tuple(v for v in set(flush_mask_table()) if v)
+    return DenseTable(non_flush_table(size), also=flushes), flush_suits
 
 
 @functools.cache
-def _flush_tables() -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], _DenseTable]:
+def _flush_tables() -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], DenseTable]:
     # Row s + 1 gives each card's rank bit when the card is of suit s (row 0 unused).
     bits = np.zeros((NUM_SUITS + 1, len(FAST_INTS)), dtype=np.int32)
     for i in range(len(FAST_INTS)):
         bits[i // NUM_RANKS + 1, i] = 1 << (i % NUM_RANKS)
     best = np.array(flush_mask_table(), dtype=np.int32)
-    return bits.ravel(), best, _DenseTable(flush5_table())
+    return bits.ravel(), best, DenseTable(flush5_table())
 
 
 def _check(cards: Cards, size: int) -> npt.NDArray[np.uint8]:
@@ -81,7 +87,7 @@ def _check(cards: Cards, size: int) -> npt.NDArray[np.uint8]:
 def eval7_batch(cards: Cards) -> Values:
     """Values of the best five of seven for each row of card numbers (shape (n, 7))."""
     hands = _check(cards, 7)
-    dense, flush_suits = _tables(7)
+    dense, flush_suits = dense_tables(7)
     bits, best, _ = _flush_tables()
     out = np.empty(len(hands), dtype=np.int32)
     for start in range(0, len(hands), CHUNK):
@@ -107,7 +113,7 @@ def eval7_batch(cards: Cards) -> Values:
 def eval5_batch(cards: Cards) -> Values:
     """Values of five-card hands for each row of card numbers (shape (n, 5))."""
     hands = _check(cards, 5)
-    dense, flush_suits = _tables(5)
+    dense, flush_suits = dense_tables(5)
     _, _, flush_dense = _flush_tables()
     out = np.empty(len(hands), dtype=np.int32)
     for start in range(0, len(hands), CHUNK):

@@ -1,4 +1,5 @@
 import itertools
+import tracemalloc
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -7,7 +8,7 @@ import pytest
 from services.games.cards import Card
 from services.games.cards import parse_cards as cards
 from services.ranking import HandError, evaluate_high
-from services.ranking.equity import EquityGame, equity
+from services.ranking.equity import BudgetExceeded, EquityGame, equity
 from services.ranking.low import low_value_of
 
 # AhAs v KdKc over all 1,712,304 boards, counted independently with eval7 (same run of boards).
@@ -111,3 +112,59 @@ def test_equity_rejects_duplicate_and_excess_cards() -> None:
         equity(EquityGame.HOLDEM, [cards("Ah Kh"), cards("Ah Qd")])
     with pytest.raises(HandError, match="deals 2"):
         equity(EquityGame.HOLDEM, [cards("Ah Kh 3c"), cards("Qc Qd")])
+
+
+def test_monte_carlo_hi_lo_and_spit_land_within_three_standard_errors_of_exact() -> None:
+    cases = [
+        (EquityGame.HOLDEM_HI_LO, [cards("Ah 2h"), cards("Kc Kd")], cards("3c 4d 9s")),
+        (EquityGame.SPIT_IN_THE_OCEAN, [cards("Ac Ad 3h 9s"), cards("Kc Kd Ks 2h")], []),
+    ]
+    for game, hands, board in cases:
+        exact = equity(game, hands, board)
+        sampled = equity(game, hands, board, max_exact=0, samples=30_000, seed=5)
+        assert exact.exact and not sampled.exact and sampled.complete
+        for e, s in zip(exact.players, sampled.players, strict=True):
+            assert abs(s.equity - e.equity) <= 3 * s.standard_error, game
+            assert abs(s.win - e.win) <= 0.02, game
+
+
+def test_unknown_hole_cards_are_dealt_around_the_known_ones() -> None:
+    # AA against two random hands: about 73 % (the textbook three-way figure).
+    result = equity(EquityGame.HOLDEM, [cards("Ah As"), [], []], samples=60_000, seed=1)
+    assert result.players[0].equity == pytest.approx(0.734, abs=0.01)
+    assert sum(p.equity for p in result.players) == pytest.approx(1.0)
+
+
+def test_a_stopped_monte_carlo_run_answers_with_the_deals_it_made() -> None:
+    hands = [cards("Ah Kh"), []]
+    asked: list[int] = []
+
+    def stop_after_two_chunks(done: int) -> bool:
+        asked.append(done)
+        return len(asked) == 2
+
+    partial = equity(EquityGame.HOLDEM, hands, samples=100_000, seed=3,
+                     should_stop=stop_after_two_chunks)  # fmt: skip
+    assert not partial.complete and not partial.exact
+    assert partial.trials == asked[-1] < 100_000
+    # The first chunks of a seeded run are the same deals whatever the run's length.
+    same = equity(EquityGame.HOLDEM, hands, samples=partial.trials, seed=3)
+    assert same.complete and same.players == partial.players
+
+
+def test_a_stopped_exact_enumeration_raises_instead_of_answering() -> None:
+    with pytest.raises(BudgetExceeded, match="exact deals"):
+        equity(EquityGame.HOLDEM, [cards("Ah As"), cards("Kd Kc")], should_stop=lambda done: True)
+
+
+def test_memory_does_not_grow_with_the_number_of_samples() -> None:
+    hands = [cards("Ah As"), [], [], []]
+    equity(EquityGame.HOLDEM, hands, samples=1_000, seed=1)  # tables built outside the count
+    peaks = []
+    for samples in (20_000, 400_000):
+        tracemalloc.start()
+        equity(EquityGame.HOLDEM, hands, samples=samples, seed=1)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] < 1.2 * peaks[0] + 100_000, peaks
+    assert peaks[1] < 16_000_000
