@@ -7,11 +7,14 @@ in process, or this service over gRPC; both give identical results.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from croupier.evaluator.v1 import evaluator_pb2 as pb
 from services.evaluator import wire
 from services.ranking import best_high, best_low, showdown
-from services.ranking.equity import DEFAULT_MAX_EXACT, equity
-from services.shared.errors import InvalidArgument
+from services.ranking.equity import DEFAULT_MAX_EXACT, BudgetExceeded, equity
+from services.shared.errors import InvalidArgument, ResourceExhausted
 
 
 def evaluate(request: pb.EvaluateRequest) -> pb.EvaluateResponse:
@@ -53,7 +56,15 @@ def run_showdown(request: pb.ShowdownRequest) -> pb.ShowdownResponse:
     )
 
 
-def run_equity(request: pb.EquityRequest) -> pb.EquityResponse:
+def run_equity(
+    request: pb.EquityRequest, cpu_limit_ms: int, cpu_clock: Callable[[], float] = time.thread_time
+) -> pb.EquityResponse:
+    """Equity within a CPU budget: the request's `cpu_budget_ms`, at most `cpu_limit_ms`.
+
+    The budget is checked between chunks of deals (`services.ranking.sampling.CHUNK`), on the
+    CPU clock of the thread serving the call, so a busy machine does not cut work short and
+    one call overruns its budget by at most one chunk.
+    """
     game = wire.equity_game(request.game)
     samples = request.samples or 20_000
     max_exact = request.max_exact_deals or DEFAULT_MAX_EXACT
@@ -62,19 +73,33 @@ def run_equity(request: pb.EquityRequest) -> pb.EquityResponse:
             f"samples must be at most {wire.MAX_SAMPLES} and max_exact_deals at most "
             f"{wire.MAX_EXACT_DEALS}"
         )
+    budget_ms = min(request.cpu_budget_ms or cpu_limit_ms, cpu_limit_ms)
     players = wire.seats(request.players, "players")
+    deadline = cpu_clock() + budget_ms / 1000
+
+    def out_of_budget(done: int) -> bool:
+        return cpu_clock() >= deadline
+
     with wire.invalid_argument():
-        result = equity(
-            game,
-            [p.hole for p in players],
-            wire.cards(request.board_cards, "board_cards"),
-            wire.cards(request.dead_cards, "dead_cards"),
-            samples=samples,
-            seed=request.seed,
-            max_exact=max_exact,
-            wild_cards=wire.wild_set(request.rules),
-            five_kind_below=request.rules.five_of_a_kind_below_straight_flush,
-        )
+        try:
+            result = equity(
+                game,
+                [p.hole for p in players],
+                wire.cards(request.board_cards, "board_cards"),
+                wire.cards(request.dead_cards, "dead_cards"),
+                samples=samples,
+                seed=request.seed,
+                max_exact=max_exact,
+                wild_cards=wire.wild_set(request.rules),
+                five_kind_below=request.rules.five_of_a_kind_below_straight_flush,
+                should_stop=out_of_budget,
+            )
+        except BudgetExceeded as stopped:
+            raise ResourceExhausted(
+                f"exact equity over {stopped.total:,} deals needs more than the {budget_ms} ms "
+                f"CPU budget (stopped after {stopped.done:,}): set max_exact_deals below "
+                f"{stopped.total:,} for a Monte Carlo estimate instead"
+            ) from stopped
     return wire.equity_response(result, [p.seat for p in players])
 
 

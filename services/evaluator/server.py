@@ -14,7 +14,7 @@ SERVICE_NAME = evaluator_pb2.DESCRIPTOR.services_by_name["EvaluatorService"].ful
 
 def build(settings: EvaluatorSettings) -> ServiceSpec:
     # Importing the servicer built the lookup tables, so the first RPC is as fast as any.
-    servicer = EvaluatorServicer()
+    servicer = EvaluatorServicer(settings.equity_cpu_ms)
 
     def register(server: grpc.Server) -> None:
         evaluator_pb2_grpc.add_EvaluatorServiceServicer_to_server(servicer, server)

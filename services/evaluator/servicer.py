@@ -9,10 +9,14 @@ import grpc
 
 from croupier.evaluator.v1 import evaluator_pb2 as pb
 from croupier.evaluator.v1 import evaluator_pb2_grpc
-from services.evaluator import application
+from services.evaluator import application, packed
+from services.evaluator.settings import DEFAULT_EQUITY_CPU_MS
 
 
 class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
+    def __init__(self, equity_cpu_ms: int = DEFAULT_EQUITY_CPU_MS) -> None:
+        self._equity_cpu_ms = equity_cpu_ms
+
     def Evaluate(
         self, request: pb.EvaluateRequest, context: grpc.ServicerContext
     ) -> pb.EvaluateResponse:
@@ -29,9 +33,14 @@ class EvaluatorServicer(evaluator_pb2_grpc.EvaluatorServiceServicer):
         return application.run_showdown(request)
 
     def Equity(self, request: pb.EquityRequest, context: grpc.ServicerContext) -> pb.EquityResponse:
-        return application.run_equity(request)
+        return application.run_equity(request, self._equity_cpu_ms)
 
     def EvaluateMany(
         self, request: pb.EvaluateManyRequest, context: grpc.ServicerContext
     ) -> pb.EvaluateManyResponse:
         return application.evaluate_many(request)
+
+    def EvaluatePacked(
+        self, request: pb.EvaluatePackedRequest, context: grpc.ServicerContext
+    ) -> pb.EvaluatePackedResponse:
+        return packed.evaluate_packed(request)

@@ -149,4 +149,5 @@ def equity_response(result: EquityResult, seat_ids: list[int]) -> pb.EquityRespo
         ],
         exact=result.exact,
         trials=result.trials,
+        budget_exhausted=not result.complete,
     )

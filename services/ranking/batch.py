@@ -11,6 +11,7 @@ Hands are processed in chunks that stay in the CPU cache.
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import Any
 
 import numpy as np
@@ -18,9 +19,11 @@ import numpy.typing as npt
 
 from services.ranking.encoding import FAST_INTS, NUM_RANKS, NUM_SUITS
 from services.ranking.tables import (
+    LOW_BIT_OF_RANK,
     flush5_table,
     flush_mask_table,
     flush_suit_table,
+    low_table,
     non_flush_table,
 )
 
@@ -130,3 +133,38 @@ def eval5_batch(cards: Cards) -> Values:
             values[flushes] = flush_dense.lookup(flush_sums)
         out[start : start + len(chunk)] = values
     return out
+
+
+def best_high_batch(cards: Cards) -> Values:
+    """Values of the best five of each row of 5 to 9 card numbers (shape (n, size))."""
+    array = np.asarray(cards)
+    size = array.shape[1] if array.ndim == 2 else 0
+    if size == 5:
+        return eval5_batch(array)
+    if size == 7:
+        return eval7_batch(array)
+    if size not in (6, 8, 9):
+        raise ValueError(f"expected 5 to 9 cards per hand, got shape {array.shape}")
+    # Six cards: the best of its six five-card hands; eight or nine: of its seven-card ones.
+    part, evaluate = (5, eval5_batch) if size == 6 else (7, eval7_batch)
+    best = np.zeros(len(array), dtype=np.int32)
+    for columns in itertools.combinations(range(size), part):
+        np.maximum(best, evaluate(array[:, columns]), out=best)
+    return best
+
+
+# Per card number, its ace-to-five low bit (see tables.LOW_BIT_OF_RANK).
+_LOW_BITS = np.array(
+    [LOW_BIT_OF_RANK[i % NUM_RANKS] for i in range(len(FAST_INTS))], dtype=np.uint8
+)
+_LOW = np.array(low_table(0), dtype=np.int32)
+
+
+def low_batch(cards: Cards) -> Values:
+    """Best eight-or-better low of each row of card numbers (higher is better), 0 for none."""
+    array = np.asarray(cards)
+    if array.ndim != 2 or array.shape[1] < 5:
+        raise ValueError(f"expected an array of shape (hands, 5 or more), got {array.shape}")
+    held = np.bitwise_or.reduce(np.take(_LOW_BITS, array), axis=1).astype(np.intp)
+    lows: Values = _LOW[held]
+    return lows
