@@ -10,8 +10,11 @@ GEN_STAMP := croupier/.generated
 # The rules engine compiled with mypyc (tools/build_engine.py): rebuilt when any of it changes.
 ENGINE_SOURCES := $(wildcard services/games/*.py services/games/poker/*.py)
 ENGINE_STAMP := build/mypyc/.compiled
+# The ranking library's single-hand fast path, compiled the same way (tools/build_ranking.py).
+RANKING_SOURCES := $(wildcard services/ranking/*.py)
+RANKING_STAMP := build/mypyc-ranking/.compiled
 
-.PHONY: soak soak-workers bench-seven all venv protos engine check test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
+.PHONY: soak soak-workers bench-seven all venv protos engine ranking check test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
 
 all: test
 
@@ -41,24 +44,32 @@ $(ENGINE_STAMP): $(STAMP) $(ENGINE_SOURCES) tools/build_engine.py
 
 engine: $(ENGINE_STAMP)
 
-test: protos engine
+$(RANKING_STAMP): $(STAMP) $(RANKING_SOURCES) tools/build_ranking.py
+	@mkdir -p build/mypyc-ranking
+	@$(BIN)/python tools/build_ranking.py >build/mypyc-ranking/build.log 2>&1 || { cat build/mypyc-ranking/build.log; exit 1; }
+	@tail -n 1 build/mypyc-ranking/build.log
+	@touch $@
+
+ranking: $(RANKING_STAMP)
+
+test: protos engine ranking
 	$(BIN)/python -m pytest tests
 
 # The quick loop while developing (well under a minute on a quiet machine): lint, then the
 # unit and contract tests not marked slow. `make test` (CI) still runs everything.
-check: lint engine
+check: lint engine ranking
 	$(BIN)/python -m pytest tests/unit tests/contract -q -m "not slow" -p no:cacheprovider
 
-test-unit: protos engine
+test-unit: protos engine ranking
 	$(BIN)/python -m pytest tests/unit
 
-test-contract: protos engine
+test-contract: protos engine ranking
 	$(BIN)/python -m pytest tests/contract
 
-test-integration: protos engine
+test-integration: protos engine ranking
 	$(BIN)/python -m pytest tests/integration
 
-test-e2e: protos engine
+test-e2e: protos engine ranking
 	$(BIN)/python -m pytest tests/e2e
 
 lint: protos proto-lint
@@ -74,10 +85,10 @@ proto-lint:
 		.tools/node_modules/.bin/buf lint; \
 	else echo "npm not found: skipping buf lint (tests/unit/protos checks the conventions)"; fi
 
-run: protos engine
+run: protos engine ranking
 	$(BIN)/croupier run
 
-bench: protos engine
+bench: protos engine ranking
 	$(BIN)/python -m bench
 
 # All 133,784,560 seven-card hands through the evaluator's batch path (about 30 s).
@@ -90,7 +101,7 @@ bench-seven: protos
 # process is bound to one core by the GIL. `make soak SOAK_HANDS=200` for a shorter run.
 SOAK_HANDS ?= 2000
 SOAK_SPLIT ?= nlhe,six-card plhe,spit flhe,hilo
-soak: protos engine
+soak: protos engine ranking
 	@pids=""; for group in $(SOAK_SPLIT); do \
 		CROUPIER_SOAK_HANDS=$(SOAK_HANDS) CROUPIER_SOAK_VARIANTS=$$group \
 			$(BIN)/python -m pytest tests/integration/bots/test_soak.py -q -s -p no:cacheprovider \
@@ -101,10 +112,11 @@ soak: protos engine
 # hands of every variant through the platform as `make run` starts it; fails on any bot that
 # did not act or chips not conserved (tests/e2e/test_worker_bots.py).
 SOAK_WORKER_HANDS ?= 1000
-soak-workers: protos engine
+soak-workers: protos engine ranking
 	CROUPIER_WORKER_SOAK_HANDS=$(SOAK_WORKER_HANDS) $(BIN)/python -m pytest \
 		tests/e2e/test_worker_bots.py -q -p no:cacheprovider --timeout=0
 
 clean:
 	-$(BIN)/python tools/build_engine.py --clean
+	-$(BIN)/python tools/build_ranking.py --clean
 	rm -rf $(VENV) croupier build .tools .mypy_cache .ruff_cache .pytest_cache

@@ -9,18 +9,23 @@ import redis
 
 from services.shared.redis_embedded import find_server_binary
 from tests.fixtures.redis_server import RedisServer, unique_prefix
-from tools import build_engine
+from tools import build_engine, build_ranking
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Refuse to test a compiled engine older than its source: it would run the old code."""
-    stale = build_engine.stale_modules()
-    if stale:
-        pytest.exit(
-            f"the compiled engine is older than {', '.join(stale)}: run `make engine` "
-            "(`make test` does it) or `python tools/build_engine.py --clean` to test the source",
-            returncode=2,
-        )
+    """Refuse to test compiled code older than its source: it would run the old code."""
+    for what, tool, target in (
+        ("engine", build_engine, "engine"),
+        ("ranking fast path", build_ranking, "ranking"),
+    ):
+        stale = tool.stale_modules()
+        if stale:
+            pytest.exit(
+                f"the compiled {what} is older than {', '.join(stale)}: run `make {target}` "
+                f"(`make test` does it) or `python tools/{tool.__name__.split('.')[-1]}.py "
+                "--clean` to test the source",
+                returncode=2,
+            )
 
 
 @pytest.fixture(scope="session")
