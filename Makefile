@@ -11,7 +11,7 @@ GEN_STAMP := croupier/.generated
 ENGINE_SOURCES := $(wildcard services/games/*.py services/games/poker/*.py)
 ENGINE_STAMP := build/mypyc/.compiled
 # The ranking library's single-hand fast path, compiled the same way (tools/build_ranking.py).
-RANKING_SOURCES := $(wildcard services/ranking/*.py)
+RANKING_SOURCES := $(addprefix services/ranking/,fast.py batch.py encoding.py tables.py patterns.py values.py)
 RANKING_STAMP := build/mypyc-ranking/.compiled
 
 .PHONY: soak soak-workers bench-seven all venv protos engine ranking check test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean

@@ -7,7 +7,7 @@ Only this module is compiled: its functions are called once per hand in loops (s
 simulations, `python -m bench --only evaluator`), where the interpreter's work per call is
 most of the cost; everything else in the library is batch NumPy work or builds tables once.
 
-A compiled module older than any ranking source would run stale code: `stale_modules`
+A compiled module older than a source it was built from would run stale code: `stale_modules`
 finds that, and the test suite refuses to start (tests/conftest.py).
 
 Usage: python tools/build_ranking.py [--clean]
@@ -25,6 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "services" / "ranking"
 SOURCES = (PACKAGE / "fast.py",)
+# What the compiled module was built against (it imports these, directly or not): a change to
+# any of them makes the build stale. The rest of the library runs interpreted.
+DEPENDS = tuple(
+    PACKAGE / f"{name}.py" for name in ("fast", "batch", "encoding", "tables", "patterns", "values")
+)
 # The shared library of the compiled module, named inside the package so it travels with it.
 GROUP = "services.ranking.compiled"
 BUILD = ROOT / "build" / "mypyc-ranking"
@@ -55,14 +60,14 @@ def runs_compiled() -> bool:
 
 
 def stale_modules() -> list[str]:
-    """Sources newer than the compiled build (any ranking module: the compiled code was built
-    against their types), or a compiled module gone missing. Empty when nothing is built."""
+    """Sources newer than the compiled build (`DEPENDS`: the compiled code was built against
+    their types), or a compiled module gone missing. Empty when nothing is built."""
     present = [compiled_path(s) for s in SOURCES if compiled_path(s).exists()]
     if not present:
         return []
     built_at = min(path.stat().st_mtime for path in present)
     missing = {s for s in SOURCES if not compiled_path(s).exists()}
-    changed = {s for s in PACKAGE.glob("*.py") if s.stat().st_mtime > built_at}
+    changed = {s for s in DEPENDS if s.stat().st_mtime > built_at}
     return sorted(str(s.relative_to(ROOT)) for s in missing | changed)
 
 

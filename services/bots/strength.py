@@ -1,9 +1,9 @@
 """Hand strength for the policies: a preflop table, made-hand strength, Monte Carlo equity.
 
-Ranking itself comes from the evaluator library through the small `Ranker` protocol (see
+Ranking itself comes from the ranking library through the small `Ranker` protocol (see
 `ranker.py`); this module only decides *what* to rank. Equity is estimated against random
 hands for every opponent still in, with the cards the bot has seen (its own, the board, open
-discards, shown hands) removed from the deck.
+discards, shown hands) removed from the deck, by the library's vectorised Monte Carlo.
 """
 
 from __future__ import annotations
@@ -13,10 +13,13 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from services.bots.view import BotView, Variant
+from services.ranking.draw_equity import keep_equities as library_keep_equities
+from services.ranking.sampling import Scoring, sample_equity
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 DECK = tuple(rank + suit for suit in SUITS for rank in RANKS)
+_INDEX = {card: i for i, card in enumerate(DECK)}  # the ranking library's card numbers
 CATEGORY_SHIFT = 20  # evaluator values: category strength << 20 | five 4-bit ranks
 
 
@@ -70,6 +73,29 @@ def board_size(view: BotView) -> int:
     return 5 if view.variant in (Variant.HOLDEM, Variant.HOLDEM_HILO) else len(view.board)
 
 
+def _scoring(view: BotView, hand_size: int, board_total: int) -> Scoring:
+    return Scoring(
+        hand_size=hand_size + board_total,
+        low=view.variant is Variant.HOLDEM_HILO,
+        board_rank_wild=view.variant is Variant.SPIT,
+        five_kind_below=not view.five_of_a_kind_high,
+    )
+
+
+def _board_total(view: BotView) -> int:
+    if view.variant is Variant.SPIT:
+        return max(board_size(view), 1)  # the spit card names the wild rank
+    return board_size(view)
+
+
+def _opponents(view: BotView, unseen: int, missing: int) -> int:
+    """Opponents still in, as many as the deck can deal hands to."""
+    per_opponent = opponent_hole_count(view)
+    opponents = max(1, view.opponents)
+    room = 52 - unseen - missing
+    return opponents if opponents * per_opponent <= room else max(1, room // per_opponent)
+
+
 def equity(
     view: BotView,
     ranker: Ranker,
@@ -80,45 +106,55 @@ def equity(
     """Expected share of the pot at showdown against random hands (ties and splits shared).
 
     `hole` overrides the bot's hand (to value a draw: the kept cards plus random replacements
-    are dealt per sample when it is shorter than the current hand).
+    are dealt per sample when it is shorter than the current hand). The deals and the scoring
+    are the ranking library's vectorised Monte Carlo (`services.ranking.sampling`), seeded
+    from `rng`: a few hundred samples cost a fraction of a millisecond, where dealing and
+    ranking each sample in Python cost milliseconds a decision. (`ranker` ranks single hands
+    for the policies; equity needs none.)
     """
-    mine = list(view.hole if hole is None else hole)
-    known = set(view.hole) | set(view.board) | set(view.dead)
-    deck = [card for card in DECK if card not in known]
-    opponents = max(1, view.opponents)
+    if hole is not None:
+        return keep_equities(view, [hole], rng, samples)[0]
+    mine = [_INDEX[c] for c in view.hole]
+    hand_size = max(len(mine), opponent_hole_count(view))
+    board_total = _board_total(view)
+    board = [_INDEX[c] for c in view.board]
+    seen = set(view.hole) | set(view.board) | set(view.dead)
+    dead = [_INDEX[c] for c in seen.difference(view.hole, view.board)]
+    missing = hand_size - len(mine) + board_total - len(board)
+    opponents = _opponents(view, len(seen), missing)
+    result = sample_equity(
+        [mine] + [[] for _ in range(opponents)],
+        hand_size,
+        board,
+        board_total,
+        dead,
+        _scoring(view, hand_size, board_total),
+        samples=max(1, samples),
+        seed=rng.getrandbits(64),
+        max_exact=0,
+    )
+    return result.players[0].equity
+
+
+def keep_equities(
+    view: BotView, keeps: Sequence[Sequence[str]], rng: random.Random, samples: int
+) -> list[float]:
+    """The equity of each keep-set (the kept cards plus random replacements up to the hand's
+    size) against random hands, all measured on the same deals (`services.ranking.draw_equity`)."""
+    hole_size = len(view.hole)
+    board_total = _board_total(view)
+    seen = set(view.hole) | set(view.board) | set(view.dead)
+    missing = hole_size - min(len(k) for k in keeps) + board_total - len(view.board)
     per_opponent = opponent_hole_count(view)
-    missing_board = max(0, board_size(view) - len(view.board))
-    missing_mine = max(0, len(view.hole) - len(mine)) if hole is not None else 0
-    need = missing_mine + missing_board + opponents * per_opponent
-    if need > len(deck):
-        opponents = max(1, (len(deck) - missing_mine - missing_board) // per_opponent)
-        need = missing_mine + missing_board + opponents * per_opponent
-    hilo = view.variant is Variant.HOLDEM_HILO
-    total = 0.0
-    for _ in range(samples):
-        drawn = rng.sample(deck, need)
-        my_cards = mine + drawn[:missing_mine]
-        board = list(view.board) + drawn[missing_mine : missing_mine + missing_board]
-        rest = drawn[missing_mine + missing_board :]
-        hands = [my_cards] + [
-            rest[i * per_opponent : (i + 1) * per_opponent] for i in range(opponents)
-        ]
-        total += _share(hands, board, view, ranker, hilo)
-    return total / samples
-
-
-def _share(
-    hands: list[list[str]], board: list[str], view: BotView, ranker: Ranker, hilo: bool
-) -> float:
-    highs = [ranker.high(hand + board, view.wild_rank, view.five_of_a_kind_high) for hand in hands]
-    best = max(highs)
-    high_share = (highs[0] == best) / highs.count(best)
-    if not hilo:
-        return high_share
-    lows = [ranker.low(hand + board) for hand in hands]
-    qualifying = [low for low in lows if low is not None]
-    if not qualifying:
-        return high_share
-    best_low = max(qualifying)
-    low_share = (lows[0] == best_low) / lows.count(best_low)
-    return (high_share + low_share) / 2
+    return library_keep_equities(
+        [[_INDEX[c] for c in keep] for keep in keeps],
+        hole_size,
+        [_INDEX[c] for c in view.board],
+        board_total,
+        [_INDEX[c] for c in seen],
+        _opponents(view, len(seen), missing),
+        per_opponent,
+        _scoring(view, max(hole_size, per_opponent), board_total),
+        samples=max(1, samples),
+        seed=rng.getrandbits(64),
+    )

@@ -93,6 +93,19 @@ class Tally:
         self.wins += np.count_nonzero(shares == 1.0, axis=1)
         self.losses += np.count_nonzero(shares == 0.0, axis=1)
 
+    def add_heads_up(self, high: npt.NDArray[np.int32]) -> None:
+        """Two players, the pot to the better hand: three passes instead of the general ten."""
+        difference = high[0] - high[1]
+        n = len(difference)
+        first = np.count_nonzero(difference > 0)
+        ties = np.count_nonzero(difference == 0)
+        second = n - first - ties
+        self.trials += n
+        self.share += (first + 0.5 * ties, second + 0.5 * ties)
+        self.share_squared += (first + 0.25 * ties, second + 0.25 * ties)
+        self.wins += (first, second)
+        self.losses += (second, first)
+
     def add_winners(self, best: npt.NDArray[np.bool_]) -> None:
         """The same for a pot that goes whole to the best hands (`best`: players x deals):
         each winner's share is 1 / winners, so sums are products with that vector."""
@@ -130,23 +143,43 @@ def _split(values: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
     return shares
 
 
-def _score(tally: Tally, scoring: Scoring, keys: list[Keys], masks: list[Masks],
-           board_masks: Masks) -> None:  # fmt: skip
-    """Score one chunk: every player's hand (keys carry `key_bias` unless wild)."""
+Rows = npt.NDArray[np.int32]
+
+
+def player_values(
+    scoring: Scoring, keys: list[Keys], masks: list[Masks], board_masks: Masks
+) -> tuple[Rows, Rows | None]:
+    """Every player's high (rows; classes or wild values, comparable within the scoring) and,
+    in hi-lo, low values. Keys carry `key_bias` unless the scoring is wild."""
     high = np.empty((len(keys), len(board_masks)), dtype=np.int32)
+    wild_ranks = None
+    if scoring.board_rank_wild:
+        wild_ranks = np.take(_SINGLE_RANK, ranks_held(board_masks).astype(np.intp))
     for row, (key, mask) in enumerate(zip(keys, masks, strict=True)):
-        if scoring.board_rank_wild:
-            wild_ranks = np.take(_SINGLE_RANK, ranks_held(board_masks).astype(np.intp))
+        if wild_ranks is not None:
             high[row] = wild_values(key, mask, wild_ranks, scoring.wild, scoring.five_kind_below)
         else:
             high[row] = high_classes(key, mask, scoring.hand_size)
-    if not scoring.low:
-        tally.add_winners(_best(high))
+    low = np.vstack([low_values(m) for m in masks]) if scoring.low else None
+    return high, low
+
+
+def score(tally: Tally, high: npt.NDArray[np.int32], low: npt.NDArray[np.int32] | None) -> None:
+    """Add one chunk's pot shares to `tally` (players are rows, deals columns)."""
+    if low is None:
+        if len(high) == 2:
+            tally.add_heads_up(high)
+        else:
+            tally.add_winners(_best(high))
         return
     high_share = _split(high)
-    low = np.vstack([low_values(m) for m in masks])
     has_low = low.max(axis=0) > 0
     tally.add(np.where(has_low, 0.5 * high_share + 0.5 * _split(low), high_share))
+
+
+def _score(tally: Tally, scoring: Scoring, keys: list[Keys], masks: list[Masks],
+           board_masks: Masks) -> None:  # fmt: skip
+    score(tally, *player_values(scoring, keys, masks, board_masks))
 
 
 def sample_equity(
@@ -186,17 +219,17 @@ def sample_equity(
                 raise BudgetExceeded(tally.trials, total)
         return tally.result(exact=True)
     deals = Deals(np.random.default_rng(seed), mask_of(known))
+    sizes = [missing_board] + [m for m in missing_holes if m]
     while tally.trials < samples:
         count = min(CHUNK, samples - tally.trials)
-        keys, masks = deals.draw(missing_board, None, count)
+        groups = iter(deals.deal(sizes, count))
+        keys, masks = next(groups)
         keys += board_key
-        dealt = masks.copy()
         masks |= board_mask
         player_keys, player_masks = [], []
         for missing, key, mask in zip(missing_holes, hole_keys, hole_masks, strict=True):
             if missing:
-                extra_keys, extra_masks = deals.draw(missing, dealt, count)
-                dealt |= extra_masks
+                extra_keys, extra_masks = next(groups)
                 player_keys.append(keys + extra_keys + key)
                 player_masks.append(masks | extra_masks | mask)
             else:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -60,6 +60,7 @@ class Deals:
 
     def __init__(self, rng: np.random.Generator, known: int) -> None:
         self._rng = rng
+        self._unseen = np.flatnonzero((CARD_MASKS & np.uint64(known)) == 0)
         self._tables: dict[int, tuple[Keys, Masks]] = {}
         for size in range(1, MAX_PART + 1):
             keys, masks = _full_table(size)
@@ -69,6 +70,36 @@ class Deals:
     def indexes(self, bound: int, count: int) -> Indexes:
         """`count` uniform integers in [0, bound) (NumPy's bounded integers are unbiased)."""
         return self._rng.integers(0, bound, count, dtype=np.intp)
+
+    def deal(self, sizes: Sequence[int], count: int) -> list[tuple[Keys, Masks]]:
+        """Per row, disjoint groups of unseen cards of the given sizes.
+
+        When the groups take a third of the unseen cards or more, rejection would redraw most
+        of the later groups many times: each row then takes its cards from a random order of
+        the unseen cards instead (argsort of random keys, uniform like any shuffle).
+        """
+        total = sum(sizes)
+        if total > len(self._unseen):
+            raise ValueError(f"{total} cards to deal but only {len(self._unseen)} unseen")
+        if 3 * total >= len(self._unseen):
+            return self._from_shuffles(sizes, count)
+        out = []
+        dealt: Masks | None = None
+        for size in sizes:
+            keys, masks = self.draw(size, dealt, count)
+            dealt = masks.copy() if dealt is None else dealt | masks
+            out.append((keys, masks))
+        return out
+
+    def _from_shuffles(self, sizes: Sequence[int], count: int) -> list[tuple[Keys, Masks]]:
+        order = np.argsort(self._rng.random((count, len(self._unseen))), axis=1)
+        cards = np.take(self._unseen, order[:, : sum(sizes)])
+        out = []
+        start = 0
+        for size in sizes:
+            out.append(group_encodings(cards[:, start : start + size]))
+            start += size
+        return out
 
     def draw(self, size: int, used: Masks | None, count: int) -> tuple[Keys, Masks]:
         """Per row, `size` unseen cards sharing none with `used`: their key sum and mask."""

@@ -3,8 +3,8 @@
 Each decision deals the unseen cards `samples` times (more with higher difficulty). It bets
 for value when its equity clearly beats its fair share of the pot (1 / players), calls when
 equity covers the pot odds, and otherwise checks or folds. Draws: it simulates every sensible
-keep-set and keeps the one with the best equity; in the open discard it exposes the card that
-leaves the best hand.
+keep-set on the same deals and keeps the one with the best equity; in the open discard it
+exposes the card that leaves the best hand.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from services.bots.betting import call_or_check, check_or_fold, fallback, raise_to_fraction
 from services.bots.draws import best_open_discard, discards_for, keep_candidates
 from services.bots.showdown import showdown_choice
-from services.bots.strength import Ranker, equity
+from services.bots.strength import Ranker, equity, keep_equities
 from services.bots.view import BETTING_KINDS, BotAction, BotView, Kind
 
 
@@ -55,7 +55,8 @@ class EquityPolicy:
         legal = view.find(Kind.DISCARD)
         assert legal is not None
         options = list(dict.fromkeys(keep_candidates(view, legal).values()))
-        samples = max(20, self.samples // 2)
-        scored = [(equity(view, self.ranker, rng, samples, hole=keep), keep) for keep in options]
-        best = max(scored, key=lambda item: item[0])[1]
+        # Every keep-set on the same deals: their differences, which decide, are what the
+        # samples measure best.
+        shares = keep_equities(view, options, rng, self.samples)
+        best = options[max(range(len(options)), key=shares.__getitem__)]
         return BotAction(Kind.DISCARD, cards=discards_for(view, best))
