@@ -684,6 +684,98 @@ class HandVoided(_Record):
         self.refunds = refunds
 
 
+class DeckCommitted(_Record):
+    """The dealer's shuffle `shuffle_id` will deal hand `hand`; its commitment is public before
+    its first card (opened one hand ahead, so players can add entropy for a whole hand)."""
+
+    TYPE: ClassVar[str] = "DeckCommitted"
+    FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("hand", "int"),
+        ("shuffle_id", "str"),
+        ("commitment", "str"),
+    )
+    __slots__ = (
+        "commitment",
+        "hand",
+        "shuffle_id",
+    )
+
+    hand: Final[int]
+    shuffle_id: Final[str]
+    commitment: Final[str]
+
+    def __init__(
+        self,
+        hand: int,
+        shuffle_id: str,
+        commitment: str,
+    ) -> None:
+        self.hand = hand
+        self.shuffle_id = shuffle_id
+        self.commitment = commitment
+
+
+class DeckRevealed(_Record):
+    """Hand `hand` is over and its shuffle is closed: `reveal` is the dealer's record of it
+    (JSON), with which anyone can check every card (`croupier verify`)."""
+
+    TYPE: ClassVar[str] = "DeckRevealed"
+    FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("hand", "int"),
+        ("shuffle_id", "str"),
+        ("reveal", "str"),
+    )
+    __slots__ = (
+        "hand",
+        "reveal",
+        "shuffle_id",
+    )
+
+    hand: Final[int]
+    shuffle_id: Final[str]
+    reveal: Final[str]
+
+    def __init__(
+        self,
+        hand: int,
+        shuffle_id: str,
+        reveal: str,
+    ) -> None:
+        self.hand = hand
+        self.shuffle_id = shuffle_id
+        self.reveal = reveal
+
+
+class RakeSettled(_Record):
+    """The rake of hand `hand` moved from the table's escrow to the house (ledger key `key`)."""
+
+    TYPE: ClassVar[str] = "RakeSettled"
+    FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("hand", "int"),
+        ("amount", "int"),
+        ("key", "str"),
+    )
+    __slots__ = (
+        "amount",
+        "hand",
+        "key",
+    )
+
+    hand: Final[int]
+    amount: Final[int]
+    key: Final[str]
+
+    def __init__(
+        self,
+        hand: int,
+        amount: int,
+        key: str,
+    ) -> None:
+        self.hand = hand
+        self.amount = amount
+        self.key = key
+
+
 Event = (
     TableOpened
     | PlayerSeated
@@ -708,6 +800,9 @@ Event = (
     | PotAwarded
     | HandEnded
     | HandVoided
+    | DeckCommitted
+    | DeckRevealed
+    | RakeSettled
 )
 
 EVENT_TYPES: dict[str, type] = {
@@ -736,5 +831,8 @@ EVENT_TYPES: dict[str, type] = {
         PotAwarded,
         HandEnded,
         HandVoided,
+        DeckCommitted,
+        DeckRevealed,
+        RakeSettled,
     )
 }

@@ -20,6 +20,8 @@ from services.games.poker.events import (
     CardsDiscarded,
     CardsShown,
     ChipsAdded,
+    DeckCommitted,
+    DeckRevealed,
     DiscardsReshuffled,
     Event,
     ForcedBetPosted,
@@ -35,6 +37,7 @@ from services.games.poker.events import (
     PlayerSatOut,
     PlayerSeated,
     PotAwarded,
+    RakeSettled,
     TableOpened,
     TimedOut,
     UncalledBetReturned,
@@ -885,6 +888,12 @@ def _ended(state: TableState, e: HandEnded) -> TableState:
     return _table(state, state.seats, None)
 
 
+def _unchanged(state: TableState, e: DeckCommitted | DeckRevealed | RakeSettled) -> TableState:
+    """The dealer's and the ledger's records of a hand: the table's process (services/games/
+    poker/table.py) keeps them; the hand itself does not change."""
+    return state
+
+
 def _voided(state: TableState, e: HandVoided) -> TableState:
     for seat, amount in e.refunds:
         state = _chips(state, seat, amount)
@@ -915,6 +924,9 @@ HANDLERS: dict[type, Callable[[TableState, Any], TableState]] = {
     PotAwarded: _awarded,
     HandEnded: _ended,
     HandVoided: _voided,
+    DeckCommitted: _unchanged,
+    DeckRevealed: _unchanged,
+    RakeSettled: _unchanged,
 }
 
 

@@ -61,6 +61,9 @@ SAMPLES: list[ev.Event] = [
     ),
     ev.HandEnded(hand=7, stacks=((0, 10), (2, 50))),
     ev.HandVoided(hand=7, reason="dealer unavailable", refunds=((0, 3), (2, 4))),
+    ev.DeckCommitted(hand=8, shuffle_id="t1.hand-8", commitment="ab12"),
+    ev.DeckRevealed(hand=7, shuffle_id="t1.hand-7", reveal='{"seed": "00"}'),
+    ev.RakeSettled(hand=7, amount=3, key="7/rake"),
 ]
 
 

@@ -1,0 +1,119 @@
+"""A poker table as the table shell drives it (`PokerRules`, game_rules.py): the engine's state
+plus the bookkeeping of the process around its hands.
+
+The engine (`TableState`) knows seats, hands and chips. Around every hand the table also needs
+the dealer's shuffle of the hand opened before its first card (and the next hand's opened one
+hand ahead), the hand's rake moved to the house once it is over, and its shuffle revealed; and
+each decision a seat owes needs a name for its deadline. `PokerTable` keeps those next to the
+engine's state, folded from the same events (`DeckCommitted`, `RakeSettled`, `DeckRevealed`
+and the engine's own), so the engine's state, events and digest are exactly what they were.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from services.games.poker.definitions import TableConfig
+from services.games.poker.events import (
+    ActionTaken,
+    BoardDeclared,
+    CardsDiscarded,
+    CardsShown,
+    DeckCommitted,
+    DeckRevealed,
+    Event,
+    HandEnded,
+    HandMucked,
+    HandStarted,
+    HandVoided,
+    PotAwarded,
+    RakeSettled,
+    TableOpened,
+)
+from services.games.poker.reducer import apply as apply_to_engine
+from services.games.poker.state import TableState, new_table
+from services.games.values import field_values, fields_repr
+
+_FIELDS: Final = ("engine", "decks", "rake", "rake_due", "decisions")
+
+# The events that are a seat's decision: each one moves the hand's decision count on, so the
+# next decision's deadline has a new name.
+_DECISIONS: Final[frozenset[type]] = frozenset(
+    {ActionTaken, CardsDiscarded, CardsShown, HandMucked, BoardDeclared}
+)
+
+
+# A native class under mypyc (services/games/values.py says why it is not a dataclass).
+class PokerTable:
+    __slots__ = ("decisions", "decks", "engine", "rake", "rake_due")
+
+    engine: Final[TableState]
+    decks: Final[tuple[DeckCommitted, ...]]  # shuffles committed and not revealed, oldest first
+    rake: Final[int]  # rake of the current (or last) hand, not moved to the house yet
+    rake_due: Final[int]  # the hand that ended owing `rake` to the house (0: none)
+    decisions: Final[int]  # decisions made in the current hand (names the next deadline)
+
+    def __init__(
+        self,
+        engine: TableState,
+        decks: tuple[DeckCommitted, ...] = (),
+        rake: int = 0,
+        rake_due: int = 0,
+        decisions: int = 0,
+    ) -> None:
+        self.engine = engine
+        self.decks = decks
+        self.rake = rake
+        self.rake_due = rake_due
+        self.decisions = decisions
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is PokerTable and field_values(self, _FIELDS) == field_values(
+            other, _FIELDS
+        )
+
+    def __hash__(self) -> int:
+        return hash(field_values(self, _FIELDS))
+
+    def deck_of(self, hand: int) -> DeckCommitted | None:
+        """The committed, unrevealed shuffle that deals `hand`."""
+        for deck in self.decks:
+            if deck.hand == hand:
+                return deck
+        return None
+
+
+def new_poker_table(config: TableConfig) -> PokerTable:
+    return PokerTable(new_table(config))
+
+
+def apply(table: PokerTable, event: Event) -> PokerTable:
+    """Fold one event in: the process's own events here, every other one into the engine."""
+    if isinstance(event, DeckCommitted):
+        decks = (*table.decks, event)
+        return PokerTable(table.engine, decks, table.rake, table.rake_due, table.decisions)
+    if isinstance(event, DeckRevealed):
+        kept = tuple([deck for deck in table.decks if deck.hand != event.hand])
+        return PokerTable(table.engine, kept, table.rake, table.rake_due, table.decisions)
+    if isinstance(event, RakeSettled):
+        return PokerTable(table.engine, table.decks, 0, 0, table.decisions)
+    engine = apply_to_engine(table.engine, event)
+    rake = table.rake
+    rake_due = table.rake_due
+    decisions = table.decisions
+    if type(event) in _DECISIONS:
+        decisions += 1
+    elif isinstance(event, HandStarted):
+        decisions = 0
+    elif isinstance(event, PotAwarded):
+        rake += event.rake
+    elif isinstance(event, HandEnded):
+        rake_due = event.hand if rake else 0
+    elif isinstance(event, HandVoided):
+        rake = 0  # nothing was awarded: every chip went back
+    elif isinstance(event, TableOpened):
+        return PokerTable(engine)
+    return PokerTable(engine, table.decks, rake, rake_due, decisions)
