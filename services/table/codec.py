@@ -212,7 +212,14 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def _build(cls: type, message: Message) -> object:
-    return cls(**{name: read(message) for name, read in _plan(cls, message.DESCRIPTOR)})
+    fields = {name: read(message) for name, read in _plan(cls, message.DESCRIPTOR)}
+    return cls(**{name: value for name, value in fields.items() if value is not _ABSENT})
+
+
+# What a reader returns for a field with presence that was not set and is not `X | None`
+# (added after events were stored): the constructor's default applies, as for a field the
+# message lacks.
+_ABSENT = object()
 
 
 Reader = Callable[[Message], object]
@@ -257,6 +264,14 @@ def _reader(descriptor: FieldDescriptor, hint: Any) -> Reader:
             return convert(getattr(message, name))
 
         return read_optional
+    if descriptor.has_presence and descriptor.message_type is None:
+
+        def read_or_default(message: Message) -> object:
+            if not message.HasField(name):
+                return _ABSENT
+            return convert(getattr(message, name))
+
+        return read_or_default
 
     def read(message: Message) -> object:
         return convert(getattr(message, name))

@@ -20,6 +20,17 @@ class Structure(StrEnum):
     FIXED_LIMIT = "fixed-limit"
 
 
+class OddChips(StrEnum):
+    """Who gets the chips a pot (or a high-low half) cannot split evenly among tied winners.
+    Either way the winners are taken clockwise from the button's left."""
+
+    # One each, to the first winners (Robert's Rules; the default).
+    ONE_EACH_FROM_BUTTON_LEFT = "one_each_from_button_left"
+    # All of them to the first winner (pokerkit's rule: a hand history exported from such a
+    # table replays in pokerkit to the same stacks).
+    ALL_TO_FIRST_FROM_BUTTON_LEFT = "all_to_first_from_button_left"
+
+
 class ForcedBets(StrEnum):
     BLINDS = "blinds"  # small + big blind (+ optional ante); first round starts left of the BB
     ANTES = "antes"  # antes only; every round starts left of the dealer
@@ -131,6 +142,7 @@ class TableConfig:
     fixed_limit_raises: int = 3  # raises allowed after the bet, per round
     uncapped_heads_up: bool = True  # no raise cap when two players start the round
     timeouts_before_sit_out: int = 0  # 0: never sit a player out for timing out
+    odd_chips: OddChips = OddChips.ONE_EACH_FROM_BUTTON_LEFT
 
     def __post_init__(self) -> None:
         game = self.game

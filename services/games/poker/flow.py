@@ -7,6 +7,7 @@ award the pots, end the hand) until a player, the dealer or the evaluator is nee
 
 from __future__ import annotations
 
+from services.games.poker.definitions import OddChips
 from services.games.poker.events import (
     CardsShown,
     Event,
@@ -146,14 +147,16 @@ def _award(state: TableState) -> list[Event]:
 def _divide(
     state: TableState, hand: HandState, eligible: list[HandPlayer], amount: int
 ) -> list[Share]:
-    size = state.config.seats
+    config = state.config
+    size = config.seats
+    first = config.odd_chips is OddChips.ALL_TO_FIRST_FROM_BUTTON_LEFT
     high = _best(hand, eligible, low=False)
-    low = _best(hand, eligible, low=True) if state.config.game.high_low else []
+    low = _best(hand, eligible, low=True) if config.game.high_low else []
     if not high:  # no ranks (should not happen): split among eligible
         high = [p.seat for p in eligible]
     if not low:
-        return split(amount, high, hand.button, size, "all")
+        return split(amount, high, hand.button, size, "all", first)
     low_half = amount // 2
-    return split(amount - low_half, high, hand.button, size, "high") + split(
-        low_half, low, hand.button, size, "low"
+    return split(amount - low_half, high, hand.button, size, "high", first) + split(
+        low_half, low, hand.button, size, "low", first
     )

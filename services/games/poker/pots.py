@@ -4,9 +4,10 @@ Pots are layered by live contribution: every distinct amount a contender who is 
 in beyond the ante caps a pot; antes are dead money in the main pot (as in pokerkit and
 cardroom practice: a player all in for the big blind still plays for every ante); folded
 players' chips stay in the pots they reached. A pot is
-shared equally among the best hands; odd chips go one each to the winners nearest the
-button clockwise (Robert's Rules). In high-low, the high half takes the odd chip of the
-split, and each half splits again on ties (quartering).
+shared equally among the best hands; the chips left over go one each to the winners nearest
+the button clockwise (Robert's Rules), or all to the nearest one when the table says so
+(`OddChips`, pokerkit's rule). In high-low, the high half takes the odd chip of the split,
+and each half splits again on ties (quartering).
 """
 
 from __future__ import annotations
@@ -59,9 +60,20 @@ def clockwise_order(seats: list[int], button: int, table_size: int) -> list[int]
     return sorted(seats, key=lambda s: (s - button - 1) % table_size)
 
 
-def split(amount: int, winners: list[int], button: int, table_size: int, half: str) -> list[Share]:
+def split(
+    amount: int,
+    winners: list[int],
+    button: int,
+    table_size: int,
+    half: str,
+    all_to_first: bool = False,
+) -> list[Share]:
+    """`amount` shared by `winners`; the odd chips one each from the button's left, or all to
+    the first winner from there (`all_to_first`)."""
     ordered = clockwise_order(winners, button, table_size)
     base, odd = divmod(amount, len(ordered))
+    if all_to_first:
+        return [Share(seat, base + (odd if i == 0 else 0), half) for i, seat in enumerate(ordered)]
     return [Share(seat, base + (1 if i < odd else 0), half) for i, seat in enumerate(ordered)]
 
 

@@ -10,7 +10,7 @@ from croupier.poker.v1 import events_pb2 as poker_pb2
 from croupier.table.v1 import events_pb2
 from services.games.poker import events as ev
 from services.games.poker.catalog import GAMES
-from services.games.poker.definitions import Structure, TableConfig
+from services.games.poker.definitions import OddChips, Structure, TableConfig
 from services.games.ranking import HandValue, SeatRank
 from services.table import codec
 
@@ -29,6 +29,9 @@ SAMPLES: list[ev.Event] = [
         )
     ),
     ev.TableOpened(TableConfig(game=GAMES["texas-holdem"], seats=9, small_blind=5, big_blind=10)),
+    ev.TableOpened(
+        TableConfig(game=GAMES["texas-holdem"], odd_chips=OddChips.ALL_TO_FIRST_FROM_BUTTON_LEFT)
+    ),
     ev.PlayerSeated(seat=3, player="alice", stack=1000),
     ev.LeaveRequested(seat=3),
     ev.PlayerLeft(seat=3, player="alice", stack=990),
@@ -95,6 +98,15 @@ def test_poker_events_stored_under_their_former_names_still_replay() -> None:
     assert name == "croupier.poker.v1.PlayerSeated"
     old = registry.decode("croupier.table.v1.PlayerSeated", schema, payload)
     assert codec.from_message(old) == ev.PlayerSeated(seat=2, player="alice", stack=500)
+
+
+def test_a_table_stored_before_odd_chips_were_an_option_keeps_the_default_rule() -> None:
+    message = codec.to_message(ev.TableOpened(TableConfig(game=GAMES["texas-holdem"])))
+    assert isinstance(message, poker_pb2.TableOpened)
+    message.config.ClearField("odd_chips")  # what a stream written before the field holds
+    decoded = codec.from_message(message)
+    assert isinstance(decoded, ev.TableOpened)
+    assert decoded.config.odd_chips is OddChips.ONE_EACH_FROM_BUTTON_LEFT
 
 
 def test_shell_events_pass_through_unchanged() -> None:

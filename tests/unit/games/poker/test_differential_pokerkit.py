@@ -20,6 +20,7 @@ from services.games.poker import (
     Act,
     NeedCards,
     NeedRanks,
+    OddChips,
     StartHand,
     Structure,
     TableConfig,
@@ -42,7 +43,13 @@ class PotLimitTexasHoldem(PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHold
     """pokerkit ships pot-limit Omaha, not pot-limit hold'em; its parts make one."""
 
 
-def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
+def play_both(
+    seed: int,
+    structure: Structure,
+    diverged: list[int],
+    odd_chips: OddChips = OddChips.ONE_EACH_FROM_BUTTON_LEFT,
+) -> int:
+    """Play one hand both ways; returns the chips split pots left over (odd chips)."""
     rng = random.Random(seed)
     n = rng.randint(2, 6)
     stacks = [rng.choice([3, 7, 15, 40, 120, 300]) for _ in range(n)]
@@ -59,6 +66,7 @@ def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
         first_button_seat=n - 1,
         uncapped_heads_up=False,
         max_buy_in=10**6,
+        odd_chips=odd_chips,
     )
     if structure is Structure.NO_LIMIT:
         pk = NoLimitTexasHoldem.create_state((), True, ante, (1, 2), 2, tuple(stacks), n)
@@ -134,18 +142,21 @@ def play_both(seed: int, structure: Structure, diverged: list[int]) -> None:
         pokerkit_advance(pk)
     skip_moot_checks(pk, None)
     our_stacks = seat_stacks(state, n)
-    # Odd chips: the engine hands a pot's leftover chips out one each to the tied winners
-    # nearest the button; pokerkit gives the whole remainder to one of them. Stacks may
-    # differ by at most the leftover chips of split pots, and never in total.
+    # Odd chips: by default the engine hands a pot's leftover chips out one each to the tied
+    # winners nearest the button; pokerkit gives the whole remainder to the first of them.
+    # Stacks may then differ by at most the leftover chips of split pots, never in total.
     leftover = sum(
         e.amount % len({sh.seat for sh in e.shares})
         for e in log
         if isinstance(e, PotAwarded) and len({sh.seat for sh in e.shares}) > 1
     )
     assert sum(our_stacks) == sum(pk.stacks), seed
+    if odd_chips is OddChips.ALL_TO_FIRST_FROM_BUTTON_LEFT:
+        assert our_stacks == list(pk.stacks), seed  # pokerkit's own rule: always the same
     assert all(abs(a - b) <= leftover for a, b in zip(our_stacks, pk.stacks, strict=True)), seed
     if leftover == 0:
         assert our_stacks == list(pk.stacks), seed
+    return leftover
 
 
 def skip_moot_checks(pk: State, engine_to_act: int | None) -> None:
@@ -172,3 +183,19 @@ def test_random_hands_match_pokerkit_action_by_action(structure: Structure) -> N
         for seed in range(150):
             play_both(seed, structure, diverged)
     assert len(diverged) < 15  # the known pokerkit divergence stays an edge case
+
+
+@pytest.mark.parametrize(
+    "structure", [Structure.NO_LIMIT, Structure.POT_LIMIT, Structure.FIXED_LIMIT]
+)
+def test_with_pokerkits_odd_chip_rule_every_hand_ends_on_pokerkits_stacks(
+    structure: Structure,
+) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        leftovers = [
+            play_both(seed, structure, [], OddChips.ALL_TO_FIRST_FROM_BUTTON_LEFT)
+            for seed in range(150)
+        ]
+    assert any(leftovers)  # split pots with odd chips were played (tests/unit/games/poker/
+    # test_odd_chips.py and tests/unit/table/test_history_odd_chips.py pin three-way splits)
