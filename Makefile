@@ -8,13 +8,13 @@ STAMP  := $(VENV)/.installed
 PROTOS := $(shell find protos -name '*.proto' | sort)
 GEN_STAMP := croupier/.generated
 # The rules engine compiled with mypyc (tools/build_engine.py): rebuilt when any of it changes.
-ENGINE_SOURCES := $(wildcard services/games/*.py services/games/poker/*.py)
+ENGINE_SOURCES := $(wildcard services/games/*.py services/games/poker/*.py services/games/*/schema/*.py)
 ENGINE_STAMP := build/mypyc/.compiled
 # The ranking library's single-hand fast path, compiled the same way (tools/build_ranking.py).
 RANKING_SOURCES := $(addprefix services/ranking/,fast.py batch.py encoding.py tables.py patterns.py values.py)
 RANKING_STAMP := build/mypyc-ranking/.compiled
 
-.PHONY: soak soak-workers bench-seven all venv protos engine ranking check test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
+.PHONY: soak soak-workers bench-seven all venv protos engine records ranking check test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
 
 all: test
 
@@ -36,7 +36,8 @@ $(GEN_STAMP): $(STAMP) $(PROTOS) tools/gen_protos.py
 
 protos: $(GEN_STAMP)
 
-$(ENGINE_STAMP): $(STAMP) $(ENGINE_SOURCES) tools/build_engine.py
+$(ENGINE_STAMP): $(STAMP) $(ENGINE_SOURCES) tools/build_engine.py tools/gen_records.py
+	@$(BIN)/python tools/gen_records.py --check
 	@mkdir -p build/mypyc
 	@$(BIN)/python tools/build_engine.py >build/mypyc/build.log 2>&1 || { cat build/mypyc/build.log; exit 1; }
 	@tail -n 1 build/mypyc/build.log
@@ -51,6 +52,11 @@ $(RANKING_STAMP): $(STAMP) $(RANKING_SOURCES) tools/build_ranking.py
 	@touch $@
 
 ranking: $(RANKING_STAMP)
+
+# The native record classes, written from their one declaration each (services/games/*/
+# schema/); `make engine` and the test suite refuse a generated module that is stale.
+records: $(STAMP)
+	$(BIN)/python tools/gen_records.py
 
 test: protos engine ranking
 	$(BIN)/python -m pytest tests

@@ -9,11 +9,19 @@ import redis
 
 from services.shared.redis_embedded import find_server_binary
 from tests.fixtures.redis_server import RedisServer, unique_prefix
-from tools import build_engine, build_ranking
+from tools import build_engine, build_ranking, gen_records
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Refuse to test compiled code older than its source: it would run the old code."""
+    """Refuse to test stale generated records, or compiled code older than its source: it
+    would run the old code."""
+    behind = gen_records.stale()
+    if behind:
+        pytest.exit(
+            f"the generated record modules {', '.join(behind)} differ from their schema/ "
+            "declarations: run `make records` (tools/gen_records.py)",
+            returncode=2,
+        )
     for what, tool, target in (
         ("engine", build_engine, "engine"),
         ("ranking fast path", build_ranking, "ranking"),

@@ -26,7 +26,9 @@ Modules left interpreted, and why:
   `type` in place of `X | None` there.
 
 A compiled module older than its source would run the old code: `stale_modules` finds those,
-and the test suite refuses to start while there are any (tests/conftest.py).
+and the test suite refuses to start while there are any (tests/conftest.py). A generated
+record module (tools/gen_records.py) that differs from its declaration would compile the old
+records: the build refuses it, and so does the test suite.
 
 Usage: python tools/build_engine.py [--clean]
 """
@@ -42,6 +44,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+
+if __package__ in (None, ""):  # run as a script (`python tools/build_engine.py`)
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools import gen_records
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "services" / "games"
@@ -119,7 +125,18 @@ def clean() -> None:
     STAMP.unlink(missing_ok=True)
 
 
+class StaleRecords(Exception):
+    """A generated record module differs from its declaration: compiling it would build the
+    old records."""
+
+
 def build() -> None:
+    behind = gen_records.stale()
+    if behind:
+        raise StaleRecords(
+            f"refusing to compile stale generated record modules ({', '.join(behind)}): run "
+            "`make records` after editing their schema/ declarations"
+        )
     # Imported here: only building needs mypyc and setuptools (dev dependencies).
     from mypyc.build import mypycify
     from setuptools import Distribution  # type: ignore[import-untyped]
@@ -176,7 +193,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.clean:
         clean()
         return 0
-    build()
+    try:
+        build()
+    except StaleRecords as error:
+        print(error, file=sys.stderr)
+        return 1
     if not is_compiled():
         print("build finished but some modules are missing", file=sys.stderr)
         return 1

@@ -14,47 +14,8 @@ from typing import Final
 
 from services.games.poker.events import Action
 from services.games.poker.plan import Plan, plan_of
+from services.games.poker.records import BetOptions as BetOptions
 from services.games.poker.state import HandPlayer, HandState, SeatState, TableState
-
-
-class BetOptions:
-    """A seat's betting options. A plain class, so that mypyc compiles its constructor (a
-    dataclass's generated `__init__` stays interpreted); nothing mutates one once built."""
-
-    __slots__ = (
-        "all_in_legal",
-        "all_in_to",
-        "bet",
-        "can_check",
-        "max_to",
-        "min_to",
-        "raise_kind",
-        "stack",
-        "to_call",
-    )
-
-    def __init__(
-        self,
-        to_call: int,
-        can_check: bool,
-        raise_kind: str | None,
-        min_to: int,
-        max_to: int,
-        all_in_to: int,
-        all_in_legal: bool,
-        bet: int,
-        stack: int,
-    ) -> None:
-        self.to_call = to_call  # chips needed to call (capped at the stack)
-        self.can_check = can_check
-        # Action.BET or Action.RAISE when a full bet/raise is possible
-        self.raise_kind = raise_kind
-        self.min_to = min_to  # smallest full bet/raise total
-        self.max_to = max_to  # largest bet/raise total (capped at the stack)
-        self.all_in_to = all_in_to  # the seat's round bet if it goes all in
-        self.all_in_legal = all_in_legal
-        self.bet = bet  # the seat's round bet now
-        self.stack = stack  # the seat's chips behind
 
 
 def able(state: TableState, p: HandPlayer) -> bool:

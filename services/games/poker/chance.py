@@ -13,57 +13,14 @@ from services.games.cardtext import DECK_SIZE, Card
 from services.games.poker.commands import DealCards, ReshuffleDiscards, SupplyHandRanks
 from services.games.poker.definitions import DealBoard, DealHole, ForcedBets
 from services.games.poker.plan import BETTING, DRAW, SHOWDOWN, plan_of
+from services.games.poker.records import NeedCards as NeedCards
 from services.games.poker.state import TableState
 from services.games.ranking import HandRanker, RankRequest, rank_with
-from services.games.values import field_values, fields_repr
 
 
 @dataclass(frozen=True, slots=True)
 class NeedHandStart:
     """No hand in progress and two or more players can be dealt in: send `StartHand`."""
-
-
-_NEED_CARDS_FIELDS: Final = ("targets", "burn", "face_up", "one_at_a_time")
-
-
-# A native class under mypyc (services/games/values.py says why it is not a dataclass).
-class NeedCards:
-    """Deal `count` cards to each target (seat, or None for the board) in `targets` order,
-    after burning `burn`. `one_at_a_time`: round-robin, one card per target per pass."""
-
-    __slots__ = ("burn", "face_up", "one_at_a_time", "targets")
-
-    targets: Final[tuple[tuple[int | None, int], ...]]
-    burn: Final[int]
-    face_up: Final[bool]
-    one_at_a_time: Final[bool]
-
-    def __init__(
-        self,
-        targets: tuple[tuple[int | None, int], ...],
-        burn: int = 0,
-        face_up: bool = False,
-        one_at_a_time: bool = False,
-    ) -> None:
-        self.targets = targets
-        self.burn = burn
-        self.face_up = face_up
-        self.one_at_a_time = one_at_a_time
-
-    def __repr__(self) -> str:
-        return fields_repr(self, _NEED_CARDS_FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is NeedCards and field_values(self, _NEED_CARDS_FIELDS) == (
-            field_values(other, _NEED_CARDS_FIELDS)
-        )
-
-    def __hash__(self) -> int:
-        return hash(field_values(self, _NEED_CARDS_FIELDS))
-
-    @property
-    def total(self) -> int:
-        return self.burn + sum(n for _, n in self.targets)
 
 
 @dataclass(frozen=True, slots=True)

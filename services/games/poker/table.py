@@ -31,59 +31,14 @@ from services.games.poker.events import (
     TableOpened,
 )
 from services.games.poker.reducer import apply as apply_to_engine
-from services.games.poker.state import TableState, new_table
-from services.games.values import field_values, fields_repr
-
-_FIELDS: Final = ("engine", "decks", "rake", "rake_due", "decisions")
+from services.games.poker.state import PokerTable as PokerTable
+from services.games.poker.state import new_table
 
 # The events that are a seat's decision: each one moves the hand's decision count on, so the
 # next decision's deadline has a new name.
 _DECISIONS: Final[frozenset[type]] = frozenset(
     {ActionTaken, CardsDiscarded, CardsShown, HandMucked, BoardDeclared}
 )
-
-
-# A native class under mypyc (services/games/values.py says why it is not a dataclass).
-class PokerTable:
-    __slots__ = ("decisions", "decks", "engine", "rake", "rake_due")
-
-    engine: Final[TableState]
-    decks: Final[tuple[DeckCommitted, ...]]  # shuffles committed and not revealed, oldest first
-    rake: Final[int]  # rake of the current (or last) hand, not moved to the house yet
-    rake_due: Final[int]  # the hand that ended owing `rake` to the house (0: none)
-    decisions: Final[int]  # decisions made in the current hand (names the next deadline)
-
-    def __init__(
-        self,
-        engine: TableState,
-        decks: tuple[DeckCommitted, ...] = (),
-        rake: int = 0,
-        rake_due: int = 0,
-        decisions: int = 0,
-    ) -> None:
-        self.engine = engine
-        self.decks = decks
-        self.rake = rake
-        self.rake_due = rake_due
-        self.decisions = decisions
-
-    def __repr__(self) -> str:
-        return fields_repr(self, _FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is PokerTable and field_values(self, _FIELDS) == field_values(
-            other, _FIELDS
-        )
-
-    def __hash__(self) -> int:
-        return hash(field_values(self, _FIELDS))
-
-    def deck_of(self, hand: int) -> DeckCommitted | None:
-        """The committed, unrevealed shuffle that deals `hand`."""
-        for deck in self.decks:
-            if deck.hand == hand:
-                return deck
-        return None
 
 
 def new_poker_table(config: TableConfig) -> PokerTable:
