@@ -122,6 +122,15 @@ soak-workers: protos engine ranking
 	CROUPIER_WORKER_SOAK_HANDS=$(SOAK_WORKER_HANDS) $(BIN)/python -m pytest \
 		tests/e2e/test_worker_bots.py -q -p no:cacheprovider --timeout=0
 
+# Seeded random Spit games, every invariant checked at every event (the slow tier of
+# tests/unit/games/spit/test_simulation.py): SPIT_GAMES per variation (`make test` plays
+# 60-600 per variation). Pure rules only: no services.
+SPIT_GAMES ?= 2000
+.PHONY: soak-spit
+soak-spit: protos engine
+	CROUPIER_SPIT_GAMES=$(SPIT_GAMES) $(BIN)/python -m pytest tests/unit/games/spit/test_simulation.py \
+		-m slow -q -s -p no:cacheprovider --timeout=0
+
 clean:
 	-$(BIN)/python tools/build_engine.py --clean
 	-$(BIN)/python tools/build_ranking.py --clean

@@ -5,7 +5,6 @@ deal starts, the cards each player gathers) is derived the same way on every rep
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 from services.games.spit import events as ev
@@ -21,6 +20,7 @@ from services.games.spit.state import (
     Shuffle,
     Side,
     SpitState,
+    evolve,
 )
 
 
@@ -43,7 +43,7 @@ def _game(state: SpitState) -> Game:
 
 
 def _with_deal(state: SpitState, deal: Deal) -> SpitState:
-    return replace(state, game=replace(_game(state), deal=deal))
+    return evolve(state, game=evolve(_game(state), deal=deal))
 
 
 def _set(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -51,7 +51,7 @@ def _set(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
 
 
 def _with_side(deal: Deal, seat: int, side: Side) -> Deal:
-    return replace(deal, sides=_two(deal.sides, seat, side))
+    return evolve(deal, sides=_two(deal.sides, seat, side))
 
 
 def _two(sides: tuple[Side, Side], seat: int, side: Side) -> tuple[Side, Side]:
@@ -59,7 +59,7 @@ def _two(sides: tuple[Side, Side], seat: int, side: Side) -> tuple[Side, Side]:
 
 
 def _with_place(side: Side, index: int, place: Place) -> Side:
-    return replace(side, places=_set(side.places, index, place))
+    return evolve(side, places=_set(side.places, index, place))
 
 
 def _onto(middle: tuple[Middle, ...], index: int, card: Card) -> tuple[Middle, ...]:
@@ -76,7 +76,7 @@ def _with_stack(
 
 def _with_seat(state: SpitState, seat: int, value: Seat | None) -> SpitState:
     seats = (value, state.seats[1]) if seat == 0 else (state.seats[0], value)
-    return replace(state, seats=seats)
+    return evolve(state, seats=seats)
 
 
 def _seat(state: SpitState, seat: int) -> Seat:
@@ -87,9 +87,9 @@ def _seat(state: SpitState, seat: int) -> Seat:
 
 def _with_stacks(state: SpitState, stacks: tuple[int, int]) -> SpitState:
     seats = tuple(
-        replace(s, stack=stacks[i]) if s is not None else None for i, s in enumerate(state.seats)
+        evolve(s, stack=stacks[i]) if s is not None else None for i, s in enumerate(state.seats)
     )
-    return replace(state, seats=(seats[0], seats[1]))
+    return evolve(state, seats=(seats[0], seats[1]))
 
 
 def leftovers(side: Side) -> tuple[Card, ...]:
@@ -116,7 +116,7 @@ def _laid_out(state: SpitState, deal: Deal) -> Deal:
         middle = (Middle(starter=0), Middle(starter=1))
     else:
         middle = tuple(Middle(starter=s) for s in (0, 1) if deal.sides[s].spit)
-    return replace(deal, phase=Phase.READY, middle=middle, one_pile=len(middle) == 1)
+    return evolve(deal, phase=Phase.READY, middle=middle, one_pile=len(middle) == 1)
 
 
 # --- handlers --------------------------------------------------------------------------------
@@ -131,28 +131,28 @@ def _left(state: SpitState, e: ev.PlayerLeft) -> SpitState:
 
 
 def _sat_out(state: SpitState, e: ev.PlayerSatOut) -> SpitState:
-    return _with_seat(state, e.seat, replace(_seat(state, e.seat), sitting_out=True))
+    return _with_seat(state, e.seat, evolve(_seat(state, e.seat), sitting_out=True))
 
 
 def _sat_in(state: SpitState, e: ev.PlayerSatIn) -> SpitState:
-    return _with_seat(state, e.seat, replace(_seat(state, e.seat), sitting_out=False))
+    return _with_seat(state, e.seat, evolve(_seat(state, e.seat), sitting_out=False))
 
 
 def _chips_added(state: SpitState, e: ev.ChipsAdded) -> SpitState:
     seat = _seat(state, e.seat)
-    return _with_seat(state, e.seat, replace(seat, stack=seat.stack + e.amount))
+    return _with_seat(state, e.seat, evolve(seat, stack=seat.stack + e.amount))
 
 
 def _game_started(state: SpitState, e: ev.GameStarted) -> SpitState:
     game = Game(number=e.game, stake=e.stake, deal=Deal(number=e.deal, phase=Phase.DEALING))
-    return _with_stacks(replace(state, game=game, games=e.game, deals=e.deal), e.stacks)
+    return _with_stacks(evolve(state, game=game, games=e.game, deals=e.deal), e.stacks)
 
 
 def _shuffle_committed(state: SpitState, e: ev.ShuffleCommitted) -> SpitState:
     game = _game(state)
-    deal = replace(game.deal, shuffles=(*game.deal.shuffles, e.name))
+    deal = evolve(game.deal, shuffles=(*game.deal.shuffles, e.name))
     record = Shuffle(e.round, e.name, e.shuffle_id, e.commitment)
-    return replace(state, game=replace(game, deal=deal, shuffles=(*game.shuffles, record)))
+    return evolve(state, game=evolve(game, deal=deal, shuffles=(*game.shuffles, record)))
 
 
 def _placed(cards: tuple[Card, ...]) -> Place:
@@ -162,7 +162,7 @@ def _placed(cards: tuple[Card, ...]) -> Place:
 def _laid(state: SpitState, e: ev.LaidOut) -> SpitState:
     deal = _game(state).deal
     side = Side(places=tuple(_placed(p) for p in e.places), spit=e.spit, dealt=True)
-    deal = replace(_with_side(deal, e.seat, side), dealt=(*deal.dealt, f"seat {e.seat}"))
+    deal = evolve(_with_side(deal, e.seat, side), dealt=(*deal.dealt, f"seat {e.seat}"))
     return _with_deal(state, _laid_out(state, deal))
 
 
@@ -170,19 +170,19 @@ def _side_stack(state: SpitState, e: ev.SideStackDealt) -> SpitState:
     deal = _game(state).deal
     stacks = _with_stack(deal.stacks, e.stack, e.cards)
     if deal.phase is Phase.DEALING:
-        deal = replace(deal, stacks=stacks, dealt=(*deal.dealt, f"stack {e.stack}"))
+        deal = evolve(deal, stacks=stacks, dealt=(*deal.dealt, f"stack {e.stack}"))
         return _with_deal(state, _laid_out(state, deal))
     gathered = tuple(() if i == e.stack else g for i, g in enumerate(deal.gathered))
     if not any(gathered):
         gathered = ()  # every side stack is rebuilt: play on
-    return _with_deal(state, replace(deal, stacks=stacks, gathered=gathered))
+    return _with_deal(state, evolve(deal, stacks=stacks, gathered=gathered))
 
 
 def _ready(state: SpitState, e: ev.PlayerReady) -> SpitState:
     deal = _game(state).deal
-    deal = _with_side(deal, e.seat, replace(deal.sides[e.seat], ready=True))
+    deal = _with_side(deal, e.seat, evolve(deal.sides[e.seat], ready=True))
     if all(side.ready for side in deal.sides):
-        deal = replace(deal, phase=Phase.PLAYING)
+        deal = evolve(deal, phase=Phase.PLAYING)
     return _with_deal(state, deal)
 
 
@@ -191,11 +191,11 @@ def _spat(state: SpitState, e: ev.Spat) -> SpitState:
     middle = _onto(deal.middle, e.pile, e.card)
     if e.seat is None:
         stacks = _with_stack(deal.stacks, e.pile, deal.stacks[e.pile][1:])
-        deal = replace(deal, stacks=stacks, middle=middle, moves=deal.moves + 1)
+        deal = evolve(deal, stacks=stacks, middle=middle, moves=deal.moves + 1)
     else:
         side = deal.sides[e.seat]
-        sides = _two(deal.sides, e.seat, replace(side, spit=side.spit[1:]))
-        deal = replace(deal, sides=sides, middle=middle, moves=deal.moves + 1)
+        sides = _two(deal.sides, e.seat, evolve(side, spit=side.spit[1:]))
+        deal = evolve(deal, sides=sides, middle=middle, moves=deal.moves + 1)
     return _with_deal(state, deal)
 
 
@@ -205,16 +205,16 @@ def _played(state: SpitState, e: ev.CardPlayed) -> SpitState:
     side = _with_place(side, e.source, Place(side.places[e.source].down))
     sides = _two(deal.sides, e.seat, side)
     middle = _onto(deal.middle, e.target, e.card)
-    return _with_deal(state, replace(deal, sides=sides, middle=middle, moves=deal.moves + 1))
+    return _with_deal(state, evolve(deal, sides=sides, middle=middle, moves=deal.moves + 1))
 
 
 def _moved(state: SpitState, e: ev.CardMoved) -> SpitState:
     deal = _game(state).deal
     side = deal.sides[e.seat]
     places = _set(side.places, e.source, Place(side.places[e.source].down))
-    side = replace(side, places=_set(places, e.target, Place(up=e.card)))
+    side = evolve(side, places=_set(places, e.target, Place(up=e.card)))
     return _with_deal(
-        state, replace(deal, sides=_two(deal.sides, e.seat, side), moves=deal.moves + 1)
+        state, evolve(deal, sides=_two(deal.sides, e.seat, side), moves=deal.moves + 1)
     )
 
 
@@ -229,7 +229,7 @@ def _turned_up(state: SpitState, e: ev.CardTurnedUp) -> SpitState:
 def _filled(state: SpitState, e: ev.SlotFilled) -> SpitState:
     deal = _game(state).deal
     side = deal.sides[e.seat]
-    side = replace(_with_place(side, e.slot, Place(up=side.spit[0])), spit=side.spit[1:])
+    side = evolve(_with_place(side, e.slot, Place(up=side.spit[0])), spit=side.spit[1:])
     return _with_deal(state, _with_side(deal, e.seat, side))
 
 
@@ -239,18 +239,18 @@ def _stalled(state: SpitState, e: ev.Stalled) -> SpitState:
 
 def _gathered(state: SpitState, e: ev.MiddleGathered) -> SpitState:
     deal = _game(state).deal
-    middle = tuple(replace(pile, cards=pile.cards[-1:]) for pile in deal.middle)
-    deal = replace(deal, middle=middle, gathered=e.cards, restocks=e.restock)
+    middle = tuple(evolve(pile, cards=pile.cards[-1:]) for pile in deal.middle)
+    deal = evolve(deal, middle=middle, gathered=e.cards, restocks=e.restock)
     return _with_deal(state, deal)
 
 
 def _deal_over(state: SpitState, e: ev.DealOver) -> SpitState:
-    return _with_deal(state, replace(_game(state).deal, phase=Phase.SLAPPING))
+    return _with_deal(state, evolve(_game(state).deal, phase=Phase.SLAPPING))
 
 
 def _slapped(state: SpitState, e: ev.Slapped) -> SpitState:
     deal = _game(state).deal
-    side = replace(deal.sides[e.seat], slapped=e.pile, takes=e.takes)
+    side = evolve(deal.sides[e.seat], slapped=e.pile, takes=e.takes)
     return _with_deal(state, _with_side(deal, e.seat, side))
 
 
@@ -262,23 +262,23 @@ def _deal_ended(state: SpitState, e: ev.DealEnded) -> SpitState:
         pile = deal.middle[taken].cards if taken is not None else ()
         decks.append(tuple(sorted((*pile, *leftovers(side)))))
     following = Deal(number=e.deal + 1, phase=Phase.DEALING, decks=tuple(decks))
-    return replace(_with_deal(state, following), deals=e.deal + 1)
+    return evolve(_with_deal(state, following), deals=e.deal + 1)
 
 
 def _game_ended(state: SpitState, e: ev.GameEnded) -> SpitState:
     game = _game(state)
-    deal = replace(game.deal, phase=Phase.OVER)
-    game = replace(game, deal=deal, winner=e.winner, result=e.reason)
-    return _with_stacks(replace(state, game=game), e.stacks)
+    deal = evolve(game.deal, phase=Phase.OVER)
+    game = evolve(game, deal=deal, winner=e.winner, result=e.reason)
+    return _with_stacks(evolve(state, game=game), e.stacks)
 
 
 def _revealed(state: SpitState, e: ev.ShuffleRevealed) -> SpitState:
     game = _game(state)
     shuffles = tuple(
-        replace(s, reveal=e.reveal) if (s.round, s.name) == (e.round, e.name) else s
+        evolve(s, reveal=e.reveal) if (s.round, s.name) == (e.round, e.name) else s
         for s in game.shuffles
     )
-    return replace(state, game=replace(game, shuffles=shuffles))
+    return evolve(state, game=evolve(game, shuffles=shuffles))
 
 
 _HANDLERS: dict[type[Any], Callable[[SpitState, Any], SpitState]] = {

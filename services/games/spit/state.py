@@ -10,9 +10,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, TypeVar
 
 from services.games.spit.cards import Card
 from services.games.spit.config import SpitConfig
+
+_T = TypeVar("_T")
+_new = object.__new__
+_set = object.__setattr__
+
+
+def evolve(record: _T, **changes: Any) -> _T:
+    """`dataclasses.replace` for these frozen, slotted, validation-free records, at about a
+    third of its cost: the reducer builds several changed copies per event, and `replace`
+    (a dict of every field, then `__init__`) was the largest cost of a simulated game."""
+    cls = type(record)
+    copy = _new(cls)
+    for name in cls.__slots__:  # type: ignore[attr-defined]
+        _set(copy, name, getattr(record, name))
+    for name, value in changes.items():
+        _set(copy, name, value)
+    return copy
 
 
 class Phase(StrEnum):

@@ -8,8 +8,8 @@ import hashlib
 import json
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields, is_dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from services.games import contract as c
@@ -200,14 +200,25 @@ def visible_cards(state: SpitState, viewer: int | None) -> set[str]:
     return seen
 
 
-def cards_in(value: Any) -> Iterator[str]:
-    """Every card string anywhere inside a record (views, events, moves)."""
-    if isinstance(value, str):
-        if value in VALID_CARDS:
-            yield value
-    elif is_dataclass(value) and not isinstance(value, type):
-        for f in fields(value):
-            yield from cards_in(getattr(value, f.name))
-    elif isinstance(value, tuple | list | frozenset | set):
-        for item in value:
-            yield from cards_in(item)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def cards_in(value: Any) -> list[str]:
+    """Every card string anywhere inside a record (views, events, moves): walks tuples, lists
+    and dataclasses."""
+    found: list[str] = []
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        kind = type(item)
+        if kind is str:
+            if item in VALID_CARDS:
+                found.append(item)
+        elif kind is tuple or kind is list:
+            todo.extend(item)
+        elif item is not None and not isinstance(item, int):
+            names = _FIELDS.get(kind)
+            if names is None:
+                names = _FIELDS[kind] = tuple(getattr(kind, "__dataclass_fields__", ()))
+            todo.extend(getattr(item, name) for name in names)
+    return found
