@@ -2,7 +2,7 @@
 question the game asks of two cards: does this one go on that one?
 
 Ranks wrap (an ace goes on a king and on a 2); suits never matter, colours only when the table
-plays alternating colours. A game package of its own, so it keeps its own small card helpers
+plays alternating colours. A game package of its own, so it keeps its own small card functions
 rather than reaching into the poker engine's modules.
 """
 

@@ -113,3 +113,14 @@ def test_bicycle_deals_every_card_of_each_players_own_deck() -> None:
     table.seat_both()
     laid = [e for e in table.events if isinstance(e, ev.LaidOut)]
     assert [len(e.spit) + len(e.places) for e in laid] == [52, 52]
+
+
+def test_every_event_has_one_stable_stored_name() -> None:
+    from typing import get_args
+
+    from services.games.spit import EVENT_TYPES, SpitEvent
+
+    classes = get_args(SpitEvent)
+    assert set(EVENT_TYPES.values()) == set(classes)
+    assert all(name == f"spit.{cls.__name__}" for name, cls in EVENT_TYPES.items())
+    assert RULES.name == "spit"
