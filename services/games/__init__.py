@@ -12,4 +12,6 @@ Shared by every game:
 One package per game family:
   poker/                the poker engine: hold'em, hold'em hi-lo, Spit in the Ocean, Six-Card
                         Open Draw as data over one generic engine (docs/engine.md)
+  spit/                 Spit, the two-player real-time game, and its variations (four piles,
+                        alternating colours, Bicycle's Spit, Speed) (docs/games/spit.md)
 """
