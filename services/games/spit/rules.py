@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from services.games.contract import (
+    CashOut,
     ChanceRequest,
     Deadline,
     GameRules,
@@ -18,7 +19,7 @@ from services.games.spit import chance, reducer, views
 from services.games.spit.acting import deadlines, to_act
 from services.games.spit.config import SpitConfig
 from services.games.spit.decide import decide as decide_command
-from services.games.spit.events import SpitEvent
+from services.games.spit.events import PlayerLeft, SpitEvent
 from services.games.spit.moves import SpitMove
 from services.games.spit.play import legal_moves as moves_of
 from services.games.spit.state import SpitState
@@ -64,6 +65,12 @@ class SpitRules:
 
     def seats(self, state: SpitState) -> Sequence[SeatSummary]:
         return seats(state)
+
+    def cash_out(self, event: SpitEvent) -> CashOut | None:
+        """A seat freed (`PlayerLeft`) takes its stack away; no other event moves chips out."""
+        if isinstance(event, PlayerLeft):
+            return CashOut(event.seat, event.player, event.stack)
+        return None
 
 
 RULES = SpitRules()

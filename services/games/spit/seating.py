@@ -71,6 +71,8 @@ def sit_out(tape: Tape, command: SitOut) -> None:
 
 
 def sit_in(tape: Tape, command: SitIn) -> None:
+    if command.option is not None:
+        raise InvalidAction("Spit has no options for sitting in: a player plays the next game")
     if owned_seat(tape.state, command.seat, command.by).sitting_out:
         tape.emit(ev.PlayerSatIn(command.seat))
 

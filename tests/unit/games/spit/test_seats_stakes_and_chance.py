@@ -48,6 +48,22 @@ def test_leaving_during_a_game_concedes_it_and_the_opponent_takes_both_stakes() 
     assert RULES.pending_chance(table.state) is None
 
 
+def test_a_player_who_leaves_takes_their_stack_away() -> None:
+    table = Table(SpitConfig(stake=30))
+    table.seat_both()
+    left = table.run(c.Leave(1, by="bob"))
+    assert [RULES.cash_out(e) for e in left] == [None, c.CashOut(1, "bob", 70)]
+    assert all(RULES.cash_out(e) is None for e in table.events[:-1])
+
+
+def test_sitting_in_takes_no_option() -> None:
+    table = Table()
+    table.seat_both()
+    table.run(c.SitOut(0))
+    with pytest.raises(InvalidAction, match="no options for sitting in"):
+        RULES.decide(table.state, c.SitIn(0, option="post"))
+
+
 def test_a_void_game_returns_each_stake() -> None:
     table = Table(SpitConfig(stake=30))
     table.seat_both()

@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from services.games import contract as c
-from services.games.errors import NotAllowedNow
+from services.games.errors import InvalidAction, NotAllowedNow
 from services.games.spit import RULES, PlayCard, Ready, Slap, SpitConfig, execute
 from services.games.spit import events as ev
 from services.games.spit.state import Phase, SpitState
@@ -192,7 +192,7 @@ def test_the_dealer_cannot_deal_a_player_cards_they_do_not_hold() -> None:
     state, _ = after(cleared_deal(), 0, Slap(0))
     state, _ = after(state, 1, Slap(1))
     state = execute(state, c.ShuffleOpened(2, "seat 0", "id", "commit"))[0]
-    with pytest.raises(Exception, match="not the cards it holds"):
+    with pytest.raises(InvalidAction, match="not the cards it holds"):
         RULES.decide(state, c.CardsDrawn(2, "seat 0", ("2s", "7d", "8c", "Ac")))
 
 
