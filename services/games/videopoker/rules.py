@@ -1,0 +1,54 @@
+"""Video poker behind the table contract: one seat playing against the house's pay table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from services.games.contract import ChanceRequest, Command, Deadline, SeatSummary, Viewer
+from services.games.videopoker import chance, views
+from services.games.videopoker.decide import decide
+from services.games.videopoker.events import Event
+from services.games.videopoker.moves import LegalMoves, MachineConfig
+from services.games.videopoker.reducer import apply
+from services.games.videopoker.state import MachineState
+
+
+class VideoPokerRules:
+    """The `GameRules` of video poker (services.games.contract)."""
+
+    name = "video-poker"
+
+    def initial_state(self, config: MachineConfig) -> MachineState:
+        return MachineState(config)
+
+    def decide(self, state: MachineState, command: Command) -> Sequence[Event]:
+        return decide(state, command)
+
+    def apply(self, state: MachineState, event: Event) -> MachineState:
+        return apply(state, event)
+
+    def to_act(self, state: MachineState) -> frozenset[int]:
+        return views.to_act(state)
+
+    def legal_moves(self, state: MachineState, participant: int) -> LegalMoves:
+        return views.legal_moves(state, participant)
+
+    def view_for(self, state: MachineState, viewer: Viewer) -> views.MachineView:
+        return views.view_for(state, viewer)
+
+    def redact(self, event: Event, viewer: Viewer) -> Event | None:
+        return views.redact(event, viewer)
+
+    def pending_chance(self, state: MachineState) -> ChanceRequest | None:
+        return chance.pending_chance(state)
+
+    def deadlines(self, state: MachineState) -> Sequence[Deadline]:
+        """None: a round waits for its hold however long it takes (a player who comes back
+        finds the same cards), so nothing is ever decided for the player."""
+        return ()
+
+    def seats(self, state: MachineState) -> Sequence[SeatSummary]:
+        return views.seats(state)
+
+
+RULES = VideoPokerRules()
