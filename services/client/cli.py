@@ -22,6 +22,7 @@ from services.dealer.verify_cli import verify
 from services.shared import auth
 from services.shared.settings import AUTH_KEY_ENV
 from services.table.history_cli import history
+from services.videopoker_analysis.cli import vp_app
 
 app = typer.Typer(
     name="croupier",
@@ -84,3 +85,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+app.add_typer(vp_app)  # croupier vp analyze / advise: video poker returns and holds

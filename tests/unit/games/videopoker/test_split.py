@@ -24,9 +24,7 @@ def placements(cards: tuple[str, ...]) -> Counter[tuple[int, int]]:
     return Counter((read_ticket(card).position, read_ticket(card).offset) for card in cards)
 
 
-def test_the_default_ticket_deck_deals_the_split_card_exactly_a_quarter_of_the_time() -> (
-    None
-):
+def test_the_default_ticket_deck_deals_the_split_card_exactly_a_quarter_of_the_time() -> None:
     deck = ticket_deck(Fraction(1, 4)).cards
     counts = placements(deck)
     assert len(deck) == 60
