@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.games.contract import ChanceRequest, Command, Deadline, SeatSummary, Viewer
+from services.games.contract import (
+    CashOut,
+    ChanceRequest,
+    Command,
+    Deadline,
+    SeatSummary,
+    Viewer,
+)
 from services.games.videopoker import chance, views
 from services.games.videopoker.decide import decide
-from services.games.videopoker.events import Event
+from services.games.videopoker.events import Event, PlayerLeft
 from services.games.videopoker.moves import LegalMoves, MachineConfig
 from services.games.videopoker.reducer import apply
 from services.games.videopoker.state import MachineState
@@ -49,6 +56,13 @@ class VideoPokerRules:
 
     def seats(self, state: MachineState) -> Sequence[SeatSummary]:
         return views.seats(state)
+
+    def cash_out(self, event: Event) -> CashOut | None:
+        """A player who left takes their credits (`PlayerLeft`, at once or when the round
+        they were in ended)."""
+        if isinstance(event, PlayerLeft):
+            return CashOut(event.seat, event.player, event.stack)
+        return None
 
 
 RULES = VideoPokerRules()

@@ -71,6 +71,8 @@ def test_leaving_during_a_round_waits_for_its_end_and_returns_the_credits() -> N
     machine.hold(0, 1, 2, 3, 4)
     left = machine.events[-1]
     assert isinstance(left, ev.PlayerLeft) and left.stack == machine.escrow
+    assert RULES.cash_out(left) == c.CashOut(0, "alice", machine.escrow)
+    assert [RULES.cash_out(e) for e in machine.events[:-1]] == [None] * (len(machine.events) - 1)
     assert machine.state.seat is None and RULES.seats(machine.state) == ()
 
 
