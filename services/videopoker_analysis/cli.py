@@ -9,6 +9,7 @@ numpy and the tables load only when a command runs, so `croupier --help` stays q
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,7 +28,8 @@ vp_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-console = Console()
+# Wide enough for the tables when piped to a file or a log.
+console = Console(width=None if sys.stdout.isatty() else 120)
 
 
 def _paytable(name: str) -> PayTable:
@@ -103,6 +105,12 @@ def analyze(
         )
         console.print(
             f"  split card not dealt: {float(result.undealt_value):.6f} a coin at 5-coin pays"
+        )
+        # Holds do not depend on the chance (each hand is played on its own cards), so the
+        # return is linear in it: 100% at (2 - undealt) / (dealt - undealt).
+        even = (2 - result.undealt_value) / (result.dealt_value - result.undealt_value)
+        console.print(
+            f"  returns 100% when the split card is dealt {float(even) * 100:.2f}% of the time"
         )
     else:
         _print_analysis(table, analysis)
