@@ -26,8 +26,9 @@ def sampled(seed: int, split: bool) -> list[str]:
     return cards
 
 
+# The Split Card cases build the split tables of each pay table (seconds each): `slow`.
 CASES = [
-    (seed, paytable, coins, split)
+    pytest.param(seed, paytable, coins, split, marks=[pytest.mark.slow] if coins == 10 else [])
     for seed, (paytable, coins, split) in enumerate(
         [(p, c, False) for p in TABLES for c in (1, 5)]
         + [(p, 10, False) for p in TABLES]

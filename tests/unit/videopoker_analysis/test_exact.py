@@ -53,6 +53,7 @@ def test_jacks_or_better_final_hands_come_as_often_as_published() -> None:
     assert {hand: round(float(f), 6) for hand, f in found.items()} == published
 
 
+@pytest.mark.slow
 def test_a_split_cards_classes_of_four_others_sum_as_every_one_of_them() -> None:
     """The dealt-split analysis values one four-card set per class under permutations of the
     three other suits: for one split card, the weighted classes give the same total as all

@@ -17,6 +17,7 @@ from services.videopoker_analysis.split_tables import (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paytable", sorted(PAYTABLES))
 def test_the_best_of_six_matches_the_pure_rules_for_random_split_hands(paytable: str) -> None:
     tables = split_tables(paytable)
@@ -39,6 +40,7 @@ def test_the_canonical_splits_are_the_club_bases_with_their_three_second_cards()
     assert split_cards(38) == (12, 0)  # Ac|2c
 
 
+@pytest.mark.slow
 def test_four_cards_holding_the_base_are_left_out() -> None:
     tables = split_tables("jacks-9-6")
     assert tables.valid.sum(axis=1).tolist() == [249_900] * 39  # C(51, 4) beside each base

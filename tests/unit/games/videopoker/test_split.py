@@ -67,6 +67,7 @@ def test_an_ace_splits_into_a_king_an_ace_or_a_two() -> None:
     assert [second_card("2d", offset) for offset in OFFSETS] == ["Ad", "2d", "3d"]
 
 
+@pytest.mark.slow
 def test_rounds_dealt_by_the_dealers_derivation_place_the_split_card_as_the_tickets_say() -> None:
     """1,200 rounds of derived shuffles (fixed seeds, so the counts are the same every run):
     the split card is dealt about a quarter of the time, every position and second card in
