@@ -16,6 +16,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from services.games.cards import RANKS as CARD_RANKS
+from services.games.cards import SUITS as CARD_SUITS
 from services.games.videopoker.paytables import COINS, MAX_COINS, PAYTABLES, SPLIT_COINS
 from services.games.videopoker.split import OFFSETS, split_parts
 from services.videopoker_analysis.combos import RANKS
@@ -28,9 +30,6 @@ from services.videopoker_analysis.kernels import (
 from services.videopoker_analysis.split_tables import split_tables
 from services.videopoker_analysis.subsets import DRAWS, MASKS, mask_positions
 from services.videopoker_analysis.tables import stub_sums, tables
-
-CARD_RANKS = "23456789TJQKA"
-CARD_SUITS = "cdhs"
 
 
 class AdviceError(ValueError):
