@@ -68,13 +68,20 @@ def numpy_holds(
 
     def best(rows: np.ndarray, own: np.ndarray | None = None) -> np.ndarray:
         """Pays of five-card rows, or the best five of six-card rows (`own`: the pays of the
-        first five, when known)."""
+        first five, when known): each five is the six without one card, keyed by
+        subtracting that card's key and OR-ing the other cards' suit bits."""
         if rows.shape[1] == 5:
             five: np.ndarray = pays[table.of_cards(rows)]
             return five
-        first = pays[table.of_cards(rows[:, :5])] if own is None else own
-        others = [pays[table.of_cards(np.delete(rows, i, axis=1))] for i in range(5)]
-        six: np.ndarray = np.max([first, *others], axis=0)
+        keys = table.card_key[rows]
+        bits = table.suit_bit[rows]
+        total = keys.sum(axis=1)
+        first = pays[table.lookup(total - keys[:, 5], np.bitwise_or.reduce(bits[:, :5], axis=1))]
+        found = [first if own is None else own]
+        for i in range(5):
+            others = np.bitwise_or.reduce(np.delete(bits, i, axis=1), axis=1)
+            found.append(pays[table.lookup(total - keys[:, i], others)])
+        six: np.ndarray = np.max(found, axis=0)
         return six
 
     values = {}
