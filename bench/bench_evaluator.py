@@ -1,13 +1,21 @@
 """Hand evaluator speed next to treys, phevaluator and eval7 on the same hands, same run.
 
-Rows (hands per second, higher is better; the `target` column is the goal):
+Rows (hands per second, higher is better; `target` is the goal, `x eval7` the ratio to eval7
+measured in the same rounds):
 * five-card and seven-card single calls: croupier's fast path on pre-encoded ints
-  (`eval5_ints` / `eval7_ints`) and its friendly API (`evaluate_high`, cards + words), each
-  peer through its public Python API, phevaluator also through its C entry points;
+  (`eval5_ints` / `eval7_ints`, compiled by `make ranking`) and its friendly API
+  (`evaluate_high`, cards + words), each peer through its public Python API, phevaluator also
+  through its C entry points; the seven-card target is 1.2x eval7;
 * batch seven-card: `eval7_batch` over a NumPy array (no peer has a batch path);
 * Spit in the Ocean with 1 to 4 wild cards: `eval_wild5_ints`, and a naive evaluator that
   substitutes every card for the wilds over phevaluator (the only way the peers can do it);
 * eight-or-better low, and exact AA v KK pre-flop equity (1,712,304 boards);
+* Monte Carlo equity, trials per second: `equity` against eval7's
+  `py_hand_vs_range_monte_carlo` for the same match-ups and trial counts, interleaved rounds
+  (target: at least eval7's rate), and the peak memory of one call at the API's sample cap
+  next to a small call (target: the same);
+* `EvaluatePacked` through a real server process over loopback: hands per second from one
+  client, next to `EvaluateMany` (target: 100,000 hands/s);
 * the Showdown RPC for nine seats over loopback (p50/p99 latency) to a separate server process.
 
 Throughputs are CPU time of the benchmark process (see `_rate`); the RPC latency is wall time.
@@ -24,7 +32,7 @@ import random
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +107,7 @@ def _single_rows(quick: bool) -> list[dict[str, Any]]:
 
     n = 50_000 if quick else 300_000
     rows = []
-    for size, target in ((5, 3.3e6), (7, 2.4e6)):
+    for size, target in ((5, "1.0x eval7"), (7, "1.2x eval7")):
         hands = _hands(n, size, seed=size)
         # Pre-encoded hands as tuples (what a simulation keeps), peers' ids likewise.
         ints = [tuple(FAST_INTS[c] for c in h) for h in hands]
@@ -133,6 +141,7 @@ def _single_rows(quick: bool) -> list[dict[str, Any]]:
                 "variant": f"{size}-card single call (fast path, ints)",
                 **best,
                 "treys": _rate(peers["treys"], n, 1),
+                "x eval7": best["croupier"] / best["eval7"],
                 "target": target,
                 "unit": "hands/s",
             }
@@ -264,6 +273,147 @@ def _low_and_equity_rows(quick: bool) -> list[dict[str, Any]]:
     ]
 
 
+def _equity_rows(quick: bool) -> list[dict[str, Any]]:
+    import tracemalloc
+
+    import eval7
+
+    from services.games.cards import parse_cards
+    from services.ranking.equity import EquityGame, equity
+
+    everything = eval7.HandRange("22+,A2+,K2+,Q2+,J2+,T2+,92+,82+,72+,62+,52+,42+,32")
+    matchups = [
+        ("AhAs v a random hand, pre-flop", "Ah As", ""),
+        ("AhKh v a random hand on 2c 7d 9h", "Ah Kh", "2c 7d 9h"),
+    ]
+    trials = 200_000 if quick else 1_000_000
+    rows: list[dict[str, Any]] = []
+    for name, hero, board in matchups:
+        mine, shown = parse_cards(hero), parse_cards(board) if board else []
+        players: list[list[Any]] = [list(mine), []]
+        e7_hero = [eval7.Card(str(c)) for c in mine]
+        e7_board = [eval7.Card(str(c)) for c in shown]
+        equity(EquityGame.HOLDEM, players, shown, samples=1_000, max_exact=0)  # tables built
+
+        def ours(players: list[list[Any]] = players, shown: Sequence[Any] = shown) -> float:
+            result = equity(EquityGame.HOLDEM, players, shown, samples=trials, seed=1, max_exact=0)
+            return result.players[0].equity
+
+        def theirs(hero: list[Any] = e7_hero, board: list[Any] = e7_board) -> float:
+            return float(eval7.py_hand_vs_range_monte_carlo(hero, everything, board, trials))
+
+        best: dict[str, float] = {}
+        shares: dict[str, float] = {}
+        for _ in range(3):
+            for who, run in (("croupier", ours), ("eval7", theirs)):
+                start = time.process_time()
+                shares[who] = run()
+                best[who] = max(best.get(who, 0.0), trials / (time.process_time() - start))
+        rows.append(
+            {
+                "variant": f"Monte Carlo equity, {name} (croupier {shares['croupier']:.4f}, "
+                f"eval7 {shares['eval7']:.4f})",
+                **best,
+                "x eval7": best["croupier"] / best["eval7"],
+                "target": "1.0x eval7",
+                "unit": "trials/s",
+            }
+        )
+    peaks = {}
+    crowd = [parse_cards("Ah As"), [], [], [], [], []]
+    for samples in (20_000, 1_000_000):
+        tracemalloc.start()
+        equity(EquityGame.HOLDEM, crowd, samples=samples, seed=1)
+        peaks[samples] = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+    rows.append(
+        {
+            "variant": "Equity peak memory, AA v 5 random hands, 1,000,000 samples "
+            f"(20,000 samples: {peaks[20_000]:.1f} MB)",
+            "croupier": peaks[1_000_000],
+            "target": "as for 20,000",
+            "unit": "MB",
+        }
+    )
+    return rows
+
+
+def _server(key: str) -> tuple[subprocess.Popen[bytes], str]:
+    from bench.service_process import free_port
+    from services.evaluator.server import SERVICE_NAME
+    from services.shared.healthcheck import wait_until_serving
+
+    address = f"127.0.0.1:{free_port()}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
+    env.update(
+        CROUPIER_AUTH_KEY=key,
+        CROUPIER_EVALUATOR_ADDR=address,
+        CROUPIER_EVALUATOR_METRICS_PORT="0",
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "services.evaluator"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    if not wait_until_serving(address, SERVICE_NAME, timeout=60):
+        process.terminate()
+        raise RuntimeError("evaluator never served")
+    return process, address
+
+
+def _packed_rows(quick: bool) -> list[dict[str, Any]]:
+    from croupier.evaluator.v1 import evaluator_pb2 as pb
+    from croupier.evaluator.v1 import evaluator_pb2_grpc
+    from services.shared import auth
+    from services.shared.channels import connect
+
+    key = "bench-evaluator-signing-key-0123456789"
+    process, address = _server(key)
+    try:
+        token = auth.issue_token(key, "bench", auth.Role.SERVICE, 3600)
+        stub = evaluator_pb2_grpc.EvaluatorServiceStub(connect(address, token))
+        rng = np.random.default_rng(8)
+        per_call = 10_000
+        hands = np.argsort(rng.random((per_call * 4, 52)), axis=1)[:, :7].astype(np.uint8)
+        packed = [
+            pb.EvaluatePackedRequest(cards=hands[i::4].tobytes(), cards_per_hand=7)
+            for i in range(4)
+        ]
+        many = [
+            pb.EvaluateManyRequest(
+                requests=[pb.EvaluateRequest(hole_cards=[_text(c) for c in h]) for h in
+                          hands[i * 1000 : (i + 1) * 1000].tolist()]
+            )
+            for i in range(4)
+        ]  # fmt: skip
+        seconds = 1.0 if quick else 4.0
+
+        def rate(call: Any, requests: list[Any], size: int) -> float:
+            call(requests[0])
+            done, start = 0, time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                call(requests[done % len(requests)])
+                done += 1
+            return done * size / (time.perf_counter() - start)
+
+        packed_rate = rate(stub.EvaluatePacked, packed, per_call)
+        many_rate = rate(stub.EvaluateMany, many, 1000)
+        return [
+            {
+                "variant": f"EvaluatePacked RPC, 7 cards, {per_call:,} hands a call, one server "
+                f"process, loopback (EvaluateMany, 1,000 a call: {many_rate:,.0f})",
+                "croupier": packed_rate,
+                "target": 100_000.0,
+                "unit": "hands/s (wall)",
+            }
+        ]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
 def _showdown_row(quick: bool) -> dict[str, Any]:
     from bench.service_process import free_port
     from croupier.evaluator.v1 import evaluator_pb2 as pb
@@ -333,5 +483,7 @@ def run(quick: bool) -> list[dict[str, Any]]:
     rows.append(_batch_row(quick))
     rows.extend(_wild_rows(quick))
     rows.extend(_low_and_equity_rows(quick))
+    rows.extend(_equity_rows(quick))
+    rows.extend(_packed_rows(quick))
     rows.append(_showdown_row(quick))
     return rows

@@ -20,6 +20,7 @@ from services.bots.simulation.deals import SeededDeck, rotated, rotations, seati
 from services.bots.simulation.presets import preset
 from services.bots.simulation.stats import BotResult, summarize
 from services.bots.strength import Ranker
+from services.bots.view import BotView
 from services.games.errors import RuleViolation
 from services.games.poker.commands import Act, SitDown
 from services.games.poker.legal import LegalActions
@@ -73,7 +74,10 @@ def run_engine_only(
     ranker: Ranker,
     hand_ranker: HandRanker,
     progress: Callable[[int], None] | None = None,
+    on_decision: Callable[[BotView], None] | None = None,
 ) -> SimulationReport:
+    """Play `spec` through the pure engine; `on_decision` sees every decision point's view
+    before its bot decides (the bots benchmark times the policies on them)."""
     chosen = preset(spec.game)
     seated = seating(spec.bots, spec.seats)
     policies = {name: make_policy(name, ranker, spec.difficulty) for name in set(seated)}
@@ -95,7 +99,7 @@ def run_engine_only(
             config = chosen.config(spec.seats, deal % spec.seats, spec.stack_units)
             state = _seat_everyone(new_table(config), assignment, stack)
             rng = random.Random(f"{spec.seed}/{deal}/{rotation}")
-            decide_for = _decider(assignment, policies, rng)
+            decide_for = _decider(assignment, policies, rng, on_decision)
             try:
                 run = play_hand(state, decide_for, SeededDeck(spec.seed, deal), hand_ranker)
             except RuleViolation as violation:
@@ -139,10 +143,16 @@ def _seat_everyone(state: TableState, assignment: list[str], stack: int) -> Tabl
 
 
 def _decider(
-    assignment: list[str], policies: dict[str, Policy], rng: random.Random
+    assignment: list[str],
+    policies: dict[str, Policy],
+    rng: random.Random,
+    on_decision: Callable[[BotView], None] | None,
 ) -> Callable[[TableState, LegalActions], Act]:
     def choose(state: TableState, legal: LegalActions) -> Act:
         policy = policies[assignment[legal.seat]]
-        return to_command(state, legal.seat, policy.choose(to_bot_view(state, legal), rng))
+        view = to_bot_view(state, legal)
+        if on_decision is not None:
+            on_decision(view)
+        return to_command(state, legal.seat, policy.choose(view, rng))
 
     return choose

@@ -17,7 +17,7 @@ from services.bots.simulation.engine_runner import (
     run_engine_only,
 )
 from services.bots.simulation.presets import PRESETS, preset
-from services.bots.view import Kind, Variant
+from services.bots.view import BotView, Kind, Variant
 from services.games.poker.chance import NeedCards, deal_from, pending_chance
 from services.games.poker.commands import SitDown, StartHand
 from services.games.poker.legal import legal_actions
@@ -62,6 +62,16 @@ def test_bots_finish_every_variant_without_an_illegal_action(
     assert report.illegal == []
     assert report.hands == 12 and report.conserved
     assert sum(result.net_chips for result in report.results) == 0
+
+
+def test_every_decision_point_is_shown_to_the_observer_before_the_bot_decides(
+    ranker: EvaluatorRanker, hand_ranker: EvaluatorHandRanker
+) -> None:
+    seen: list[BotView] = []
+    spec = SimulationSpec(game="spit", hands=6, seats=3, bots=("equity", "tight", "random"))
+    report = run_engine_only(spec, ranker, hand_ranker, on_decision=seen.append)
+    assert len(seen) == report.decisions > 0
+    assert all(view.legal for view in seen)
 
 
 def test_a_seeded_duplicate_match_replays_identically(
