@@ -8,7 +8,10 @@
    each: first the services that call no other (evaluator, dealer, ledger, in parallel), then
    the table once those report grpc.health SERVING. Then the Celery worker, once
    ``services/workers`` has one.
-4. Ctrl-C or SIGTERM: children get SIGTERM in reverse order, then SIGKILL (to their whole
+4. A child that dies is started again (after `services.shared.restarts.restart_delay`: a
+   second, backing off while it keeps dying), and so is the private Redis, on its port and
+   data directory: one crashed process never stops the platform.
+5. Ctrl-C or SIGTERM: children get SIGTERM in reverse order, then SIGKILL (to their whole
    process group) if they outlive the grace period; Redis stops last. Nothing is left behind.
 """
 
@@ -37,6 +40,7 @@ from services.shared.redis_embedded import (
     find_server_binary,
     start_private_redis,
 )
+from services.shared.restarts import crashes_after, restart_delay
 from services.shared.settings import (
     AUTH_KEY_ENV,
     DEFAULT_METRICS_PORTS,
@@ -65,13 +69,18 @@ class Deployable:
 
 @dataclass
 class Child:
-    """One started process and how to reach it."""
+    """One started process, how to reach it, and how to start it again."""
 
     name: str
     process: subprocess.Popen[bytes]
     address: str | None = None
     metrics_port: int = 0
     readers: list[threading.Thread] = field(default_factory=list)
+    command: list[str] = field(default_factory=list)
+    env: Mapping[str, str] = field(default_factory=dict)
+    started_at: float = field(default_factory=time.monotonic)
+    crashes: int = 0  # quick deaths in a row (restarts.crashes_after)
+    restart_at: float | None = None  # when it dies: when to start it again (monotonic)
 
     @property
     def running(self) -> bool:
@@ -181,7 +190,7 @@ def spawn(name: str, command: list[str], env: Mapping[str, str], out: IO[str]) -
     assert process.stdout is not None
     reader = threading.Thread(target=_pump, args=(name, process.stdout, out), daemon=True)
     reader.start()
-    return Child(name=name, process=process, readers=[reader])
+    return Child(name=name, process=process, readers=[reader], command=command, env=env)
 
 
 def stop_children(children: list[Child], grace: float = STOP_GRACE_SECONDS) -> None:
@@ -252,7 +261,7 @@ class Launcher:
             if not self._start_all(env):
                 return 0 if self.stop_requested.is_set() else 1
             self._print_summary(redis)
-            return self._supervise()
+            return self._supervise(redis)
         finally:
             stop_children(self.children)
             redis.close()
@@ -319,16 +328,49 @@ class Launcher:
         self._say(f"  signing key {key_note}")
         self._say("  a token: .venv/bin/croupier token --subject alice --role player")
 
-    def _supervise(self) -> int:
+    def _supervise(self, redis: RedisHandle) -> int:
+        """Until a stop signal: start again whatever died (Redis first, it serves everyone)."""
         while not self.stop_requested.wait(0.2):
+            self._keep_redis_up(redis)
             for child in self.children:
-                if not child.running:
-                    self._say(
-                        f"{child.name} exited with status {child.process.returncode}; stopping"
-                    )
-                    return 1
+                self._keep_up(child)
         self._say("stopping")
         return 0
+
+    def _keep_up(self, child: Child) -> None:
+        if child.running:
+            return
+        now = time.monotonic()
+        if child.restart_at is None:
+            child.crashes = crashes_after(child.crashes, now - child.started_at)
+            delay = restart_delay(child.crashes)
+            child.restart_at = now + delay
+            self._say(
+                f"{child.name} exited with status {child.process.returncode}; "
+                f"starting it again in {delay:.0f} s"
+            )
+            return
+        if now < child.restart_at:
+            return
+        for reader in child.readers:
+            reader.join(timeout=2)
+        again = spawn(child.name, child.command, child.env, self.out)
+        child.process, child.readers = again.process, again.readers
+        child.started_at, child.restart_at = now, None
+        self._say(f"{child.name} started again, pid {child.process.pid}")
+
+    def _keep_redis_up(self, redis: RedisHandle) -> None:
+        """Start the private Redis again on its port and data directory if it died (its AOF
+        keeps what was acknowledged); an external one (REDIS_URL) is not ours to restart."""
+        if not isinstance(redis, EmbeddedRedis) or redis.running:
+            return
+        self._say("redis exited; starting it again on the same port and data")
+        try:
+            redis.restart()
+        except RedisUnavailableError as exc:
+            self._say(f"redis did not start again ({exc}); trying again")
+            return
+        self._say(f"redis started again, pid {redis.pid}")
 
 
 def run_platform(state_dir: Path, out: IO[str] | None = None) -> int:

@@ -7,7 +7,8 @@ with the table before anything changes.
 
 Scheduling a timeout writes the deadline into the Redis index (so the sweeper can fire it
 if the Celery task is lost) and sends an ETA task for it (or for the first hop of a long
-countdown, see `deadlines.countdown_for`).
+countdown, see `deadlines.countdown_for`). Bot turns and bot seatings are written into their
+resend indexes (`resend_index`) before their tasks are sent, for the same reason.
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ from services.bots.identity import bot_identity
 from services.scheduling.bot_turn import BotTurn
 from services.scheduling.deadline_index import DeadlineIndex, RedisDeadlineIndex
 from services.scheduling.deadlines import Deadline, countdown_for
+from services.scheduling.resend_index import (
+    BOT_TURNS_KEY,
+    SEAT_BOTS_KEY,
+    RedisResendIndex,
+    ResendIndex,
+)
+from services.scheduling.seat_request import BotSeatRequest
 from services.scheduling.settings import SchedulingSettings
 from services.scheduling.tasks import BOT_MOVE, FIRE_TIMEOUT, SEAT_BOT, configure_broker
 
@@ -38,12 +46,19 @@ def send_timeout(celery: Celery, deadline: Deadline, *, now: float, max_countdow
     )
 
 
-def send_seat_bot(
-    celery: Celery, table_id: str, index: int, policy: str, difficulty: float
-) -> None:
+def send_seat_bot(celery: Celery, request: BotSeatRequest) -> None:
     """Queue `seat_bot` for the table's bot number `index` (its arguments in one place: the
     table's trigger and the sweeper's re-send must match the task's signature)."""
-    celery.send_task(SEAT_BOT, args=[table_id, index, policy, difficulty])
+    celery.send_task(
+        SEAT_BOT, args=[request.table_id, request.index, request.policy, request.difficulty]
+    )
+
+
+def send_bot_turn(celery: Celery, turn: BotTurn, *, countdown: float, resend: int = 0) -> None:
+    """Queue `bot_move` for `turn`; `resend` numbers the sweeper's re-sends (a task id of their
+    own, so a re-send does not count as a retry of a delivery that may still be running)."""
+    task_id = f"bot:{turn.key}" if not resend else f"bot:{turn.key}:resend-{resend}"
+    celery.send_task(BOT_MOVE, args=[turn.encode()], countdown=countdown, task_id=task_id)
 
 
 class CeleryScheduler:
@@ -53,13 +68,21 @@ class CeleryScheduler:
         index: DeadlineIndex,
         *,
         max_countdown: float,
+        bot_turns: ResendIndex,
+        seat_bots: ResendIndex,
         bot_delay: float = 0.0,
+        bot_resend: float = 10.0,
+        seat_resend: float = 30.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._celery = celery
         self._index = index
+        self._bot_turns = bot_turns
+        self._seat_bots = seat_bots
         self._max_countdown = max_countdown
         self._bot_delay = max(0.0, bot_delay)
+        self._bot_resend = bot_resend
+        self._seat_resend = seat_resend
         self._clock = clock
 
     @classmethod
@@ -70,20 +93,37 @@ class CeleryScheduler:
             settings.redis_url,
             settings.visibility_timeout,
         )
-        index = RedisDeadlineIndex(redis.Redis.from_url(settings.redis_url))
+        client = redis.Redis.from_url(settings.redis_url)
         return cls(
-            celery, index, max_countdown=settings.max_countdown, bot_delay=settings.bot_delay
+            celery,
+            RedisDeadlineIndex(client),
+            max_countdown=settings.max_countdown,
+            bot_turns=RedisResendIndex(client, BOT_TURNS_KEY),
+            seat_bots=RedisResendIndex(client, SEAT_BOTS_KEY),
+            bot_delay=settings.bot_delay,
+            bot_resend=settings.bot_resend,
+            seat_resend=settings.seat_resend,
         )
 
     def schedule_timeout(
-        self, table_id: str, hand: int, action_number: int, deadline_unix_ms: int
+        self,
+        table_id: str,
+        hand: int,
+        action_number: int,
+        deadline_unix_ms: int,
+        *,
+        only_if_lost: bool = False,
     ) -> None:
         """Time out decision `action_number` of hand `hand` at the deadline.
 
         Scheduling the same decision again with a later deadline (a time-bank extension)
         moves it; the earlier trigger then finds the new due time and waits for it.
+        `only_if_lost` (the table's recovery): nothing when the index holds this deadline
+        already (its trigger, or the sweeper, fires it).
         """
         deadline = Deadline.from_unix_ms(table_id, hand, action_number, deadline_unix_ms)
+        if only_if_lost and self._index.due_at_of(deadline) == deadline.due_at:
+            return
         self._index.arm(deadline)
         send_timeout(self._celery, deadline, now=self._clock(), max_countdown=self._max_countdown)
 
@@ -92,22 +132,51 @@ class CeleryScheduler:
         self._index.discard(Deadline(table_id, hand, action_number, 0.0))
 
     def schedule_bot_turn(
-        self, table_id: str, hand: int, action_number: int, seat: int, player: str
+        self,
+        table_id: str,
+        hand: int,
+        action_number: int,
+        seat: int,
+        player: str,
+        *,
+        only_if_lost: bool = False,
     ) -> None:
         """Let the bot `player` in `seat` decide, after the configured thinking time.
 
-        The bot's policy and difficulty come from its player id (`bot_identity`).
+        The bot's policy and difficulty come from its player id (`bot_identity`). The turn is
+        the table's only open one in the bot-turn index until the task plays it (the
+        sweeper sends it again if it is not played `bot_resend` seconds after it was due).
+        `only_if_lost`: nothing when the index holds the turn already.
         """
         policy, difficulty = bot_identity(player)
         turn = BotTurn(table_id, hand, action_number, seat, player, policy, difficulty)
-        self._celery.send_task(
-            BOT_MOVE,
-            args=[turn.encode()],
-            countdown=self._bot_delay,
-            # The same id for every send of one turn: Celery logs make duplicates obvious.
-            task_id=f"bot:{turn.key}",
-        )
+        if only_if_lost and self._bot_turns.contains(turn.encode()):
+            return
+        due = self._clock() + self._bot_delay + self._bot_resend
+        self._bot_turns.arm(table_id, turn.encode(), due)
+        self._send_bot_turn(turn)
 
-    def schedule_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
-        """Seat the table's bot number `index` (a `seat_bot` task joins it via JoinTable)."""
-        send_seat_bot(self._celery, table_id, index, policy, difficulty)
+    def schedule_seat_bot(
+        self,
+        table_id: str,
+        index: int,
+        policy: str,
+        difficulty: float,
+        *,
+        only_if_lost: bool = False,
+    ) -> None:
+        """Seat the table's bot number `index` (a `seat_bot` task joins it via JoinTable); it
+        stays in the seat-bot index until the bot sits or finds the table full (the sweeper
+        re-sends it). `only_if_lost`: nothing when the index holds it already."""
+        request = BotSeatRequest(table_id, index, policy, float(difficulty))
+        if only_if_lost and self._seat_bots.contains(request.encode()):
+            return
+        self._seat_bots.add(request.encode(), self._clock() + self._seat_resend)
+        self._send_seat_bot(request)
+
+    # The sends themselves, apart (a test's scheduler loses them as a killed worker would).
+    def _send_bot_turn(self, turn: BotTurn) -> None:
+        send_bot_turn(self._celery, turn, countdown=self._bot_delay)
+
+    def _send_seat_bot(self, request: BotSeatRequest) -> None:
+        send_seat_bot(self._celery, request)

@@ -6,6 +6,10 @@ workers read (services/workers/settings.py takes its defaults from here):
 - `CROUPIER_WORKERS_MAX_COUNTDOWN`: longest single ETA hop in seconds, at most a quarter of
   the visibility timeout (300).
 - `CROUPIER_WORKERS_BOT_DELAY`: bots' thinking time before acting, seconds (0.5).
+- `CROUPIER_WORKERS_BOT_RESEND`: seconds past its thinking time after which a bot turn that
+  was not played is sent again by the sweeper (10).
+- `CROUPIER_WORKERS_SEAT_RESEND`: seconds after which a requested bot's seating that did not
+  seat it is sent again by the sweeper (30; a bot that gave up waits its backoff instead).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from dataclasses import dataclass
 VISIBILITY_TIMEOUT_S = 3600.0
 MAX_COUNTDOWN_S = 300.0
 BOT_DELAY_S = 0.5
+BOT_RESEND_S = 10.0
+SEAT_RESEND_S = 30.0
 
 
 def seconds(source: Mapping[str, str], name: str, default: float) -> float:
@@ -38,17 +44,27 @@ def check_countdown(max_countdown: float, visibility_timeout: float) -> None:
         )
 
 
+def check_resends(bot_resend: float, seat_resend: float) -> None:
+    if bot_resend <= 0 or seat_resend <= 0:
+        raise ValueError(
+            "CROUPIER_WORKERS_BOT_RESEND and CROUPIER_WORKERS_SEAT_RESEND must be positive"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class SchedulingSettings:
     redis_url: str
     visibility_timeout: float = VISIBILITY_TIMEOUT_S
     max_countdown: float = MAX_COUNTDOWN_S
     bot_delay: float = BOT_DELAY_S
+    bot_resend: float = BOT_RESEND_S
+    seat_resend: float = SEAT_RESEND_S
 
     def __post_init__(self) -> None:
         if not self.redis_url:
             raise ValueError("REDIS_URL is required: the Redis the Celery broker runs on")
         check_countdown(self.max_countdown, self.visibility_timeout)
+        check_resends(self.bot_resend, self.seat_resend)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> SchedulingSettings:
@@ -60,4 +76,6 @@ class SchedulingSettings:
             ),
             max_countdown=seconds(source, "CROUPIER_WORKERS_MAX_COUNTDOWN", MAX_COUNTDOWN_S),
             bot_delay=seconds(source, "CROUPIER_WORKERS_BOT_DELAY", BOT_DELAY_S),
+            bot_resend=seconds(source, "CROUPIER_WORKERS_BOT_RESEND", BOT_RESEND_S),
+            seat_resend=seconds(source, "CROUPIER_WORKERS_SEAT_RESEND", SEAT_RESEND_S),
         )

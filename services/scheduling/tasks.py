@@ -21,9 +21,17 @@ def configure_broker(celery: Celery, redis_url: str, visibility_timeout: float) 
     celery.conf.update(
         broker_url=redis_url,
         broker_connection_retry_on_startup=True,
+        # Reconnect to a broker that went away for as long as it takes (Celery's default gives
+        # up after 100 tries), and notice a dead connection within seconds.
+        broker_connection_retry=True,
+        broker_connection_max_retries=None,
         # An unacked task is handed to another worker after this long; every ETA hop is kept
         # far below it (SchedulingSettings checks max_countdown <= visibility_timeout / 4).
-        broker_transport_options={"visibility_timeout": visibility_timeout},
+        broker_transport_options={
+            "visibility_timeout": visibility_timeout,
+            "health_check_interval": 10,
+            "socket_keepalive": True,
+        },
         task_ignore_result=True,
         task_serializer="json",
         accept_content=["json"],

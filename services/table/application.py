@@ -524,28 +524,27 @@ class TableApplication:
         return self.clock() - last[0].recorded_at_ms if last else 0
 
     def _trigger_current(self, table: Table) -> None:
-        """Send again the triggers of what the table waits for (they may have been lost)."""
+        """Send again the triggers of what the table waits for, those the scheduler has lost
+        (a worker or broker failed, or this table's instance before it could send them)."""
         decision = table.shell.decision
         hand = table.engine.hand
+        tid = table.table_id
         if decision is not None and hand is not None and hand.number == decision.hand:
+            number = decision.action_number
             if decision.deadline_unix_ms:
                 self.scheduler.schedule_timeout(
-                    table.table_id, decision.hand, decision.action_number, decision.deadline_unix_ms
+                    tid, decision.hand, number, decision.deadline_unix_ms, only_if_lost=True
                 )
             seat = table.engine.seats[decision.seat]
             if seat is not None and seat.player in table.shell.bots:
                 self.scheduler.schedule_bot_turn(
-                    table.table_id,
-                    decision.hand,
-                    decision.action_number,
-                    decision.seat,
-                    seat.player,
+                    tid, decision.hand, number, decision.seat, seat.player, only_if_lost=True
                 )
         shell = table.shell
         if len(shell.requested_bots) > len(shell.bots_seated()):
             # (some requested bot may never have sat down: a seated one finds itself seated)
             for index, (policy, difficulty) in enumerate(shell.requested_bots):
-                self.scheduler.schedule_seat_bot(table.table_id, index, policy, difficulty)
+                self.scheduler.schedule_seat_bot(tid, index, policy, difficulty, only_if_lost=True)
 
     def _void_stuck(self, table_id: str, reason: str) -> None:
         table = self.load(table_id)

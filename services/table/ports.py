@@ -110,17 +110,40 @@ class LedgerPort(Protocol):
 
 class SchedulerPort(Protocol):
     """Triggers for timeouts and bot turns (Celery in production). A trigger only
-    asks the table service to act; the table re-checks the world, so duplicates are no-ops."""
+    asks the table service to act; the table re-checks the world, so duplicates are no-ops.
+    `only_if_lost` (the table's recovery sends what it waits for again): send nothing when
+    the scheduler knows the trigger is still on its way."""
 
     def schedule_timeout(
-        self, table_id: str, hand: int, action_number: int, deadline_unix_ms: int
+        self,
+        table_id: str,
+        hand: int,
+        action_number: int,
+        deadline_unix_ms: int,
+        *,
+        only_if_lost: bool = False,
     ) -> None: ...
 
     def schedule_bot_turn(
-        self, table_id: str, hand: int, action_number: int, seat: int, player: str
+        self,
+        table_id: str,
+        hand: int,
+        action_number: int,
+        seat: int,
+        player: str,
+        *,
+        only_if_lost: bool = False,
     ) -> None: ...
 
-    def schedule_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
+    def schedule_seat_bot(
+        self,
+        table_id: str,
+        index: int,
+        policy: str,
+        difficulty: float,
+        *,
+        only_if_lost: bool = False,
+    ) -> None:
         """Seat bot number `index` of the table's `TableCreated.bots` (policy, difficulty)."""
         ...
 
@@ -129,14 +152,35 @@ class NoScheduler:
     """No timeouts and no bot turns: decisions wait for the player (tests, `--no-workers`)."""
 
     def schedule_timeout(
-        self, table_id: str, hand: int, action_number: int, deadline_unix_ms: int
+        self,
+        table_id: str,
+        hand: int,
+        action_number: int,
+        deadline_unix_ms: int,
+        *,
+        only_if_lost: bool = False,
     ) -> None:
         return None
 
     def schedule_bot_turn(
-        self, table_id: str, hand: int, action_number: int, seat: int, player: str
+        self,
+        table_id: str,
+        hand: int,
+        action_number: int,
+        seat: int,
+        player: str,
+        *,
+        only_if_lost: bool = False,
     ) -> None:
         return None
 
-    def schedule_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
+    def schedule_seat_bot(
+        self,
+        table_id: str,
+        index: int,
+        policy: str,
+        difficulty: float,
+        *,
+        only_if_lost: bool = False,
+    ) -> None:
         return None

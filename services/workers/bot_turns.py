@@ -10,11 +10,14 @@ applied once by the table).
 from __future__ import annotations
 
 import enum
+import logging
 from typing import Protocol
 
 import redis
 
 from services.scheduling.bot_turn import BotTurn
+
+log = logging.getLogger(__name__)
 
 
 class BotMoveOutcome(enum.Enum):
@@ -39,28 +42,49 @@ class TurnClaims:
         self._prefix = prefix
         self._lease_ms = int(lease * 1000)
 
-    def claim(self, turn: BotTurn) -> bool:
-        """True for exactly one delivery while the lease (or the done mark) lasts."""
-        return bool(self._redis.set(self._name(turn), "playing", nx=True, px=self._lease_ms))
+    def claim(self, turn: BotTurn, owner: str) -> bool:
+        """True for one owner while the lease (or the done mark) lasts: the first to claim
+        the turn, and again for that owner (a retry of the same task)."""
+        name = self._name(turn)
+        if self._redis.set(name, f"playing:{owner}", nx=True, px=self._lease_ms):
+            return True
+        return bool(self._redis.get(name) == f"playing:{owner}".encode())
 
     def finish(self, turn: BotTurn) -> None:
         self._redis.set(self._name(turn), "done", ex=86_400)
 
     def release(self, turn: BotTurn) -> None:
-        """Give the turn back after a failure, so a retry may play it."""
+        """Give the turn back after a failure, so another delivery may play it."""
         self._redis.delete(self._name(turn))
 
     def _name(self, turn: BotTurn) -> str:
         return f"{self._prefix}:{turn.key}"
 
 
-def play_once(turn: BotTurn, *, claims: TurnClaims, player: BotPlayer) -> BotMoveOutcome:
-    if not claims.claim(turn):
+class Claims(Protocol):
+    def claim(self, turn: BotTurn, owner: str) -> bool: ...
+
+    def finish(self, turn: BotTurn) -> None: ...
+
+    def release(self, turn: BotTurn) -> None: ...
+
+
+def play_once(turn: BotTurn, *, claims: Claims, player: BotPlayer, owner: str) -> BotMoveOutcome:
+    """Play the turn unless another delivery has it. The play's own failure is what the
+    caller sees (an UNAVAILABLE table is retried): a claim that cannot be given back or
+    marked done (Redis down too) only waits out its lease, and the owner's retry reclaims it."""
+    if not claims.claim(turn, owner):
         return BotMoveOutcome.DUPLICATE
     try:
         outcome = player.play(turn)
     except BaseException:
-        claims.release(turn)
+        try:
+            claims.release(turn)
+        except Exception as exc:
+            log.warning("bot turn %s: claim not released (%r); its lease expires", turn.key, exc)
         raise
-    claims.finish(turn)
+    try:
+        claims.finish(turn)
+    except Exception as exc:
+        log.warning("bot turn %s: played, not marked done (%r)", turn.key, exc)
     return outcome

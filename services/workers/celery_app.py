@@ -7,11 +7,14 @@ table turns "at least once" into "exactly once".
 
 from __future__ import annotations
 
+import logging
+
 from celery import Celery
 
 from services.scheduling.tasks import SWEEP, configure_broker
 from services.workers.settings import WorkerSettings
 
+SWEEP_ENTRY = "sweep-overdue-deadlines"  # the beat schedule's entry for SWEEP
 app = Celery("croupier", set_as_current=False)
 
 
@@ -22,10 +25,13 @@ def configure(celery: Celery, settings: WorkerSettings) -> Celery:
         # Ack after the task ran, and give the task back when its worker dies mid-run.
         task_acks_late=True,
         task_reject_on_worker_lost=True,
+        # A task running when the broker connection drops finishes (every task is idempotent
+        # and re-checks the table); said explicitly, as Celery warns it will change default.
+        worker_cancel_long_running_tasks_on_connection_loss=False,
         worker_prefetch_multiplier=1,
         worker_hijack_root_logger=False,
         beat_schedule={
-            "sweep-overdue-deadlines": {
+            SWEEP_ENTRY: {
                 "task": SWEEP,
                 "schedule": settings.sweep_interval,
                 # A sweep that waited longer than this is pointless: a newer one is queued.
@@ -45,3 +51,30 @@ def settings_of(celery: Celery) -> WorkerSettings:
     settings = WorkerSettings.from_env()
     configure(celery, settings)
     return settings
+
+
+# Celery's own loggers that write one INFO line per task sent by beat, received and done.
+_PER_TASK_LOGGERS = ("celery.beat", "celery.worker.strategy", "celery.app.trace")
+
+
+class _QuietSweeps(logging.Filter):
+    """Drops the INFO lines of the sweep task (three a second with the default interval);
+    its warnings and errors, and every other task's lines, pass. While the broker is down,
+    beat cannot send the sweep: it says so every interval, in one line instead of a
+    traceback each time."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if SWEEP not in record.getMessage() and SWEEP_ENTRY not in record.getMessage():
+            return True
+        if record.levelno <= logging.INFO:
+            return False
+        record.exc_info = record.exc_text = None
+        return True
+
+
+def quiet_sweep_logs() -> None:
+    """Stop Celery logging every sweep (the sweeper logs what it did when it did anything)."""
+    for name in _PER_TASK_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _QuietSweeps) for f in logger.filters):
+            logger.addFilter(_QuietSweeps())

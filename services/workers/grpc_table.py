@@ -1,14 +1,8 @@
-"""The table service as the workers see it: ApplyTimeout, and open deadlines for the sweeper.
-
-Both speak the public TableService API with a `service`-role token. The open deadlines come
-from the table service's own fold of each table's event stream (ListTables + GetTableView
-give the hand, the action number and `deadline_unix_ms` of the decision the table waits for),
-so the workers never decode another deployable's events themselves.
-"""
+"""The table service as the workers see it: ApplyTimeout (with a `service`-role token), and
+how its gRPC failures read to the tasks (`translate`). The scan of every table that rebuilds
+the indexes is `table_scan.py`."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import grpc
 
@@ -54,25 +48,3 @@ class GrpcTableGateway:
                 return TimeoutOutcome.NOT_DUE
             raise translate(exc, f"ApplyTimeout {deadline.key}") from exc
         return TimeoutOutcome.APPLIED if response.applied else TimeoutOutcome.STALE
-
-
-class GrpcPendingDecisions:
-    """`PendingDecisions` from the table service: every table's current deadline, if any."""
-
-    def __init__(self, channel: grpc.Channel) -> None:
-        self._stub = table_pb2_grpc.TableServiceStub(channel)
-
-    def open_deadlines(self) -> Iterator[Deadline]:
-        try:
-            tables = self._stub.ListTables(table_pb2.ListTablesRequest(), timeout=RPC_TIMEOUT)
-            for summary in tables.tables:
-                response = self._stub.GetTableView(
-                    table_pb2.GetTableViewRequest(table_id=summary.table_id), timeout=RPC_TIMEOUT
-                )
-                view = response.view
-                if view.hand_in_progress and view.to_act >= 0 and view.deadline_unix_ms > 0:
-                    yield Deadline.from_unix_ms(
-                        view.table_id, view.hand_number, view.action_number, view.deadline_unix_ms
-                    )
-        except grpc.RpcError as exc:
-            raise translate(exc, "rebuilding deadlines") from exc

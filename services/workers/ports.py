@@ -8,11 +8,13 @@ table service and Redis.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
+from services.scheduling.bot_turn import BotTurn
 from services.scheduling.deadlines import Deadline
+from services.scheduling.seat_request import BotSeatRequest as BotSeatRequest
 
 
 class TimeoutOutcome(enum.Enum):
@@ -31,26 +33,19 @@ class TableGateway(Protocol):
         ...
 
 
-class PendingDecisions(Protocol):
-    """The source of truth for open decisions: deadlines rebuilt from the tables' event streams."""
+@dataclass(slots=True)
+class OpenWork:
+    """What the tables wait for, as triggers: deadlines, bot turns, bots to seat."""
 
-    def open_deadlines(self) -> Iterable[Deadline]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class BotSeatRequest:
-    """Bot number `index` of a table's `CreateTable.bots`, which the workers seat."""
-
-    table_id: str
-    index: int
-    policy: str
-    difficulty: float
+    deadlines: list[Deadline] = field(default_factory=list)
+    bot_turns: list[BotTurn] = field(default_factory=list)
+    unseated_bots: list[BotSeatRequest] = field(default_factory=list)
 
 
-class PendingBotSeats(Protocol):
-    """Requested bots that never sat down (their seating trigger was lost), from the tables."""
+class TableScan(Protocol):
+    """Every table's open triggers, read from the table service (the indexes' rebuild)."""
 
-    def unseated_bots(self) -> Iterable[BotSeatRequest]: ...
+    def scan(self) -> OpenWork: ...
 
 
 class SeatGiveUps(Protocol):

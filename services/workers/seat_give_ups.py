@@ -1,12 +1,13 @@
 """When the sweeper may send a requested bot's seating trigger again after the bot gave up.
 
-The sweeper re-sends `seat_bot` for every requested bot that never sat down, because the
-first trigger can be lost. A bot that *cannot* sit down (the ledger refuses its account, or
-every try loses its seat) would otherwise be tried again at every rebuild, forever. So each
-give-up is recorded here, and the next re-send waits `backoff(n)` after the n-th one: 10 s,
-20 s, 40 s, ... at most 10 minutes. A trigger that was lost leaves no record and is re-sent
-at the next rebuild as before; a full table is not tried at all until a seat frees
-(`bot_seats.unseated_bots`), which needs no record.
+The sweeper re-sends `seat_bot` for every requested bot whose seating is still in the
+seat-bot index (`resend_index`), because a trigger can be lost. A bot that *cannot* sit down
+(the ledger refuses its account, or every try loses its seat) would otherwise be tried again
+every resend period, forever. So each give-up is recorded here, and the next re-send waits
+`backoff(n)` after the n-th one: 10 s, 20 s, 40 s, ... at most 10 minutes. A trigger that was
+lost leaves no record and is re-sent after one resend period; a bot that finds the table
+full leaves the index (the table triggers it again once a seat frees), which needs no
+record.
 
 A give-up counts only when its try was due: a try that was already on its way when the
 previous give-up was recorded (a re-send from a rebuild that ran meanwhile, on a slow worker)

@@ -10,9 +10,15 @@
 - `CROUPIER_WORKERS_SWEEP_INTERVAL`: seconds between sweeps of the deadline index (1.0).
 - `CROUPIER_WORKERS_SWEEP_GRACE`: how overdue a deadline must be before the sweeper fires
   it, seconds (0.25).
-- `CROUPIER_WORKERS_REBUILD_INTERVAL`: seconds between rebuilds of the index from the
-  tables' event streams (10).
+- `CROUPIER_WORKERS_REBUILD_INTERVAL`: seconds between two rebuilds of the indexes from
+  every table (a scan of the whole table service); 0, the default, rebuilds once, at a worker
+  process's first sweep, and never again: the indexes are written before every trigger is
+  sent, so the sweeper needs no scan to find lost ones.
 - `CROUPIER_WORKERS_BOT_DELAY`: bots' thinking time before acting, seconds (0.5).
+- `CROUPIER_WORKERS_BOT_RESEND`: seconds past its thinking time after which a bot turn that
+  was not played is sent again (10).
+- `CROUPIER_WORKERS_SEAT_RESEND`: seconds after which a requested bot's seating that did not
+  seat it is sent again (30; a bot that gave up waits `seat_give_ups.backoff` instead).
 """
 
 from __future__ import annotations
@@ -23,10 +29,13 @@ from dataclasses import dataclass
 
 from services.scheduling.settings import (
     BOT_DELAY_S,
+    BOT_RESEND_S,
     MAX_COUNTDOWN_S,
+    SEAT_RESEND_S,
     VISIBILITY_TIMEOUT_S,
     SchedulingSettings,
     check_countdown,
+    check_resends,
     seconds,
 )
 
@@ -42,8 +51,10 @@ class WorkerSettings:
     max_countdown: float = MAX_COUNTDOWN_S
     sweep_interval: float = 1.0
     sweep_grace: float = 0.25
-    rebuild_interval: float = 10.0
+    rebuild_interval: float = 0.0
     bot_delay: float = BOT_DELAY_S
+    bot_resend: float = BOT_RESEND_S
+    seat_resend: float = SEAT_RESEND_S
 
     def __post_init__(self) -> None:
         if not self.redis_url:
@@ -51,12 +62,20 @@ class WorkerSettings:
         check_countdown(self.max_countdown, self.visibility_timeout)
         if self.sweep_interval <= 0 or self.sweep_grace < 0:
             raise ValueError("the sweep interval must be positive and the grace not negative")
+        if self.rebuild_interval < 0:
+            raise ValueError("CROUPIER_WORKERS_REBUILD_INTERVAL must not be negative")
+        check_resends(self.bot_resend, self.seat_resend)
 
     @property
     def scheduling(self) -> SchedulingSettings:
         """The part of these settings the sending side of the triggers uses."""
         return SchedulingSettings(
-            self.redis_url, self.visibility_timeout, self.max_countdown, self.bot_delay
+            self.redis_url,
+            self.visibility_timeout,
+            self.max_countdown,
+            self.bot_delay,
+            self.bot_resend,
+            self.seat_resend,
         )
 
     @property
@@ -80,6 +99,8 @@ class WorkerSettings:
             max_countdown=number("CROUPIER_WORKERS_MAX_COUNTDOWN", MAX_COUNTDOWN_S),
             sweep_interval=number("CROUPIER_WORKERS_SWEEP_INTERVAL", 1.0),
             sweep_grace=number("CROUPIER_WORKERS_SWEEP_GRACE", 0.25),
-            rebuild_interval=number("CROUPIER_WORKERS_REBUILD_INTERVAL", 10.0),
+            rebuild_interval=number("CROUPIER_WORKERS_REBUILD_INTERVAL", 0.0),
             bot_delay=number("CROUPIER_WORKERS_BOT_DELAY", BOT_DELAY_S),
+            bot_resend=number("CROUPIER_WORKERS_BOT_RESEND", BOT_RESEND_S),
+            seat_resend=number("CROUPIER_WORKERS_SEAT_RESEND", SEAT_RESEND_S),
         )

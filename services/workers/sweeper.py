@@ -1,11 +1,15 @@
-"""The sweeper: fire every overdue deadline whose Celery trigger was lost.
+"""The sweeper: send again every trigger that is overdue in its index because its task was lost.
 
 Celery's Redis transport can lose an ETA task when a worker is killed hard and only
-redelivers unacked ones after the visibility timeout (celery#3541, kombu#337). The sweeper runs
-every `sweep_interval` seconds (Celery beat), so once any worker is up again, an overdue
-timeout fires at most `sweep_interval + sweep_grace` seconds late. The grace keeps the sweeper
-from racing the normal trigger; a race would still be harmless, because the table applies a
-timeout only while its decision is open.
+redelivers unacked ones after the visibility timeout (celery#3541, kombu#337). So every
+trigger is written into an index before it is sent (the deadline index; the bot-turn and
+seat-bot resend indexes), and the sweeper runs every `sweep_interval` seconds (Celery beat):
+an overdue timeout is fired at most `sweep_interval + sweep_grace` seconds late, an unplayed
+bot turn or an unseated requested bot is sent again once its resend period is over. It reads
+only the heads of the indexes, never a table: a table that waits for nobody has no entry and
+costs nothing. The grace keeps the sweeper from racing the normal trigger; a race would still
+be harmless, because the table applies a timeout only while its decision is open and a bot's
+Act and seating are idempotent.
 """
 
 from __future__ import annotations
@@ -13,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from services.scheduling.bot_turn import BotTurn
 from services.scheduling.deadline_index import DeadlineIndex
+from services.scheduling.resend_index import ResendIndex
 from services.shared.errors import DomainError
 from services.workers.ports import (
     BotSeatRequest,
-    PendingBotSeats,
-    PendingDecisions,
+    OpenWork,
     SeatGiveUps,
     TableGateway,
     TimeoutOutcome,
@@ -33,40 +38,71 @@ class SweepReport:
     stale: int = 0
     not_due: int = 0
     failed: int = 0
-    rebuilt: int = 0
+    rebuilt: int = 0  # triggers the indexes had lost, added back from a scan of the tables
+    bot_turns_resent: int = 0
     bots_reseated: int = 0  # seating triggers sent again for requested bots never seated
+    scanned: bool = False  # the tables were scanned (a rebuild was asked for and worked)
     errors: list[str] = field(default_factory=list)
 
+    @property
+    def eventful(self) -> bool:
+        """Whether the sweep did anything worth a log line (most sweeps find nothing)."""
+        return any(
+            (self.applied, self.failed, self.rebuilt, self.bot_turns_resent, self.bots_reseated)
+        )
 
-def rebuild(index: DeadlineIndex, pending: PendingDecisions) -> int:
-    """Re-add every open deadline from the event store that the index has lost; returns how many."""
+
+@dataclass(frozen=True, slots=True)
+class Resends:
+    """The resend indexes, how to send their triggers again, and how long to wait each time."""
+
+    bot_turns: ResendIndex
+    send_bot_turn: Callable[[BotTurn], None]
+    bot_resend: float
+    seat_bots: ResendIndex | None = None  # None: no ledger, so no bots are seated
+    send_seat_bot: Callable[[BotSeatRequest], None] | None = None
+    seat_resend: float = 30.0
+    give_ups: SeatGiveUps | None = None
+
+
+def rebuild(work: OpenWork, index: DeadlineIndex, resends: Resends | None, now: float) -> int:
+    """Add back every trigger of `work` its index lacks (due now: this sweep sends them)."""
     added = 0
-    for deadline in pending.open_deadlines():
+    for deadline in work.deadlines:
         if not index.contains(deadline):
             index.add(deadline)
             added += 1
+    if resends is None:
+        return added
+    for turn in work.bot_turns:
+        if not resends.bot_turns.contains(turn.encode()):
+            resends.bot_turns.arm(turn.table_id, turn.encode(), now)
+            added += 1
+    if resends.seat_bots is not None:
+        for request in work.unseated_bots:
+            if not resends.seat_bots.contains(request.encode()):
+                resends.seat_bots.add(request.encode(), now)
+                added += 1
     return added
 
 
-def reseat(
-    bots: PendingBotSeats,
-    seat_bot: Callable[[BotSeatRequest], None],
-    give_ups: SeatGiveUps | None = None,
-    now: float = 0.0,
-) -> int:
-    """Send the seating trigger again for every requested bot that never sat down, unless it
-    gave up lately (`give_ups`: the n-th give-up waits `seat_give_ups.backoff(n)`).
-
-    The trigger sent at CreateTable can be lost like any Celery task. Sending it again is
-    safe: a duplicate `seat_bot` finds the bot seated, or finds its seating round's chips
-    issued (keys per round, `bot_chips`), so nothing happens twice.
-    """
-    requests = list(bots.unseated_bots())
-    if give_ups is not None:
-        requests = give_ups.due(requests, now)
-    for request in requests:
-        seat_bot(request)
-    return len(requests)
+def resend(resends: Resends, now: float, limit: int, report: SweepReport) -> None:
+    """Send the overdue bot turns and seatings again, each moved a resend period on (so it
+    is sent once per period until its task resolves it). A bot that gave up lately waits
+    for its backoff (`seat_give_ups`)."""
+    for member, _ in resends.bot_turns.due(now, limit):
+        resends.send_bot_turn(BotTurn.decode(member))
+        resends.bot_turns.postpone(member, now + resends.bot_resend)
+        report.bot_turns_resent += 1
+    if resends.seat_bots is None or resends.send_seat_bot is None:
+        return
+    for member, _ in resends.seat_bots.due(now, limit):
+        request = BotSeatRequest.decode(member)
+        resends.seat_bots.postpone(member, now + resends.seat_resend)
+        if resends.give_ups is not None and not resends.give_ups.due([request], now):
+            continue  # backing off after a give-up: looked at again a period later
+        resends.send_seat_bot(request)
+        report.bots_reseated += 1
 
 
 def sweep(
@@ -76,28 +112,21 @@ def sweep(
     now: float,
     grace: float,
     limit: int = 500,
-    pending: PendingDecisions | None = None,
-    bots: PendingBotSeats | None = None,
-    seat_bot: Callable[[BotSeatRequest], None] | None = None,
-    give_ups: SeatGiveUps | None = None,
+    resends: Resends | None = None,
+    scan: Callable[[], OpenWork] | None = None,
 ) -> SweepReport:
-    """Fire the overdue head of the index; resolved deadlines leave it, failed ones stay.
-
-    With `pending` it first rebuilds lost deadlines; with `bots` and `seat_bot` it re-sends
-    lost seating triggers, skipping bots that gave up lately (`give_ups`); both are the
-    occasional, table-wide part of a sweep.
-    """
+    """Fire the overdue head of the deadline index (resolved deadlines leave it, failed ones
+    stay) and send the overdue resends again. With `scan` (a worker's first sweep, or every
+    rebuild interval) it first adds back whatever triggers the indexes lost."""
     report = SweepReport()
-    if pending is not None:
+    if scan is not None:
         try:
-            report.rebuilt = rebuild(index, pending)
+            report.rebuilt = rebuild(scan(), index, resends, now)
+            report.scanned = True
         except DomainError as exc:
             report.errors.append(f"rebuild: {exc.message}")
-    if bots is not None and seat_bot is not None:
-        try:
-            report.bots_reseated = reseat(bots, seat_bot, give_ups, now)
-        except DomainError as exc:
-            report.errors.append(f"bot seats: {exc.message}")
+    if resends is not None:
+        resend(resends, now, limit, report)
     for deadline in index.due(now - grace, limit):
         try:
             outcome = gateway.apply_timeout(deadline)

@@ -15,15 +15,15 @@ from services.bots.remote import TurnResult, play_turn
 from services.bots.view import BotAction, BotView
 from services.scheduling.bot_turn import BotTurn
 from services.scheduling.deadline_index import RedisDeadlineIndex
+from services.scheduling.resend_index import BOT_TURNS_KEY, SEAT_BOTS_KEY, RedisResendIndex
 from services.shared import auth
 from services.shared.channels import RenewingServiceToken, connect
-from services.workers.bot_seat_scan import GrpcPendingBotSeats
 from services.workers.bot_seats import GrpcBotSeater
 from services.workers.bot_turns import BotMoveOutcome, TurnClaims
-from services.workers.grpc_table import GrpcPendingDecisions, GrpcTableGateway
-from services.workers.ports import PendingBotSeats, PendingDecisions
+from services.workers.grpc_table import GrpcTableGateway
 from services.workers.seat_give_ups import RedisSeatGiveUps
 from services.workers.settings import WorkerSettings
+from services.workers.table_scan import GrpcTableScan
 
 SERVICE_SUBJECT = "workers"
 BOT_TOKEN_TTL = 3600
@@ -78,13 +78,13 @@ class WorkerRuntime:
     claims: TurnClaims
     gateway: GrpcTableGateway
     bot_player: GrpcBotPlayer
-    pending: PendingDecisions | None = None
+    bot_turns: RedisResendIndex
+    seat_bots: RedisResendIndex
+    # Which requested bots gave up lately, so the sweeper backs off re-sending them.
+    seat_give_ups: RedisSeatGiveUps
+    scan: GrpcTableScan
     # None without CROUPIER_LEDGER_TARGET: tables' requested bots are then not seated.
     bot_seater: GrpcBotSeater | None = None
-    # Where the sweeper finds requested bots that never sat down (None without a seater).
-    bot_seats: PendingBotSeats | None = None
-    # Which of them gave up lately, so the sweeper backs off re-sending them.
-    seat_give_ups: RedisSeatGiveUps | None = None
 
 
 def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
@@ -103,9 +103,10 @@ def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
         claims=TurnClaims(client),
         gateway=GrpcTableGateway(service_channel),
         bot_player=GrpcBotPlayer(bot_channel, settings.auth_key),
-        pending=GrpcPendingDecisions(service_channel),
-        bot_seats=GrpcPendingBotSeats(service_channel) if settings.ledger_target else None,
+        bot_turns=RedisResendIndex(client, BOT_TURNS_KEY),
+        seat_bots=RedisResendIndex(client, SEAT_BOTS_KEY),
         seat_give_ups=RedisSeatGiveUps(client),
+        scan=GrpcTableScan(service_channel),
         bot_seater=(
             GrpcBotSeater(
                 bot_channel,

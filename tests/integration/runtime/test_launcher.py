@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import stat
 import sys
 from pathlib import Path
 
 import pytest
+import redis
 
 from services.shared.healthcheck import is_serving
+from tests.fixtures.conditions import wait_until
 from tests.fixtures.launcher_process import LauncherProcess, free_port, pid_alive
 
 from .conftest import SERVICE
@@ -70,3 +73,40 @@ def test_a_hangup_stops_the_launcher_and_its_children_too(tmp_path: Path) -> Non
     finally:
         launcher.kill()
     assert not [name for name, pid in pids.items() if pid_alive(pid)]
+
+
+def _restarted_pid(launcher: LauncherProcess, name: str) -> int:
+    """Wait for the launcher to say it started `name` again; the new pid it names."""
+    launcher.wait_for(f"{name} started again", timeout=60)
+    line = next(x for x in reversed(launcher.lines) if f"{name} started again" in x)
+    return int(line.rsplit("pid ", 1)[1])
+
+
+def test_a_child_or_redis_that_dies_is_started_again_and_the_launcher_runs_on(
+    tmp_path: Path,
+) -> None:
+    address = f"127.0.0.1:{free_port()}"
+    launcher = LauncherProcess(
+        [sys.executable, "-m", "tests.integration.runtime.launch_probe", str(tmp_path)],
+        {"CROUPIER_PROBE_ADDR": address, "CROUPIER_PROBE_METRICS_PORT": "0"},
+    )
+    alive: list[int] = []
+    try:
+        launcher.wait_for("croupier is running")
+        pids = launcher.pids()
+        os.kill(pids["probe"], signal.SIGKILL)
+        probe = _restarted_pid(launcher, "probe")
+        alive.append(probe)
+        assert probe != pids["probe"] and pid_alive(probe)
+        wait_until(lambda: is_serving(address, SERVICE), 60, "the probe SERVING again")
+
+        os.kill(pids["redis"], signal.SIGKILL)
+        redis_pid = _restarted_pid(launcher, "redis")
+        alive.append(redis_pid)
+        url = next(x.split()[1] for x in launcher.lines if x.startswith("  redis "))
+        assert redis.Redis.from_url(url).ping()
+        assert launcher.process.poll() is None  # never stopped
+        assert launcher.interrupt() == 0
+    finally:
+        launcher.kill()
+    assert not [pid for pid in alive if pid_alive(pid)]

@@ -27,7 +27,15 @@ class RecordingScheduler(NoScheduler):
     def __init__(self) -> None:
         self.seat_bots: list[tuple[str, int, str, float]] = []
 
-    def schedule_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
+    def schedule_seat_bot(
+        self,
+        table_id: str,
+        index: int,
+        policy: str,
+        difficulty: float,
+        *,
+        only_if_lost: bool = False,
+    ) -> None:
         self.seat_bots.append((table_id, index, policy, difficulty))
 
 

@@ -10,107 +10,25 @@ theirs reaches the table service (a read loads the table, which is a trigger of 
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
-import grpc
 import pytest
-import redis
 
 from croupier.table.v1 import table_pb2
-from services.dealer.server import build as build_dealer
-from services.dealer.settings import DealerSettings
 from services.games.poker import events as ev
-from services.shared.eventstore import RedisEventStore
-from services.shared.grpc_server import create_server
-from services.shared.settings import RuntimeSettings
-from services.table import codec
-from services.table.application import fold_recorded, table_stream
-from services.table.shell import Table
 from tests.fixtures.conditions import wait_until
-from tests.fixtures.service_process import ServiceProcess
-from tests.integration.ledger.conftest import start_ledger
-from tests.integration.table.conftest import KEY, Platform, act, create_table, seat, view_of
+from tests.integration.table.conftest import act, create_table, seat, view_of
+from tests.integration.table.process_stack import Stack, stack
 
 # Generous for a loaded machine; a healthy run takes a few seconds.
 RECOVERY_TIMEOUT_S = 60.0
 
 
-@dataclass
-class Stack:
-    """A table-service process with its dealer and ledger (servers of this test process)."""
-
-    table: ServiceProcess
-    platform: Platform
-    store: RedisEventStore
-    stop_dealer: Callable[[], None]
-    start_dealer: Callable[[], None]
-
-    def recorded(self, table_id: str) -> Table:
-        """The table folded from its stream, without asking the table service."""
-        return fold_recorded(table_id, self.store.read(table_stream(table_id)))
-
-    def events(self, table_id: str) -> list[object]:
-        return [codec.from_message(r.message) for r in self.store.read(table_stream(table_id))]
-
-
-def stack(redis_url: str, key_prefix: str, tmp_path: Path, **table_env: str) -> Iterator[Stack]:
-    ledger_server, ledger = start_ledger(redis_url, key_prefix)
-    dealer_runtime = RuntimeSettings(service_name="dealer", address="127.0.0.1:0", auth_key=KEY)
-    dealer_settings = DealerSettings(
-        runtime=dealer_runtime, redis_url=redis_url, dealer_key=secrets.token_bytes(32)
-    )
-    dealer: list[grpc.Server] = []
-    dealer_server, dealer_port = create_server(build_dealer(dealer_settings), dealer_runtime)
-    dealer.append(dealer_server)
-
-    def stop_dealer() -> None:
-        dealer[-1].stop(0).wait()
-
-    def start_dealer() -> None:
-        server, _ = create_server(
-            build_dealer(dealer_settings), dealer_runtime, address=f"127.0.0.1:{dealer_port}"
-        )
-        dealer.append(server)
-
-    env = {
-        "CROUPIER_AUTH_KEY": KEY,
-        "REDIS_URL": redis_url,
-        "CROUPIER_DEALER_TARGET": f"127.0.0.1:{dealer_port}",
-        "CROUPIER_EVALUATOR_TARGET": "127.0.0.1:1",  # unused: the table ranks in process
-        "CROUPIER_LEDGER_TARGET": f"127.0.0.1:{ledger.port}",
-        "CROUPIER_TABLE_SCHEDULER": "none",
-        "CROUPIER_TABLE_ATTENTION_KEY": f"croupier:table:attention:{key_prefix}",
-        "CROUPIER_TABLE_RECOVERY_GRACE_S": "1",
-        "CROUPIER_TABLE_RECOVERY_INTERVAL_S": "0.2",
-        **table_env,
-    }
-    table = ServiceProcess("table", env, tmp_path / "table.log").start()
-    client = redis.Redis.from_url(redis_url)
-    handle = Stack(
-        table=table,
-        platform=Platform(port=table.port, ledger_port=ledger.port),
-        store=RedisEventStore(client, codec.registry()),
-        stop_dealer=stop_dealer,
-        start_dealer=start_dealer,
-    )
-    try:
-        yield handle
-    finally:
-        table.kill()
-        for channel in handle.platform.channels:
-            channel.close()
-        for server in dealer:
-            server.stop(0).wait()
-        ledger_server.stop(0).wait()
-        client.close()
-
-
 @pytest.fixture
 def sweeping(redis_url: str, key_prefix: str, tmp_path: Path) -> Iterator[Stack]:
-    yield from stack(redis_url, key_prefix, tmp_path, CROUPIER_TABLE_VOID_AFTER_S="300")
+    with stack(redis_url, key_prefix, tmp_path, CROUPIER_TABLE_VOID_AFTER_S="300") as running:
+        yield running
 
 
 def check_recorded_with_the_dealer_down(stack: Stack) -> str:
@@ -146,13 +64,14 @@ def test_a_restarted_table_service_deals_the_flop_nobody_asked_for(sweeping: Sta
 @pytest.fixture
 def loading(redis_url: str, key_prefix: str, tmp_path: Path) -> Iterator[Stack]:
     """The recovery sweep as good as off (an hour apart): only loading the table helps."""
-    yield from stack(
+    with stack(
         redis_url,
         key_prefix,
         tmp_path,
         CROUPIER_TABLE_VOID_AFTER_S="300",
         CROUPIER_TABLE_RECOVERY_INTERVAL_S="3600",
-    )
+    ) as running:
+        yield running
 
 
 def test_the_first_instance_to_load_a_stalled_table_finishes_its_steps(loading: Stack) -> None:
@@ -176,7 +95,10 @@ VOID_AFTER_S = 5
 
 @pytest.fixture
 def voiding(redis_url: str, key_prefix: str, tmp_path: Path) -> Iterator[Stack]:
-    yield from stack(redis_url, key_prefix, tmp_path, CROUPIER_TABLE_VOID_AFTER_S=str(VOID_AFTER_S))
+    with stack(
+        redis_url, key_prefix, tmp_path, CROUPIER_TABLE_VOID_AFTER_S=str(VOID_AFTER_S)
+    ) as running:
+        yield running
 
 
 def test_a_hand_stuck_across_a_restart_is_voided_past_the_limit(voiding: Stack) -> None:

@@ -37,10 +37,17 @@ class StackPlatform(Platform):
 
 @contextmanager
 def table_stack(
-    redis_url: str, namespace: str, scheduler: SchedulerPort
+    redis_url: str,
+    namespace: str,
+    scheduler: SchedulerPort,
+    *,
+    recovery_grace_s: float = 1.0,
+    recovery_interval_s: float = 0.2,
 ) -> Iterator[StackPlatform]:
     """Yields the table tests' `Platform`, plus `restart_table()`: stop the table server (every
-    stream drops) and start a new one on the same port, over the same Redis."""
+    stream drops) and start a new one on the same port, over the same Redis. The table's
+    recovery sweep takes tables a second after their last write (`recovery_*`: a test that
+    needs only the workers to recover a table turns it off with a long interval)."""
     ledger_server, ledger = start_ledger(redis_url, namespace)
     dealer_runtime = RuntimeSettings(service_name="dealer", address="127.0.0.1:0", auth_key=KEY)
     dealer_settings = DealerSettings(
@@ -57,6 +64,8 @@ def table_stack(
         ledger_target=f"127.0.0.1:{ledger.port}",
         redis_url=redis_url,
         attention_key=f"croupier:table:attention:{namespace}",
+        recovery_grace_s=recovery_grace_s,
+        recovery_interval_s=recovery_interval_s,
     )
     client = redis.Redis.from_url(redis_url)
     store = RedisEventStore(client, codec.registry())

@@ -1,9 +1,10 @@
 """Bots requested at CreateTable whose seating trigger was lost, and where their chips go.
 
-The table service here schedules through a `CeleryScheduler` that loses every seat-bot trigger
-(as the Redis broker does when a worker is killed holding the task, celery#3541): only the
-REAL worker process's sweeper, which looks for requested bots that never sat down, can seat
-them. Timeouts and bot turns go through Celery as usual.
+The table service here schedules through a `CeleryScheduler` that loses every seat-bot task
+(as the Redis broker does when a worker is killed holding it, celery#3541) after writing it
+into the seat-bot index, as the real one does: only the REAL worker process's sweeper, which
+sends overdue index entries again, can seat them. Timeouts and bot turns go through Celery as
+usual.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from pathlib import Path
 import pytest
 
 from croupier.table.v1 import table_pb2
-from services.scheduling.scheduler import CeleryScheduler
+from services.scheduling.scheduler import CeleryScheduler, send_seat_bot
 from services.shared import auth
 from services.workers.bot_chips import issue_key
 from services.workers.bot_seats import seated_bot_id
+from services.workers.ports import BotSeatRequest
 from services.workers.seat_give_ups import backoff
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
@@ -33,21 +35,21 @@ from .worker_process import WorkerProcess, running_worker, worker_env
 
 pytestmark = pytest.mark.integration
 SWEEP_INTERVAL = 0.5
-REBUILD_INTERVAL = 1.0
+SEAT_RESEND = 1.0  # an unseated requested bot's seating is sent again after this long
 BUY_IN = 200  # 100 big blinds at 1/2
 
 
 class LosingScheduler(CeleryScheduler):
-    """Sends timeouts and bot turns, but every seat-bot trigger is lost on the way."""
+    """Sends timeouts and bot turns, but every seat-bot task is lost on the way."""
 
     lost: list[tuple[str, int]]
 
-    def schedule_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
-        self.lost.append((table_id, index))
+    def _send_seat_bot(self, request: BotSeatRequest) -> None:
+        self.lost.append((request.table_id, request.index))
 
     def resend_seat_bot(self, table_id: str, index: int, policy: str, difficulty: float) -> None:
         """A late duplicate of the original trigger, delivered after all."""
-        super().schedule_seat_bot(table_id, index, policy, difficulty)
+        send_seat_bot(self._celery, BotSeatRequest(table_id, index, policy, difficulty))
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +62,14 @@ def redis_for_bots() -> Iterator[RedisServer]:
 def scheduler(redis_for_bots: RedisServer) -> LosingScheduler:
     settings = WorkerSettings(redis_url=redis_for_bots.url, auth_key=KEY, bot_delay=0.0)
     plain = CeleryScheduler.from_settings(settings.scheduling)
-    losing = LosingScheduler(plain._celery, plain._index, max_countdown=settings.max_countdown)
+    losing = LosingScheduler(
+        plain._celery,
+        plain._index,
+        max_countdown=settings.max_countdown,
+        bot_turns=plain._bot_turns,
+        seat_bots=plain._seat_bots,
+        seat_resend=SEAT_RESEND,
+    )
     losing.lost = []
     return losing
 
@@ -81,7 +90,7 @@ def worker(
         KEY,
         f"127.0.0.1:{platform.ledger_port}",
         sweep_interval=SWEEP_INTERVAL,
-        rebuild_interval=REBUILD_INTERVAL,
+        seat_resend=SEAT_RESEND,
     )
     with running_worker(env, tmp_path_factory.mktemp("worker")) as process:
         yield process
@@ -127,8 +136,8 @@ def test_lost_seating_triggers_are_resent_by_the_sweeper_and_a_duplicate_seats_n
     bots = sorted(seated_bot_id(table_id, i, p, d) for i, (p, d) in enumerate(requested))
     assert (table_id, 0) in scheduler.lost and (table_id, 1) in scheduler.lost
 
-    # Only the sweeper's scan (every REBUILD_INTERVAL) can seat them now.
-    bound = REBUILD_INTERVAL + SWEEP_INTERVAL + 5.0  # plus two seatings over gRPC and the ledger
+    # Only the sweeper's re-send (SEAT_RESEND after the lost one) can seat them now.
+    bound = SEAT_RESEND + SWEEP_INTERVAL + 5.0  # plus two seatings over gRPC and the ledger
     assert wait_for(lambda: seated(platform, table_id) == bots, timeout=bound + 10)
     assert "bots reseated" in worker.log_path.read_text()  # the sweeper's doing
     house = platform.table("house", auth.Role.ADMIN)
@@ -172,17 +181,17 @@ def test_a_bot_that_leaves_cashes_out_every_chip_and_is_not_seated_again(
     assert chips_outside_the_table(platform, bots) == len(bots) * BUY_IN
     final = {b: platform.balance(f"player:{b}:CHIP") for b in bots}
 
-    # Two sweeps' scans later, and after a late duplicate trigger, nobody came back and no
+    # Two resend periods later, and after a late duplicate trigger, nobody came back and no
     # bot was funded again.
     scheduler.resend_seat_bot(table_id, 0, *requested[0])
-    time.sleep(2 * REBUILD_INTERVAL + 2 * SWEEP_INTERVAL + 1.0)
+    time.sleep(2 * SEAT_RESEND + 2 * SWEEP_INTERVAL + 1.0)
     assert seated(platform, table_id) == []
     assert {b: platform.balance(f"player:{b}:CHIP") for b in bots} == final
     view = view_of(house, table_id)
     assert sorted(view.bots_seated) == bots
 
 
-def test_a_requested_bot_that_can_never_sit_is_not_sent_again_at_every_rebuild(
+def test_a_requested_bot_that_can_never_sit_is_not_sent_again_every_resend_period(
     platform: StackPlatform, worker: WorkerProcess, scheduler: LosingScheduler
 ) -> None:
     # The ledger refuses this bot's buy-in for good, while the table has free seats for ever:
@@ -202,11 +211,10 @@ def test_a_requested_bot_that_can_never_sit_is_not_sent_again_at_every_rebuild(
         bots=[("tight", 0.5)],
     )
     log = worker.log_path
-    assert wait_for(lambda: table_id in log.read_text(), timeout=REBUILD_INTERVAL + 10)
+    assert wait_for(lambda: table_id in log.read_text(), timeout=SEAT_RESEND + 10)
 
-    # Rebuilds come every second here; the sweeper holds off for the first backoff (10 s)
-    # instead of sending the trigger again at each of them (before: every rebuild, each try
-    # retried 20 times: 39 tries in these 6 s).
+    # The sweeper looks at the seating every second here; it holds off for the first backoff
+    # (10 s) instead of sending it again each time.
     time.sleep(backoff(1) * 0.6)
     early = tries(log, table_id)
     outcome = f"bot 0 of table {table_id}: refused"
@@ -227,7 +235,7 @@ def test_a_requested_bot_that_can_never_sit_is_not_sent_again_at_every_rebuild(
     assert platform.balance(f"player:{seated_bot_id(table_id, 0, 'tight', 0.5)}:CHIP") == 0
 
 
-def test_a_full_table_gets_no_seating_trigger_until_a_seat_frees(
+def test_a_full_table_gets_one_seating_try_then_none_until_a_seat_frees(
     platform: StackPlatform, worker: WorkerProcess, scheduler: LosingScheduler
 ) -> None:
     # Paused worker (and its beat): two humans fill the table before any sweep can seat the
@@ -241,20 +249,24 @@ def test_a_full_table_gets_no_seating_trigger_until_a_seat_frees(
         humans = {n: seat(platform, table_id, f"{n}-{table_id}", n, BUY_IN) for n in (0, 1)}
     finally:
         os.killpg(worker.process.pid, signal.SIGCONT)
-    time.sleep(3 * REBUILD_INTERVAL + SWEEP_INTERVAL)
-    assert tries(worker.log_path, table_id) == [], "a trigger was sent to a full table"
+    # One re-send finds the table full, and the bot leaves the index: no more tries.
+    assert wait_for(lambda: tries(worker.log_path, table_id) != [], timeout=SEAT_RESEND + 15)
+    time.sleep(3 * SEAT_RESEND + SWEEP_INTERVAL)
+    outcomes = [line.split(": ")[-1] for _, line in tries(worker.log_path, table_id)]
+    assert outcomes == ["no-seat"], outcomes
 
     # The human in seat 0 leaves at the end of the hand, which a fold ends now.
     humans[0].LeaveTable(table_pb2.LeaveTableRequest(table_id=table_id, idempotency_key="bye"))
     view = view_of(platform.table("house", auth.Role.ADMIN), table_id)
     act(humans[view.to_act], table_id, view.hand_number, table_pb2.ACTION_FOLD)
 
-    # The seat is free: the next rebuild sends the lost trigger, and the bot sits down.
+    # The seat is free: the table's recovery (the table was written, then quiet) sends the
+    # seating again (lost too, here), the sweeper re-sends it, and the bot sits down.
     bot = seated_bot_id(table_id, 0, "random", 0.0)
-    assert wait_for(lambda: bot in seated(platform, table_id), timeout=REBUILD_INTERVAL + 15)
+    assert wait_for(lambda: bot in seated(platform, table_id), timeout=SEAT_RESEND + 20)
     # The worker logs a try's outcome after the seat it took is visible: wait for the line.
-    assert wait_for(lambda: tries(worker.log_path, table_id) != [], timeout=10)
+    assert wait_for(lambda: len(tries(worker.log_path, table_id)) > 1, timeout=10)
     outcomes = [line.split(": ")[-1] for _, line in tries(worker.log_path, table_id)]
-    # (A second rebuild may send it again before the first try is done: harmless.)
-    assert outcomes[0] == "seated" and set(outcomes) <= {"seated", "already"}, outcomes
+    # (A second re-send may come before the first try is done: harmless.)
+    assert outcomes[1] == "seated" and set(outcomes[1:]) <= {"seated", "already"}, outcomes
     assert seated(platform, table_id) == sorted([bot, f"1-{table_id}"])

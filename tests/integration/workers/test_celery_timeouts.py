@@ -54,7 +54,6 @@ def settings(redis_for_workers: RedisServer, table: RecordingTable) -> WorkerSet
         auth_key=AUTH_KEY,
         sweep_interval=SWEEP_INTERVAL,
         sweep_grace=SWEEP_GRACE,
-        rebuild_interval=3600,
     )
 
 
@@ -67,7 +66,6 @@ def worker_env(settings: WorkerSettings) -> dict[str, str]:
         AUTH_KEY,
         sweep_interval=SWEEP_INTERVAL,
         sweep_grace=SWEEP_GRACE,
-        rebuild_interval=3600,
     )
 
 

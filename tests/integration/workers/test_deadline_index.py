@@ -45,7 +45,9 @@ def test_a_turn_is_played_once_however_often_it_is_delivered(
             plays.append(t)
             return BotMoveOutcome.ACTED
 
-    outcomes = [play_once(turn, claims=claims, player=Player()) for _ in range(3)]
+    outcomes = [
+        play_once(turn, claims=claims, player=Player(), owner=f"delivery-{n}") for n in range(3)
+    ]
     assert outcomes == [BotMoveOutcome.ACTED, BotMoveOutcome.DUPLICATE, BotMoveOutcome.DUPLICATE]
     assert plays == [turn]
 
@@ -64,8 +66,8 @@ def test_a_failed_turn_can_be_retried(redis_client: redis.Redis, key_prefix: str
             return BotMoveOutcome.ACTED
 
     with pytest.raises(ConnectionError):
-        play_once(turn, claims=claims, player=Flaky())
-    assert play_once(turn, claims=claims, player=Flaky()) is BotMoveOutcome.ACTED
+        play_once(turn, claims=claims, player=Flaky(), owner="task-1")
+    assert play_once(turn, claims=claims, player=Flaky(), owner="task-2") is BotMoveOutcome.ACTED
 
 
 def test_arming_a_tables_next_decision_forgets_its_previous_one(

@@ -61,7 +61,13 @@ class Scheduler(NoScheduler):
     timeouts: list[tuple[str, int, int, int]] = field(default_factory=list)
 
     def schedule_timeout(
-        self, table_id: str, hand: int, action_number: int, deadline_unix_ms: int
+        self,
+        table_id: str,
+        hand: int,
+        action_number: int,
+        deadline_unix_ms: int,
+        *,
+        only_if_lost: bool = False,
     ) -> None:
         if self.down:
             raise ConnectionError("broker unreachable")  # what kombu or redis-py raise

@@ -1,12 +1,8 @@
 from croupier.table.v1 import table_pb2
 from services.bots.identity import bot_identity
-from services.scheduling.deadline_index import InMemoryDeadlineIndex
-from services.scheduling.deadlines import Deadline
-from services.shared.errors import Unavailable
 from services.workers.bot_seats import all_bought_in, buy_in_for, seated_bot_id, unseated_bots
-from services.workers.ports import BotSeatRequest, TimeoutOutcome
+from services.workers.ports import BotSeatRequest
 from services.workers.seat_give_ups import InMemorySeatGiveUps, backoff, resend_due
-from services.workers.sweeper import sweep
 
 
 def test_a_seated_bot_brings_100_big_blinds_within_the_buy_in_range() -> None:
@@ -41,72 +37,6 @@ def test_no_bot_is_seated_again_at_a_full_table_and_at_most_one_per_free_seat() 
     assert unseated_bots("t1", requested, [], free_seats=1) == [
         BotSeatRequest("t1", 0, "random", 0.0)
     ]
-
-
-def test_the_sweeper_resends_the_seating_trigger_of_every_unseated_bot() -> None:
-    lost = [BotSeatRequest("t1", 0, "random", 0.0), BotSeatRequest("t2", 1, "tight", 0.5)]
-
-    class Tables:
-        def unseated_bots(self) -> list[BotSeatRequest]:
-            return lost
-
-    sent: list[BotSeatRequest] = []
-    report = sweep(
-        InMemoryDeadlineIndex(), NoTable(), now=1.0, grace=0.0, bots=Tables(), seat_bot=sent.append
-    )
-    assert report.bots_reseated == 2
-    assert sent == lost
-
-
-def test_a_table_service_that_is_down_does_not_stop_the_sweep() -> None:
-    class Down:
-        def unseated_bots(self) -> list[BotSeatRequest]:
-            raise Unavailable("table service UNAVAILABLE")
-
-    report = sweep(
-        InMemoryDeadlineIndex(), NoTable(), now=1.0, grace=0.0, bots=Down(), seat_bot=print
-    )
-    assert report.bots_reseated == 0
-    assert report.errors == ["bot seats: table service UNAVAILABLE"]
-
-
-class NoTable:
-    def apply_timeout(self, deadline: Deadline) -> TimeoutOutcome:
-        raise AssertionError("no deadline is due in these tests")
-
-
-def test_a_bot_that_gave_up_is_not_sent_again_until_its_backoff_is_over() -> None:
-    stuck = BotSeatRequest("t1", 0, "random", 0.0)
-    lost = BotSeatRequest("t2", 1, "tight", 0.5)
-
-    class Tables:
-        def unseated_bots(self) -> list[BotSeatRequest]:
-            return [stuck, lost]
-
-    give_ups = InMemorySeatGiveUps()
-    give_ups.record(stuck, now=100.0)
-
-    def resent(now: float) -> list[BotSeatRequest]:
-        sent: list[BotSeatRequest] = []
-        sweep(
-            InMemoryDeadlineIndex(),
-            NoTable(),
-            now=now,
-            grace=0.0,
-            bots=Tables(),
-            seat_bot=sent.append,
-            give_ups=give_ups,
-        )
-        return sent
-
-    # A lost trigger (no give-up) is re-sent at every rebuild as before.
-    assert resent(101.0) == [lost]
-    assert resent(100.0 + backoff(1)) == [stuck, lost]
-    give_ups.record(stuck, now=200.0)  # it gave up again: twice as long
-    assert resent(200.0 + backoff(1)) == [lost]
-    assert resent(200.0 + backoff(2)) == [stuck, lost]
-    give_ups.clear(stuck)  # seated after all
-    assert resent(201.0) == [stuck, lost]
 
 
 def test_the_backoff_doubles_from_ten_seconds_up_to_ten_minutes() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from services.scheduling.deadline_index import InMemoryDeadlineIndex
 from services.scheduling.deadlines import Deadline, countdown_for
 from services.shared.errors import Unavailable
-from services.workers.ports import TimeoutOutcome
+from services.workers.ports import OpenWork, TimeoutOutcome
 from services.workers.sweeper import sweep
 from services.workers.timeouts import FireStep, fire
 
@@ -132,16 +132,11 @@ def test_sweeper_fires_only_deadlines_past_the_grace_and_keeps_failures() -> Non
     assert later.failed == 1 and index.contains(fresh)
 
 
-def test_sweeper_rebuilds_lost_deadlines_from_the_event_store() -> None:
+def test_sweeper_rebuilds_lost_deadlines_from_a_scan_of_the_tables() -> None:
     table = FakeTable(now=100.0)
     lost = Deadline("t", 2, 5, due_at=50.0)
     table.open.add(lost.key)
-
-    class Pending:
-        def open_deadlines(self) -> list[Deadline]:
-            return [lost]
-
     index = InMemoryDeadlineIndex()
-    report = sweep(index, table, now=100.0, grace=0.25, pending=Pending())
-    assert report.rebuilt == 1
+    report = sweep(index, table, now=100.0, grace=0.25, scan=lambda: OpenWork(deadlines=[lost]))
+    assert report.rebuilt == 1 and report.scanned
     assert table.applied == [lost.key]
