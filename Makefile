@@ -124,7 +124,7 @@ soak-workers: protos engine ranking
 
 # Seeded random Spit games, every invariant checked at every event (the slow tier of
 # tests/unit/games/spit/test_simulation.py): SPIT_GAMES per variation (`make test` plays
-# 60-600 per variation). Pure rules only: no services.
+# 30-300 per variation). Pure rules only: no services.
 SPIT_GAMES ?= 2000
 .PHONY: soak-spit
 soak-spit: protos engine
