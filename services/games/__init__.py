@@ -14,4 +14,6 @@ One package per game family:
                         Open Draw as data over one generic engine (docs/engine.md)
   spit/                 Spit, the two-player real-time game, and its variations (four piles,
                         alternating colours, Bicycle's Spit, Speed) (docs/games/spit.md)
+  videopoker/           multi-play video poker against the house's pay table, with the Split
+                        Card feature (docs/games/video-poker.md)
 """
