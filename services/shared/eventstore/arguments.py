@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from google.protobuf.message import Message
 
 from services.shared.errors import Conflict, InvalidArgument
-from services.shared.eventstore.interface import ANY_VERSION
+from services.shared.eventstore.interface import ANY_VERSION, AppendResult
 from services.shared.eventstore.keys import hash_tag
 
 MAX_IDEMPOTENCY_KEY_LENGTH = 200
@@ -54,3 +55,13 @@ def conflict(stream: str, expected: int, actual: int) -> Conflict:
         "reload the aggregate and retry the command",
         actual_version=actual,
     )
+
+
+def append_result(stream: str, expected_version: int, reply: Any) -> AppendResult:
+    status, detail = bytes(reply[0]).decode(), bytes(reply[1]).decode()
+    if status == "conflict":
+        raise conflict(stream, expected_version, int(detail))
+    if status == "corrupt":
+        raise RuntimeError(f"{stream} is inconsistent ({detail}); refusing to append")
+    first, last = (int(part) for part in detail.split(":"))
+    return AppendResult(first, last, deduplicated=status == "dup")

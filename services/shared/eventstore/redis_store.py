@@ -119,7 +119,7 @@ class RedisEventStore:
             args += [event.type_name, event.schema_version, event.payload]
         if self._connections is None:  # a cluster (or a client-side cache): redis-py's path
             reply = self._append(keys=script_keys, args=args)
-            result = _append_result(stream, expected_version, reply)
+            result = arguments.append_result(stream, expected_version, reply)
             if self.durability == "strict":
                 # Also after a deduplicated retry: the original attempt may have failed this wait.
                 self._wait_for_fsync()
@@ -136,7 +136,7 @@ class RedisEventStore:
                 # Resending on a fresh socket is safe: an append that had been applied
                 # answers "dup" by its idempotency key.
                 reply = self._append_on(connection, script_keys, args)
-            result = _append_result(stream, expected_version, reply)
+            result = arguments.append_result(stream, expected_version, reply)
             if self.durability == "strict":
                 # On the connection that appended: WAITAOF waits for that client's writes.
                 self._wait_for_fsync(connection)
@@ -333,13 +333,3 @@ def _connection_kwargs(client: redis.Redis | RedisCluster) -> dict[str, Any]:
     if isinstance(client, RedisCluster):
         return dict(client.get_connection_kwargs())  # type: ignore[no-untyped-call]
     return dict(client.connection_pool.connection_kwargs)
-
-
-def _append_result(stream: str, expected_version: int, reply: Any) -> AppendResult:
-    status, detail = bytes(reply[0]).decode(), bytes(reply[1]).decode()
-    if status == "conflict":
-        raise arguments.conflict(stream, expected_version, int(detail))
-    if status == "corrupt":
-        raise RuntimeError(f"{stream} is inconsistent ({detail}); refusing to append")
-    first, last = (int(part) for part in detail.split(":"))
-    return AppendResult(first, last, deduplicated=status == "dup")
