@@ -99,6 +99,17 @@ def from_message(message: Message) -> object:
     return _build(cls, message)
 
 
+def fill_record(message: Message, record: object) -> None:
+    """Write a record (an engine record with `FIELDS`, or a dataclass) into `message`, whose
+    fields are named like the record's (the structural mapping this module describes)."""
+    _fill(message, record)
+
+
+def build_record(cls: type, message: Message) -> object:
+    """The record of `cls` that `message` holds (the inverse of `fill_record`)."""
+    return _build(cls, message)
+
+
 # ---------------------------------------------------------------- encoding
 
 

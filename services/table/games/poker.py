@@ -10,18 +10,30 @@ against either keep working.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from croupier.poker.v1 import events_pb2 as poker_events_pb2
 from croupier.poker.v1 import poker_pb2
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import events_pb2, table_pb2
 from services.games.errors import RuleViolation
-from services.games.poker.catalog import GAMES
+from services.games.poker import events as ev
+from services.games.poker.catalog import GAMES, TEXAS_HOLDEM
 from services.games.poker.definitions import Structure, TableConfig
 from services.games.poker.events import Action
-from services.games.poker.legal import LegalActions
+from services.games.poker.game_rules import RULES
+from services.games.poker.legal import LegalActions, legal_actions
+from services.games.poker.moves import InHand, PokerMove, PostBigBlind
+from services.games.poker.table import PokerTable
 from services.games.poker.views import View
 from services.shared import errors
+from services.shared.limits import MAX_CHIPS
+from services.table import codec
+from services.table.games import poker_history
+from services.table.games.adapter import Rounds, Seating
 
 # Variant and structure numbers are the same in croupier.poker.v1 and table.v1's first spelling.
 VARIANTS: dict[int, str] = {
@@ -249,3 +261,139 @@ def fill_view(view: View, message: table_pb2.TableView, seats: Mapping[int, Any]
         first.cards.extend(s.cards)
         first.open_discards.extend(s.open_discards)
         first.shown, first.mucked, first.hand_label = s.shown, s.mucked, label
+
+
+# The chip amounts of a table's options (derived ones included), as the option that sets them.
+_CHIP_OPTIONS = (
+    ("small_blind", "small_blind"),
+    ("big_blind", "big_blind"),
+    ("ante", "ante"),
+    ("small_bet", "small_bet (defaults to the big blind, or twice the ante)"),
+    ("big_bet", "big_bet (defaults to twice the small bet)"),
+    ("min_buy_in", "min_buy_in"),
+    ("max_buy_in", "max_buy_in"),
+    ("rake_cap", "rake_cap"),
+)
+
+
+def check_chip_amounts(config: TableConfig) -> None:
+    """INVALID_ARGUMENT for a chip amount the ledger could never hold (beyond MAX_CHIPS)."""
+    for name, option in _CHIP_OPTIONS:
+        value = getattr(config, name)
+        if value > MAX_CHIPS:
+            raise errors.InvalidArgument(
+                f"{option} is {value} chips; chip amounts are at most {MAX_CHIPS}"
+            )
+
+
+# The field of TableEvent's `event` oneof that carries each of poker's event messages (and
+# the envelope's), by the message's full name.
+_EVENT_FIELDS: dict[str, FieldDescriptor] = {
+    field.message_type.full_name: field
+    for field in events_pb2.TableEvent.DESCRIPTOR.oneofs_by_name["event"].fields
+    if field.message_type is not None
+}
+
+
+class PokerEvents:
+    """Poker's events <-> croupier.poker.v1 messages (services/table/codec.py), which sit in
+    TableEvent's `event` oneof directly, at the numbers they always had."""
+
+    def message_types(self) -> Sequence[type[Message]]:
+        return [getattr(poker_events_pb2, name) for name in ev.EVENT_TYPES]
+
+    def to_message(self, event: object) -> Message:
+        return codec.to_message(event)
+
+    def from_message(self, message: Message) -> object | None:
+        if message.DESCRIPTOR.file is not poker_events_pb2.DESCRIPTOR:
+            return None
+        return codec.from_message(message)
+
+    def table_event(self, message: Message, event: events_pb2.TableEvent) -> None:
+        field = _EVENT_FIELDS.get(message.DESCRIPTOR.full_name)
+        if field is None:
+            raise codec.CodecError(f"TableEvent has no field for {message.DESCRIPTOR.full_name}")
+        getattr(event, field.name).CopyFrom(message)
+
+
+class PokerTableAdapter:
+    """Poker at the table (adapter.GameTable): every variant, both spellings of its API."""
+
+    name = RULES.name
+    proto_field = "poker"
+    rules = RULES
+    events = PokerEvents()
+
+    def config_from_options(self, options: table_pb2.TableOptions) -> TableConfig:
+        config = config_from_options(options)
+        check_chip_amounts(config)
+        return config
+
+    def opening_events(self, config: TableConfig) -> Sequence[object]:
+        return [ev.TableOpened(config)]
+
+    def initial_state(self, options: table_pb2.TableOptions) -> PokerTable:
+        # The configuration is the stream's TableOpened, which follows TableCreated at once.
+        return RULES.initial_state(TableConfig(game=TEXAS_HOLDEM, seats=2))
+
+    def fill_options(self, state: PokerTable, options: table_pb2.TableOptions) -> None:
+        fill_options(state.engine.config, options)
+
+    def seat_count(self, state: PokerTable) -> int:
+        return state.engine.config.seats
+
+    def move_from_request(self, request: table_pb2.ActRequest) -> tuple[object, object | None]:
+        action, amount, cards = move_from_request(request)
+        hand = request.hand_number
+        return PokerMove(action, amount, cards), InHand(hand) if hand else None
+
+    def sit_in_option(self, request: table_pb2.SitInRequest) -> object | None:
+        return PostBigBlind() if request.post_big_blind else None
+
+    def rounds(self, state: PokerTable) -> Rounds:
+        engine = state.engine
+        return Rounds(engine.hand.number if engine.hand else None, engine.last_hand)
+
+    def fill_view(
+        self, view: View, message: table_pb2.TableView, seats: Mapping[int, table_pb2.SeatView]
+    ) -> None:
+        fill_view(view, message, seats)
+
+    def fill_decision(
+        self, state: PokerTable, seat: int, request: events_pb2.ActionRequested
+    ) -> None:
+        legal = legal_actions(state.engine, seat)
+        request.legal_actions.extend(sorted(legal.actions))
+        request.to_call = legal.to_call
+        request.min_to = legal.min_to
+        request.max_to = legal.max_to
+        request.all_in_to = legal.all_in_to
+
+    def seating(self, event: object) -> Seating | None:
+        if isinstance(event, ev.PlayerSeated):
+            return Seating(event.seat, event.player)
+        if isinstance(event, ev.PlayerLeft):
+            return Seating(event.seat)
+        return None
+
+    def round_of(self, event: object) -> tuple[int, bool] | None:
+        if isinstance(event, ev.HandStarted):
+            return event.hand, True
+        if isinstance(event, ev.HandEnded | ev.HandVoided):
+            return event.hand, False
+        return None
+
+    def history(
+        self,
+        state: PokerTable,
+        players: Mapping[int, str],
+        events: Sequence[object],
+        viewer: int | None,
+        full: bool,
+        table_id: str,
+    ) -> tuple[str, str]:
+        return poker_history.history(state.engine.config, players, events, viewer, full, table_id)
+
+
+ADAPTER = PokerTableAdapter()
