@@ -115,3 +115,40 @@ def pending_chance(state: MachineState) -> ChanceRequest | None:
     if current.win and not current.win_paid:
         return Transfer(win_key(number), Party.HOUSE, Party.ESCROW, current.win)
     return _closing(current)
+
+
+def pending_chances(state: MachineState) -> tuple[ChanceRequest, ...]:
+    """Every request the shell may fetch at once: `pending_chance`'s next requests as long as
+    none of them depends on an answer before it (the line decks on the dealt cards, the win
+    on the draws). Their answers are decided in this order, each being then exactly what
+    `pending_chance` asks for, so a shell may fetch them concurrently (or in one dealer call)
+    and append every answer's events together. A 10-line round with the Split Card feature
+    takes 8 such steps instead of 38 requests one after the other."""
+    first = pending_chance(state)
+    current = state.round
+    if first is None or current is None or isinstance(first, Transfer):
+        return () if first is None else (first,)
+    number = current.number
+    if isinstance(first, OpenShuffle):
+        openable = deck_names(current)
+        if not current.dealt:
+            openable = openable[: 2 if current.split_feature else 1]
+        return tuple(
+            OpenShuffle(number, name, deck_spec(current, name))
+            for name in openable
+            if current.deck(name) is None
+        )
+    if isinstance(first, CloseShuffle):
+        return tuple(CloseShuffle(number, deck.name) for deck in current.decks if not deck.closed)
+    assert isinstance(first, DrawCards)
+    if first.name == DEAL and not current.dealt:
+        if current.split_feature:
+            return (first, DrawCards(number, SPLIT, 1, "split ticket", "hand"))
+        return (first,)
+    if current.hold is None:  # the split ticket, after a resumed deal
+        return (first,)
+    lines = tuple(
+        DrawCards(number, line_deck(line), current.drawn_count, "draw", f"line {line}")
+        for line in range(len(current.draws) + 1, current.lines + 1)
+    )
+    return (first, *lines) if first.name == DEAL else lines

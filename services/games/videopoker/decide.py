@@ -81,9 +81,12 @@ def _deal(state: MachineState, seat: Seat, move: Deal) -> list[ev.Event]:
 
 
 def _round_named(state: MachineState, number: int) -> Round:
+    """Round `number`, which must be in play (0: whichever round is in play)."""
     current = state.round
-    if current is not None and current.number == number:
+    if current is not None and number in (0, current.number):
         return current
+    if number == 0:
+        raise NotAllowedNow("no round is in play: deal first")
     if 1 <= number <= state.rounds:
         raise NotAllowedNow(f"round {number} is over: its hold was made and its lines paid")
     raise UnknownTarget(f"there is no round {number}: this machine has played {state.rounds}")

@@ -27,8 +27,8 @@ class Deal:
 
 @dataclass(frozen=True, slots=True)
 class Hold:
-    """Keep the cards at `positions` (0..4, any order, none to all five) of round `round` and
-    draw the rest on every line."""
+    """Keep the cards at `positions` (0..4, any order, none to all five) of round `round` (0:
+    the round in play) and draw the rest on every line."""
 
     round: int
     positions: tuple[int, ...]

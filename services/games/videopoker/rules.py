@@ -49,6 +49,10 @@ class VideoPokerRules:
     def pending_chance(self, state: MachineState) -> ChanceRequest | None:
         return chance.pending_chance(state)
 
+    def pending_chances(self, state: MachineState) -> Sequence[ChanceRequest]:
+        """Every request that may be fetched at once, answered in order (chance.py)."""
+        return chance.pending_chances(state)
+
     def deadlines(self, state: MachineState) -> Sequence[Deadline]:
         """None: a round waits for its hold however long it takes (a player who comes back
         finds the same cards), so nothing is ever decided for the player."""

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from services.games.videopoker.paytables import PAYTABLES, Hand
+from services.games.videopoker.returns import RETURNS
 from services.videopoker_analysis.combos import combinations_array
 from services.videopoker_analysis.exact import analyze
 from services.videopoker_analysis.kernels import split_totals, standard_totals
@@ -27,6 +28,7 @@ def test_the_return_under_optimal_play_is_the_published_one(
 ) -> None:
     analysis = analyze(paytable)
     assert round(float(analysis.return_) * 100, 4) == published
+    assert analysis.return_ == RETURNS[paytable].standard  # what ListPaytables lists
     assert analysis.deals == 134_459
     assert sum(analysis.frequencies.values()) == 1
     pays = {line.hand: line.pays_at_max for line in PAYTABLES[paytable].lines}
@@ -86,3 +88,4 @@ def test_the_split_card_features_return_is_the_published_figure() -> None:
     assert analysis.return_ == (p * analysis.dealt_value + (1 - p) * analysis.undealt_value) / 2
     # docs/games/video-poker.md publishes this figure (83.1203%).
     assert analysis.return_ == Fraction(123606794759213, 148708227668000)
+    assert analysis.return_ == RETURNS["jacks-9-6"].split
