@@ -17,7 +17,8 @@ from services.games.poker.definitions import TableConfig
 from services.shared import errors
 from services.shared.auth import Principal, Role
 from services.table import codec
-from services.table.application import TableApplication, table_stream
+from services.table.application import TableApplication
+from services.table.folding import table_stream
 from services.table.games import poker_history
 from services.table.games.poker_history import to_phh as to_phh
 

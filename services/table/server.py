@@ -65,6 +65,8 @@ def build(
         recovery_grace_s=settings.recovery_grace_s,
     )
     watcher = TableWatcher(app, store)
+    # Events this instance appends reach its watchers without the Redis round trip.
+    app.on_appended = watcher.appended
     sweep = RecoverySweep(app, interval_s=settings.recovery_interval_s)
 
     def register(server: grpc.Server) -> None:

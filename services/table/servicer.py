@@ -24,20 +24,6 @@ from services.table.watch_wire import WatchMessage
 from services.table.watching import TableWatcher
 
 
-def _seat_for(app: TableApplication, table_id: str, principal: Principal, seat: int | None) -> int:
-    if seat is not None:
-        return seat
-    table = app.current(table_id)
-    own = app.seat_of(table, principal.subject)
-    if own is None:
-        own = app.seat_of(app.load(table_id), principal.subject)
-    if own is None:
-        raise errors.FailedPrecondition(
-            f"{principal.subject} has no seat at table {table_id}: join it first"
-        )
-    return own
-
-
 class TableServicer(table_pb2_grpc.TableServiceServicer):
     def __init__(self, app: TableApplication, watcher: TableWatcher) -> None:
         self.app = app
@@ -99,16 +85,13 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.TopUpRequest, context: grpc.ServicerContext
     ) -> table_pb2.TopUpResponse:
         principal = current_principal()
-        version = self.app.top_up(
+        done = self.app.top_up(
             request.table_id,
             principal.subject,
             request.amount,
             require_key(request.idempotency_key),
         )
-        table = self.app.load(request.table_id)
-        seat = self.app.seat_of(table, principal.subject)
-        stack = table.engine.stack(seat) if seat is not None else 0
-        return table_pb2.TopUpResponse(stack=stack, version=version)
+        return table_pb2.TopUpResponse(stack=done.stack, version=done.version)
 
     def SitOut(  # noqa: N802
         self, request: table_pb2.SitOutRequest, context: grpc.ServicerContext
@@ -138,14 +121,8 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.LeaveTableRequest, context: grpc.ServicerContext
     ) -> table_pb2.LeaveTableResponse:
         by = current_principal().subject
-        version = self.app.seat_command(
-            request.table_id,
-            by,
-            f"leave/{require_key(request.idempotency_key)}",
-            lambda s: cmd.LeaveTable(s, by),
-        )
-        left = self.app.seat_of(self.app.load(request.table_id), by) is None
-        return table_pb2.LeaveTableResponse(left=left, version=version)
+        done = self.app.leave(request.table_id, by, f"leave/{require_key(request.idempotency_key)}")
+        return table_pb2.LeaveTableResponse(left=done.left, version=done.version)
 
     def Act(  # noqa: N802
         self, request: table_pb2.ActRequest, context: grpc.ServicerContext
@@ -173,20 +150,19 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     def _act(self, request: table_pb2.ActRequest, principal: Principal) -> table_pb2.ActResponse:
         require_key(request.idempotency_key)
         action, amount, cards = poker.move_from_request(request)
-        seat = _seat_for(
-            self.app,
-            request.table_id,
-            principal,
-            request.seat if request.HasField("seat") else None,
-        )
-        command = cmd.Act(
-            seat=seat,
-            action=action,
-            amount=amount,
-            cards=cards,
-            hand=request.hand_number or None,
-            by=principal.subject,
-        )
+
+        def move(seat: int) -> cmd.Act:
+            return cmd.Act(
+                seat=seat,
+                action=action,
+                amount=amount,
+                cards=cards,
+                hand=request.hand_number or None,
+                by=principal.subject,
+            )
+
+        # The caller's own seat is found on the state the move is decided on.
+        command = move(request.seat) if request.HasField("seat") else move
         version = self.app.act(
             request.table_id,
             principal.subject,

@@ -28,8 +28,9 @@ from services.games.poker.views import redact, view_for
 from services.shared.auth import Principal
 from services.shared.eventstore import EventStore
 from services.table import codec, translate, watch_wire
-from services.table.application import TableApplication, fold_recorded, table_stream
+from services.table.application import TableApplication
 from services.table.fanout import HubEvent, TableFanout
+from services.table.folding import fold_recorded, table_stream
 from services.table.shell import Table
 from services.table.watch_wire import WatchMessage
 
@@ -74,10 +75,8 @@ class TableWatcher:
         self.app = app
         self.store = store
         self.fanout = TableFanout(store, block_ms, codec.from_message)
-        # Events this instance appends reach its watchers without the Redis round trip.
-        app.on_appended = self._appended
 
-    def _appended(
+    def appended(
         self,
         table_id: str,
         first_version: int,
@@ -85,6 +84,8 @@ class TableWatcher:
         messages: Sequence[Message],
         recorded_at_ms: int,
     ) -> None:
+        """Hand the events this instance appended to its local watchers (the composition
+        root makes this the application's `on_appended`): no Redis round trip for them."""
         try:
             self.fanout.publish(
                 table_stream(table_id), first_version, events, messages, recorded_at_ms

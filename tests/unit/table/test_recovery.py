@@ -234,7 +234,7 @@ def test_the_first_load_of_a_stalled_table_hands_it_to_the_retrier(world: World)
     world.dealer.down = False
     other = world.instance()
     retried: list[str] = []
-    other._retry_later = retried.append  # type: ignore[method-assign,assignment]
+    other.tables.on_unfinished = retried.append
     other.load("t1")
     other.load("t1")
     assert retried == ["t1"]

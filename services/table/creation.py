@@ -1,0 +1,174 @@
+"""Tables come and are listed: CreateTable's checks and first append, the table directory.
+
+A table's stream starts with TableCreated (the envelope's options) and the game's opening
+events, appended once under the key `<table>/create`, so a retried create finds its table;
+the table's escrow account exists before the table does, and its id joins the directory
+stream ListTables pages through. Requested bots are seated by the workers (a trigger).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+import structlog
+
+from croupier.table.v1 import events_pb2
+from services.games.poker.definitions import TableConfig
+from services.games.poker.events import TableOpened
+from services.shared import errors
+from services.shared.eventstore import EventStore
+from services.table import codec
+from services.table.bot_requests import check_requested_bots
+from services.table.folding import DIRECTORY_STREAM, table_stream
+from services.table.games.poker import check_chip_amounts
+from services.table.ports import LedgerPort, SchedulerPort
+from services.table.retrier import Retrier
+from services.table.shell import Table
+from services.table.tables import Tables
+
+log = structlog.get_logger(__name__)
+MAX_ATTEMPTS = 20
+# Most tables one ListTables page may hold (a request for 0 gets every table at once).
+MAX_PAGE_SIZE = 1000
+# Longest table id: a bot's player id bot-<policy>-<difficulty %>-<table id>-s<seat> is its
+# ledger account's name (at most 64 characters): 18 + 40 with the longest built-in policy.
+MAX_TABLE_ID_LENGTH = 40
+# Longest idempotency key a command may carry (it is recorded with the command's events).
+MAX_KEY_LENGTH = 200
+
+
+def require_key(key: str) -> str:
+    """A command's idempotency key, which every command needs: INVALID_ARGUMENT when it is
+    missing (a keyless command could never be retried safely, nor told from another one)."""
+    if not key:
+        raise errors.InvalidArgument(
+            "idempotency_key is required: send a new key with each command and the same key "
+            "with its retries"
+        )
+    if len(key) > MAX_KEY_LENGTH:
+        raise errors.InvalidArgument(
+            f"idempotency_key is {len(key)} characters; at most {MAX_KEY_LENGTH}"
+        )
+    return key
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """What CreateTable asks for, beyond the engine's configuration."""
+
+    config: TableConfig
+    currency: str = "CHIP"
+    action_time_ms: int = 0
+    time_bank_ms: int = 0
+    time_bank_chunk_ms: int = 0
+    time_bank_refill_ms: int = 0
+    time_bank_refill_every_hands: int = 0
+    time_bank_cap_ms: int = 0
+    bots: tuple[tuple[str, float], ...] = ()
+    table_id: str = ""
+    min_players_to_start: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class TablePage:
+    """One page of ListTables: the tables, and the token of the next page ("" when last)."""
+
+    tables: list[Table]
+    next_token: str
+
+
+class TableCreation:
+    def __init__(
+        self,
+        tables: Tables,
+        ledger: LedgerPort,
+        scheduler: SchedulerPort,
+        retrier: Retrier,
+    ) -> None:
+        self.tables = tables
+        self.store: EventStore = tables.store
+        self.ledger = ledger
+        self.scheduler = scheduler
+        self.retrier = retrier
+
+    def create_table(self, spec: TableSpec, by: str, key: str) -> Table:
+        if len(spec.table_id) > MAX_TABLE_ID_LENGTH:
+            raise errors.InvalidArgument(
+                f"table_id is {len(spec.table_id)} characters; table ids are at most "
+                f"{MAX_TABLE_ID_LENGTH} characters (a requested bot's player id, "
+                "bot-<policy>-<difficulty %>-<table id>-s<seat>, names its ledger account, "
+                "whose name is at most 64 characters)"
+            )
+        require_key(key)
+        check_requested_bots(spec.bots, spec.config.seats)
+        check_chip_amounts(spec.config)
+        table_id = spec.table_id or f"t{uuid.uuid5(uuid.NAMESPACE_URL, by + '/' + key).hex[:12]}"
+        stream = table_stream(table_id)
+        created = events_pb2.TableCreated(
+            table_id=table_id,
+            game="poker",
+            currency=spec.currency,
+            created_by=by,
+            action_time_ms=spec.action_time_ms,
+            time_bank_ms=spec.time_bank_ms,
+            time_bank_chunk_ms=spec.time_bank_chunk_ms,
+            time_bank_refill_ms=spec.time_bank_refill_ms,
+            time_bank_refill_every_hands=spec.time_bank_refill_every_hands,
+            time_bank_cap_ms=spec.time_bank_cap_ms,
+            min_players_to_start=spec.min_players_to_start,
+            bots=[events_pb2.BotSeatSpec(policy=p, difficulty=d) for p, d in spec.bots],
+        )
+        batch = [created, TableOpened(spec.config)]
+        try:
+            messages = [codec.to_message(e) for e in batch]
+        except ValueError as exc:  # a value protobuf cannot carry: refused before any effect
+            raise errors.InvalidArgument(f"table options out of range: {exc}") from exc
+        # Only a table that can be recorded gets its escrow account.
+        self.ledger.ensure_accounts(table_id, spec.currency)
+        self.tables.mark(table_id)  # (its requested bots' seating triggers follow the append)
+        try:
+            self.store.append(stream, messages, 0, f"{table_id}/create")
+        except errors.Conflict as exc:
+            raise errors.AlreadyExists(f"table {table_id} exists already") from exc
+        self._register(table_id)
+        # Bots take their seats like anyone, through JoinTable with their own credentials:
+        # the workers do it (a trigger; a duplicate finds the bot seated already).
+        try:
+            for index, (policy, difficulty) in enumerate(spec.bots):
+                self.scheduler.schedule_seat_bot(table_id, index, policy, difficulty)
+        except Exception as exc:  # the table exists: its triggers are sent again later
+            log.warning("could not trigger bot seating", table=table_id, error=repr(exc)[:200])
+            self.retrier.retry_later(table_id)
+        return self.tables.load(table_id)
+
+    def _register(self, table_id: str) -> None:
+        entry = events_pb2.TableCreated(table_id=table_id)
+        for _ in range(MAX_ATTEMPTS):
+            version = self.store.version(DIRECTORY_STREAM)
+            try:
+                self.store.append(DIRECTORY_STREAM, [entry], version, f"register/{table_id}")
+                return
+            except errors.Conflict:
+                continue
+        raise errors.Unavailable("the table directory is too busy: retry")
+
+    def list_tables(self, page_token: str, page_size: int) -> TablePage:
+        """A page of the tables this service knows, oldest first. The token is the directory
+        version the previous page ended at ("" from the start)."""
+        if not 0 <= page_size <= MAX_PAGE_SIZE:
+            raise errors.InvalidArgument(
+                f"page_size is {page_size}; 1..{MAX_PAGE_SIZE} tables a page, or 0 for all"
+            )
+        if page_token and not page_token.isdigit():
+            raise errors.InvalidArgument(
+                f"page_token {page_token!r} is not one ListTables gave: pass next_page_token "
+                "as it came, or none to start from the first table"
+            )
+        after = int(page_token or 0)
+        size = page_size or None
+        entries = self.store.read(DIRECTORY_STREAM, after + 1, limit=size and size + 1)
+        page = entries[:size]
+        tables = [self.tables.load(e.message.table_id) for e in page]  # type: ignore[attr-defined]
+        more = size is not None and len(entries) > size
+        return TablePage(tables, str(page[-1].version) if more else "")

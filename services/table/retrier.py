@@ -1,0 +1,134 @@
+"""Tables that could not finish their process (a dependency down) are finished in the
+background: `keep_going` drives a table after a command and hands it to the retrier when a
+step fails; the retrier `recover`s each such table every `retry_interval_s`, and a round
+stuck for `void_after_s` since the table's last event is voided with every stake returned.
+The recovery sweep (recovery.py) calls `recover` too, for tables another instance left.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+import structlog
+
+from services.games.poker import commands as cmd
+from services.shared import errors
+from services.table import process
+from services.table.commands import CommandPath
+from services.table.decisions import Decisions
+from services.table.folding import table_stream
+from services.table.shell import Table
+from services.table.steps import ProcessSteps, _decide
+from services.table.tables import Tables
+
+# The background retrier gives a stuck table up (until its next command) after this many
+# void periods.
+GIVE_UP_AFTER_VOIDS = 10
+log = structlog.get_logger(__name__)
+
+
+class Retrier:
+    def __init__(
+        self,
+        tables: Tables,
+        clock: Callable[[], int],
+        void_after_s: float,
+        retry_interval_s: float,
+    ) -> None:
+        self.tables = tables
+        self.clock = clock
+        self.void_after_s = void_after_s
+        self.retry_interval_s = retry_interval_s
+        self._stalled: dict[str, float] = {}  # table id -> monotonic time of the first failure
+        self._thread: threading.Thread | None = None
+        # Wired by the application (they need the retrier themselves).
+        self.steps: ProcessSteps
+        self.commands: CommandPath
+        self.decisions: Decisions
+
+    def keep_going(self, table_id: str, table: Table | None = None) -> Table | None:
+        """Drive the process after a command; the table it leaves (None when a step failed).
+        A dependency that is down does not fail the command (it is recorded already): the
+        table is retried in the background, and a hand that stays stuck past `void_after_s`
+        is voided with every stake returned."""
+        try:
+            return self.steps.drive(table_id, table)
+        except errors.DomainError:
+            # (Anything else, a storage error say, reaches the caller, whose retry with the
+            # same key finds the command done; the recovery sweep finishes the table.)
+            self.retry_later(table_id)
+            return None
+
+    def retry_later(self, table_id: str) -> None:
+        """Hand the table to the background retrier (`recover` every `retry_interval_s`)."""
+        with self.tables.guard:
+            self._stalled.setdefault(table_id, time.monotonic())
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._retry_stalled, name="table-retrier", daemon=True
+                )
+                self._thread.start()
+
+    def _retry_stalled(self) -> None:
+        while True:
+            time.sleep(self.retry_interval_s)
+            with self.tables.guard:
+                stalled = dict(self._stalled)
+            if not stalled:
+                return
+            for table_id, since in stalled.items():
+                try:
+                    done = self.recover(table_id)
+                except errors.NotFound:
+                    done = True
+                except Exception as exc:
+                    if time.monotonic() - since < GIVE_UP_AFTER_VOIDS * self.void_after_s:
+                        continue
+                    # Still marked in the attention set: the recovery sweep goes on trying.
+                    log.warning(
+                        "table stays stuck; the recovery sweep retries it",
+                        table=table_id,
+                        error=repr(exc)[:200],
+                    )
+                    done = True
+                if done:
+                    with self.tables.guard:
+                        self._stalled.pop(table_id, None)
+
+    def recover(self, table_id: str) -> bool:
+        """Finish what the table needs without waiting for a command (the retrier and the
+        recovery sweep call it; any instance may): its pending process steps, the hand
+        voided (every stake returned) when a step has failed for `void_after_s` since the
+        table's last event (a time every instance reads the same, so the limit survives a
+        restart), and its current decision's timeout and bot turn, and any requested bot,
+        triggered again (each trigger is idempotent: a duplicate changes nothing). True when
+        the table then waits for players only; raises what stopped it otherwise."""
+        try:
+            table = self.steps.drive(table_id)
+        except errors.DomainError as exc:
+            if self._stuck_for_ms(table_id) < self.void_after_s * 1000:
+                raise
+            self._void_stuck(table_id, f"{type(exc).__name__}: {exc.message}")
+            table = self.steps.drive(table_id)  # the void's own steps (they may fail in turn)
+        self.decisions.trigger_current(table)
+        return process.next_step(table) is None
+
+    def _stuck_for_ms(self, table_id: str) -> int:
+        """How long the table's pending step has waited: since its last event was recorded."""
+        version = self.tables.current(table_id).version
+        last = self.tables.store.read(table_stream(table_id), version, 1)
+        return self.clock() - last[0].recorded_at_ms if last else 0
+
+    def _void_stuck(self, table_id: str, reason: str) -> None:
+        table = self.tables.load(table_id)
+        hand = table.engine.hand
+        if hand is None:
+            return
+        self.commands.execute(
+            table_id,
+            f"{table_id}/{hand.number}/void",
+            "table-service",
+            lambda t: _decide(t.engine, cmd.VoidHand(reason)) if t.engine.hand else [],
+        )

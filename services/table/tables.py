@@ -1,0 +1,132 @@
+"""Tables in memory and on their streams: load (a cached state plus any newer events), lock,
+append once under the loaded version, mark in the attention set before writing.
+
+Every write goes through `append`: ONE append of a batch guarded by the version it was
+decided on and keyed deterministically, so a retry or a second instance never doubles it; a
+Conflict (someone else wrote first) forgets the cached state and answers None, for the
+caller to load and decide again. `on_appended` (wired by the composition root) hears of every
+append this instance makes, so local watchers get the events without a Redis round trip.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from google.protobuf.message import Message
+
+from services.shared import errors
+from services.shared.eventstore import EventStore
+from services.table import codec
+from services.table.attention import AttentionSet
+from services.table.folding import fold_events, fold_recorded, table_stream
+from services.table.shell import Table
+
+# Told (table id, first version, events, their messages, now ms) after each append.
+Appended = Callable[[str, int, Sequence[object], list[Message], int], None]
+
+
+class Tables:
+    """The tables this instance reads and writes, cached by id."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        attention: AttentionSet,
+        recovery_grace_s: float,
+        clock: Callable[[], int],
+    ) -> None:
+        self.store = store
+        self.attention = attention
+        self.recovery_grace_s = recovery_grace_s
+        self.clock = clock
+        self._cache: dict[str, Table] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self.guard = threading.Lock()
+        # Tables this instance marked in the attention set, with the monotonic time of the
+        # mark: a table is marked again only once its mark is half a recovery grace old, so
+        # the recovery sweep (which takes marks a whole grace old) never takes a table this
+        # instance is still writing (attention.py, recovery.py).
+        self._marked: dict[str, float] = {}
+        self._seen: set[str] = set()  # tables this instance has loaded at least once
+        self.on_appended: Appended | None = None
+        # Told the id of a table loaded for the first time here while its process was left
+        # unfinished (the application hands it to the background retrier).
+        self.on_unfinished: Callable[[str], None] = lambda table_id: None
+        # Whether a table has process steps to take (the process manager's `next_step`).
+        self.unfinished: Callable[[Table], bool] = lambda table: False
+
+    def lock(self, table_id: str) -> threading.Lock:
+        with self.guard:
+            return self._locks.setdefault(table_id, threading.Lock())
+
+    def load(self, table_id: str) -> Table:
+        """The table at its latest version (cached state + newer events). NotFound if none."""
+        cached = self._cache.get(table_id)
+        stream = table_stream(table_id)
+        if cached is None:
+            recorded = self.store.read(stream)
+            if not recorded:
+                raise errors.NotFound(f"table {table_id} does not exist")
+            table = fold_recorded(table_id, recorded)
+            with self.guard:
+                first = table_id not in self._seen
+                self._seen.add(table_id)
+            if first and self.unfinished(table):
+                # Left mid-process by an instance that failed (or is failing now): finish it
+                # in the background, without waiting for anyone's command.
+                self.on_unfinished(table_id)
+        else:
+            newer = self.store.read(stream, cached.version + 1)
+            table = fold_recorded(table_id, newer, cached) if newer else cached
+        self.remember(table)
+        return table
+
+    def current(self, table_id: str) -> Table:
+        """The cached table (possibly behind another instance's writes), else a fresh load."""
+        cached = self._cache.get(table_id)
+        return cached if cached is not None else self.load(table_id)
+
+    def remember(self, table: Table) -> None:
+        with self.guard:
+            cached = self._cache.get(table.table_id)
+            if cached is None or cached.version < table.version:
+                self._cache[table.table_id] = table
+
+    def forget(self, table_id: str) -> None:
+        with self.guard:
+            self._cache.pop(table_id, None)
+
+    def mark(self, table_id: str) -> None:
+        """Mark the table in the attention set before writing it (unless this instance marked
+        it less than half a recovery grace ago): if this instance fails before the table's
+        process steps and triggers are done, the recovery sweep finds it there."""
+        now = time.monotonic()
+        last = self._marked.get(table_id)
+        if last is not None and now - last < self.recovery_grace_s / 2:
+            return
+        self.attention.mark(table_id, self.clock())
+        self._marked[table_id] = now
+
+    def append(
+        self, table: Table, batch: Sequence[object], key: str, folded: Table | None = None
+    ) -> Table | None:
+        """Append `batch` after the table's version; None when someone else wrote first.
+        `folded` is the table the batch makes when appended right after `table`'s version
+        (saves folding it again)."""
+        messages = [codec.to_message(e) for e in batch]
+        try:
+            result = self.store.append(table_stream(table.table_id), messages, table.version, key)
+        except errors.Conflict:
+            self.forget(table.table_id)
+            return None
+        if result.deduplicated:
+            self.forget(table.table_id)
+            return self.load(table.table_id)
+        if self.on_appended is not None:
+            self.on_appended(table.table_id, result.first_version, batch, messages, self.clock())
+        if folded is None or result.first_version != table.version + 1:
+            folded = fold_events(table, batch, result.first_version)
+        self.remember(folded)
+        return folded
