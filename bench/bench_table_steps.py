@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import time
 
-from services.games.poker import commands as cmd
+from services.games.contract import Move
 from services.games.poker.catalog import TEXAS_HOLDEM
 from services.games.poker.definitions import TableConfig
 from services.games.poker.legal import legal_actions
@@ -23,13 +23,13 @@ from services.shared.eventstore import AppendResult, InMemoryEventStore
 from services.table import codec
 from services.table.application import TableApplication, TableSpec
 from services.table.ports import NoScheduler
-from tests.fixtures.table_ports import InProcessDealer, NullLedger
+from tests.fixtures.table_ports import InProcessDealer, NullLedger, poker_move
 
 FACING = {"fold": 45, "call": 45, "raise": 10}
 UNOPENED = {"check": 75, "bet": 25}
 
 
-def weighted_act(engine: TableState, rng: random.Random) -> tuple[str, cmd.Act]:
+def weighted_act(engine: TableState, rng: random.Random) -> tuple[str, Move]:
     """The player to act and their Act: a random legal action weighted FACING / UNOPENED,
     bets and raises at the minimum (also bench_watching's players)."""
     hand = engine.hand
@@ -41,7 +41,7 @@ def weighted_act(engine: TableState, rng: random.Random) -> tuple[str, cmd.Act]:
     kinds = [k for k in mix if k in legal.actions] or sorted(legal.actions)
     kind = rng.choices(kinds, weights=[mix.get(k, 1) for k in kinds])[0]
     amount = legal.min_to if kind in ("bet", "raise") else None
-    return seat.player, cmd.Act(hand.to_act, kind, amount, hand=hand.number)
+    return seat.player, poker_move(hand.to_act, kind, amount, hand=hand.number)
 
 
 class CountingStore(InMemoryEventStore):
@@ -67,19 +67,19 @@ def _measure(acts: int) -> dict[str, object]:
 
     def play(count: int, tag: str) -> None:
         for n in range(count):
-            player, act = weighted_act(app.current(table_id).engine, rng)
+            player, act = weighted_act(app.current(table_id).state.engine, rng)
             app.act(table_id, player, act, f"{tag}-{n}", None)
 
     play(300, "warm-up")
     hands0, appends0, calls0 = (
-        app.current(table_id).engine.last_hand,
+        app.current(table_id).state.engine.last_hand,
         store.appends,
         len(dealer.calls),
     )
     cpu0 = time.process_time()
     play(acts, "measured")
     cpu = time.process_time() - cpu0
-    hands = app.current(table_id).engine.last_hand - hands0
+    hands = app.current(table_id).state.engine.last_hand - hands0
     return {
         "acts": acts,
         "hands": hands,

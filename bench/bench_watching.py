@@ -33,7 +33,6 @@ from bench.bench_table_steps import weighted_act
 from croupier.table.v1 import events_pb2
 from services.games.poker.catalog import TEXAS_HOLDEM
 from services.games.poker.definitions import TableConfig
-from services.games.poker.state import new_table
 from services.ranking.ports import LibraryRanker
 from services.shared.auth import Principal, Role
 from services.shared.eventstore import InMemoryEventStore
@@ -41,6 +40,7 @@ from services.shared.settings import RuntimeSettings
 from services.table import codec, fanout
 from services.table.application import TableApplication, TableSpec
 from services.table.attention import InMemoryAttentionSet
+from services.table.games import poker
 from services.table.ports import NoScheduler
 from services.table.server import build
 from services.table.settings import TableSettings
@@ -76,8 +76,8 @@ def record(hands: int) -> list[Append]:
         app.join(TABLE_ID, f"p{seat}", seat, 10**9, "", f"join-{seat}")
     rng = random.Random(1)
     n = 0
-    while app.current(TABLE_ID).engine.last_hand < hands:
-        player, act = weighted_act(app.current(TABLE_ID).engine, rng)
+    while app.current(TABLE_ID).state.engine.last_hand < hands:
+        player, act = weighted_act(app.current(TABLE_ID).state.engine, rng)
         app.act(TABLE_ID, player, act, f"act-{n}", None)
         n += 1
     return appends
@@ -161,7 +161,8 @@ def replay(
             batches.append(window)
         watcher = object.__new__(TableWatcher)
         watcher.fanout = _Appends(batches)  # type: ignore[assignment]
-        table = Table(TABLE_ID, 0, new_table(TableConfig(game=TEXAS_HOLDEM, seats=6)), ShellState())
+        state = poker.ADAPTER.rules.initial_state(TableConfig(game=TEXAS_HOLDEM, seats=6))
+        table = Table(TABLE_ID, 0, poker.ADAPTER, state, ShellState())
         streams = [
             watcher._follow(table, Principal(s, Role.PLAYER), "s", threading.Event(), batch=True)
             for s in subjects

@@ -86,12 +86,14 @@ class DrawCards:
 
 @dataclass(frozen=True, slots=True)
 class ReturnCards:
-    """Shuffle `cards` (dealt earlier from shuffle `name`) back under its undealt cards.
-    Answered with `CardsReturned`."""
+    """Shuffle `cards` (dealt earlier from shuffle `name`) back under its undealt cards, for
+    a draw of `needed` cards that the undealt ones cannot cover (the dealer refuses a
+    reshuffle no draw needs). Answered with `CardsReturned`."""
 
     round: int
     name: str
     cards: tuple[str, ...]
+    needed: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,9 +24,10 @@ from croupier.common.v1 import chips_pb2
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.games.cardtext import Card
+from services.games.contract import DeckSpec
 from services.shared import auth, errors
 from services.shared.status import error_from_status
-from services.table.ports import BuyInHold, Commitment
+from services.table.ports import STANDARD_DECK, BuyInHold, Commitment
 
 # Where a service's bearer token comes from (a renewing source, see channels.py).
 TokenSource = Callable[[], str]
@@ -78,8 +79,8 @@ class GrpcDealer:
         self._test_decks = test_decks
         self._token = token
 
-    def open_shuffle(self, shuffle_id: str) -> Commitment:
-        deck = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD, copies=1)
+    def open_shuffle(self, shuffle_id: str, deck_spec: DeckSpec = STANDARD_DECK) -> Commitment:
+        deck = _deck(deck_spec)
         order = self._test_decks(shuffle_id) if self._test_decks else None
         request = dealer_pb2.CreateShuffleRequest(
             shuffle_id=shuffle_id, deck=deck, test_deck_order=list(order or ())
@@ -276,6 +277,18 @@ class GrpcLedger:
             "rake",
         )
 
+    def from_house(self, key: str, table_id: str, hand: int, amount: int, currency: str) -> None:
+        self._transfer(
+            key,
+            self.house_account(currency),
+            self.table_account(table_id, currency),
+            amount,
+            currency,
+            table_id,
+            str(hand),
+            "house pays",
+        )
+
     def _transfer(
         self,
         key: str,
@@ -299,3 +312,16 @@ class GrpcLedger:
             "ledger Transfer",
             lambda: self._stub.Transfer(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
+
+
+def _deck(spec: DeckSpec) -> dealer_pb2.DeckSpec:
+    """The dealer's deck spec for a game's: standard decks, or exactly the listed cards (a
+    multiset when a card repeats)."""
+    if not spec.cards:
+        return dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD, copies=spec.copies)
+    kind = (
+        dealer_pb2.DECK_KIND_CARDS
+        if len(set(spec.cards)) == len(spec.cards)
+        else dealer_pb2.DECK_KIND_MULTISET
+    )
+    return dealer_pb2.DeckSpec(kind=kind, cards=list(spec.cards))

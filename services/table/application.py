@@ -24,8 +24,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from services.games import contract as c
 from services.games.errors import NotAllowedNow
-from services.games.poker import commands as cmd
 from services.games.ranking import HandRanker
 from services.shared.eventstore import EventStore
 from services.table.attention import AttentionSet, InMemoryAttentionSet
@@ -35,11 +35,12 @@ from services.table.creation import TableCreation, TablePage, TableSpec, require
 from services.table.decisions import Decisions
 from services.table.entropy import Entropy
 from services.table.folding import DIRECTORY_STREAM, fold_recorded, table_stream
+from services.table.games.catalog import CATALOG, Catalog
 from services.table.ports import Commitment, DealerPort, LedgerPort, SchedulerPort
 from services.table.process import next_step
 from services.table.retrier import Retrier
 from services.table.shell import Table
-from services.table.steps import ProcessSteps, _decide
+from services.table.steps import ProcessSteps
 from services.table.tables import Appended, Tables
 from services.table.timeouts import Timeouts
 
@@ -80,8 +81,10 @@ class TableApplication:
         retry_interval_s: float = 0.5,
         attention: AttentionSet | None = None,
         recovery_grace_s: float = 5.0,
+        catalog: Catalog = CATALOG,
     ) -> None:
         self.store = store
+        self.catalog = catalog
         self.dealer = dealer
         self.ledger = ledger
         self.ranker = ranker
@@ -91,7 +94,7 @@ class TableApplication:
         self.retry_interval_s = retry_interval_s
         self.attention: AttentionSet = attention or InMemoryAttentionSet()
         self.recovery_grace_s = recovery_grace_s
-        self.tables = Tables(store, self.attention, recovery_grace_s, clock)
+        self.tables = Tables(store, self.attention, recovery_grace_s, clock, catalog)
         self.retrier = Retrier(self.tables, clock, void_after_s, retry_interval_s)
         self.decisions = Decisions(scheduler, clock, self.retrier.retry_later)
         self.steps = ProcessSteps(self.tables, self.decisions, dealer, ledger, ranker)
@@ -168,7 +171,7 @@ class TableApplication:
         return self.buy_ins.top_up(table_id, player, amount, key)
 
     def seat_command(
-        self, table_id: str, player: str, key: str, make: Callable[[int], cmd.Command]
+        self, table_id: str, player: str, key: str, make: Callable[[int], c.SeatCommand]
     ) -> int:
         """SitOut / SitIn for the caller's own seat; the table's version after it."""
         return self._own_seat_command(table_id, player, key, make)[1]
@@ -176,19 +179,19 @@ class TableApplication:
     def leave(self, table_id: str, player: str, key: str) -> Left:
         """LeaveTable: the seat freed now, or after the current round."""
         table, version = self._own_seat_command(
-            table_id, player, key, lambda seat: cmd.LeaveTable(seat, player)
+            table_id, player, key, lambda seat: c.Leave(seat, player)
         )
         return Left(seat_of(table, player) is None, version)
 
     def _own_seat_command(
-        self, table_id: str, player: str, key: str, make: Callable[[int], cmd.Command]
+        self, table_id: str, player: str, key: str, make: Callable[[int], c.SeatCommand]
     ) -> tuple[Table, int]:
         seat = own_seat(self.load(table_id), player)
         table, version = self.execute(
             table_id,
             f"{table_id}/{player}/{key}",
             player,
-            lambda t: _decide(t.engine, make(seat)),
+            lambda t: t.game.rules.decide(t.state, make(seat)),
         )
         return self.keep_going(table_id, table) or table, version
 
@@ -196,20 +199,21 @@ class TableApplication:
         self,
         table_id: str,
         player: str,
-        command: cmd.Act | Callable[[int], cmd.Act],
+        command: c.Move | Callable[[Table, int], c.Move],
         key: str,
         expected_version: int | None,
+        seat: int | None = None,
     ) -> int:
-        """One move. `command` is the move, or makes it for the player's own seat (found on
-        the state the move is decided on: no read of its own)."""
+        """One move. `command` is the move, or makes it for `seat` (None: the player's own,
+        found on the state the move is decided on: no read of its own) at this table."""
 
         def decide(t: Table) -> list[object]:
-            if isinstance(command, cmd.Act):
-                return list(_decide(t.engine, command))
-            seat = seat_of(t, player)
-            if seat is None:
+            if isinstance(command, c.Move):
+                return list(t.game.rules.decide(t.state, command))
+            acting = seat_of(t, player) if seat is None else seat
+            if acting is None:
                 raise NotAllowedNow(f"{player} has no seat at table {table_id}: join it first")
-            return list(_decide(t.engine, command(seat)))
+            return list(t.game.rules.decide(t.state, command(t, acting)))
 
         with self.receiving_act(table_id, player):
             table, version = self.execute(

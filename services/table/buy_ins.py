@@ -14,14 +14,13 @@ import contextlib
 from dataclasses import dataclass
 
 from croupier.table.v1 import events_pb2
+from services.games import contract as c
 from services.games.errors import RuleViolation
-from services.games.poker import commands as cmd
 from services.shared import errors
 from services.table.commands import CommandPath, domain_error
 from services.table.ports import LedgerPort
 from services.table.retrier import Retrier
 from services.table.shell import Table
-from services.table.steps import _decide
 from services.table.tables import Tables
 
 
@@ -42,10 +41,21 @@ class ToppedUp:
 
 
 def seat_of(table: Table, player: str) -> int | None:
-    for i, s in enumerate(table.engine.seats):
-        if s is not None and s.player == player:
-            return i
+    for s in table.game.rules.seats(table.state):
+        if s.player == player:
+            return s.seat
     return None
+
+
+def stack_of(table: Table, seat: int) -> int:
+    return next((s.stack for s in table.game.rules.seats(table.state) if s.seat == seat), 0)
+
+
+def free_seat(table: Table) -> int:
+    """The first free seat (the seat count when none is: the game refuses it)."""
+    taken = {s.seat for s in table.game.rules.seats(table.state)}
+    count = table.game.seat_count(table.state)
+    return next((i for i in range(count) if i not in taken), count)
 
 
 def own_seat(table: Table, player: str) -> int:
@@ -91,11 +101,9 @@ class BuyIns:
         if already is not None and table.shell.version_of_key(command_key) is not None:
             return Seated(already, table.shell.version_of_key(command_key) or table.version)
         if seat < 0:
-            seat = next(
-                (i for i, s in enumerate(table.engine.seats) if s is None), len(table.engine.seats)
-            )
+            seat = free_seat(table)
         account = account or own
-        sit = cmd.SitDown(seat, player, amount)
+        sit = c.SitDown(seat, player, amount)
         table, version = self._buy_in(
             table, command_key, sit, seat, player, amount, account, is_bot
         )
@@ -110,20 +118,20 @@ class BuyIns:
         if done is None:
             currency = table.shell.currency
             account = table.shell.account_of(player) or self.ledger.player_account(player, currency)
-            top_up = cmd.TopUp(seat, amount, player)
+            top_up = c.AddChips(seat, amount, player)
             table, done = self._buy_in(
                 table, command_key, top_up, seat, player, amount, account, False
             )
             self.retrier.keep_going(table_id, table)
         # The stack as the command left it (a top-up during a hand applies after it).
         mine = seat_of(table, player)
-        return ToppedUp(table.engine.stack(mine) if mine is not None else 0, done)
+        return ToppedUp(stack_of(table, mine) if mine is not None else 0, done)
 
     def _buy_in(
         self,
         table: Table,
         command_key: str,
-        command: cmd.SitDown | cmd.TopUp,
+        command: c.SitDown | c.AddChips,
         seat: int,
         player: str,
         amount: int,
@@ -133,9 +141,9 @@ class BuyIns:
         """Chips onto the table: check the rules, Reserve in the ledger, then one append of
         BuyInReserved + the engine's events (the Post is a process step). A refusal at either
         check voids the hold, so a refused join or top-up never leaves chips reserved."""
-        refusal = "seat not taken" if isinstance(command, cmd.SitDown) else "top-up refused"
+        refusal = "seat not taken" if isinstance(command, c.SitDown) else "top-up refused"
         try:
-            _decide(table.engine, command)  # fail before reserving
+            table.game.rules.decide(table.state, command)  # fail before reserving
         except RuleViolation as violation:
             self._release_orphan(command_key, refusal)
             raise domain_error(violation) from violation
@@ -149,7 +157,7 @@ class BuyIns:
             done = latest.shell.version_of_key(command_key)
             if done is not None:  # a concurrent retry of this command already succeeded
                 return latest, done
-            again = "join" if isinstance(command, cmd.SitDown) else "top up"
+            again = "join" if isinstance(command, c.SitDown) else "top up"
             raise errors.FailedPrecondition(
                 f"the buy-in of {command_key} was {hold.status} in the ledger by an earlier "
                 f"attempt, so it cannot bring chips now: {again} again with a new "
@@ -166,7 +174,7 @@ class BuyIns:
         )
 
         def decide(t: Table) -> list[object]:
-            return [reserved, *_decide(t.engine, command)]
+            return [reserved, *t.game.rules.decide(t.state, command)]
 
         try:
             return self.commands.execute(table.table_id, command_key, player, decide)

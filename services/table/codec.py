@@ -1,18 +1,17 @@
-"""The one mapping between the engine's events (immutable records) and their protobuf form.
+"""Records <-> protobuf messages, field by field: the structural mapping every game's event
+codec may use (services/table/games/structural.py, poker's poker_codec.py), and the
+catalog-wide encoding and decoding of a table stream's messages.
 
-Every engine event class `services.games.poker.events.X` is stored as `croupier.poker.v1.X`
-with the same field names, so the mapping is structural: scalars copy, `tuple[...]` becomes a
-repeated field, nested records become nested messages, a `tuple[int, SeatRank]` pair becomes a
-message whose fields are taken in field-number order, `X | None` uses proto3 presence, enums
-travel as their string value and a `GameDefinition` as its catalog name. A record's fields
-are those of an engine event class's `FIELDS` (services/games/poker/events.py: the compiled classes
-keep no annotations) or a dataclass's (game definitions, hand ranks). Encoding refuses a
-field the message lacks (a test round-trips every event type), so the stream alone
-always replays the table.
+A record (a frozen dataclass, or a compiled record with `FIELDS`) is stored as a message with
+the same field names: scalars copy, `tuple[...]` becomes a repeated field, nested records
+become nested messages, a fixed pair such as `tuple[int, SeatRank]` becomes a message whose
+fields are taken in field-number order, `X | None` uses proto3 presence, enums travel as
+their string value, and a value of a registered named type (`register_named`: poker's
+`GameDefinition`) as its name. Encoding refuses a field the message lacks (each game's tests
+round-trip every event type), so the stream alone always replays the table.
 
 The table service's own events (ledger, dealer, deadline records) are protobuf messages
-already and pass through unchanged. Poker's messages were `croupier.table.v1.X` before poker had
-a package of its own: those names still read, as aliases of the same messages.
+already and pass through unchanged.
 """
 
 from __future__ import annotations
@@ -29,15 +28,8 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from croupier.poker.v1 import events_pb2 as poker_pb2
 from croupier.table.v1 import events_pb2
-from services.games.poker.catalog import GAMES
-from services.games.poker.definitions import GameDefinition
-from services.games.poker.events import EVENT_TYPES
 from services.shared.eventstore import EventRegistry
-
-# Where poker's messages lived before poker had a package of its own (their stored names then).
-FORMER_PACKAGE = "croupier.table.v1"
 
 # The table service's own events: stored as they are.
 SHELL_EVENT_TYPES: tuple[type[Message], ...] = (
@@ -60,43 +52,38 @@ class CodecError(Exception):
     """An engine event cannot be expressed in its protobuf message (a schema mismatch)."""
 
 
-def _message_class(type_name: str) -> type[Message]:
-    cls = getattr(poker_pb2, type_name, None)
-    if cls is None:
-        raise CodecError(f"croupier/poker/v1/events.proto has no message {type_name}: add it")
-    return typing.cast(type[Message], cls)
-
-
 def registry() -> EventRegistry:
-    """An event registry knowing every message a table stream may hold."""
-    reg = EventRegistry()
-    for type_name in EVENT_TYPES:
-        message_type = _message_class(type_name)
-        reg.register(message_type)
-        reg.register_alias(f"{FORMER_PACKAGE}.{type_name}", message_type)
-    for cls in SHELL_EVENT_TYPES:
-        reg.register(cls)
-    return reg
+    """An event registry knowing every message a table stream may hold (of every game the
+    catalog hosts: services/table/event_codec.py)."""
+    from services.table.event_codec import TableCodec
+
+    return TableCodec().registry()
 
 
 def to_message(event: object) -> Message:
-    """The protobuf form of an engine event (shell messages are returned as they are)."""
+    """The stored form of any hosted game's event (the envelope's messages as they are)."""
     if isinstance(event, Message):
         return event
-    type_name = getattr(event, "TYPE", None)
-    if type_name is None or EVENT_TYPES.get(type_name) is not type(event):
-        raise CodecError(f"{type(event).__name__} is not an engine event")
-    message = _message_class(type_name)()
-    _fill(message, event)
-    return message
+    from services.table.event_codec import TableCodec
+
+    return TableCodec.default().encode(event)
 
 
 def from_message(message: Message) -> object:
-    """The engine event a stored message stands for, or the message itself for shell events."""
-    cls = EVENT_TYPES.get(message.DESCRIPTOR.name)
-    if cls is None or message.DESCRIPTOR.file is not poker_pb2.DESCRIPTOR:
-        return message
-    return _build(cls, message)
+    """The event a stored message stands for: a hosted game's, else the message itself."""
+    from services.table.event_codec import TableCodec
+
+    return TableCodec.default().decode(message)
+
+
+# Types stored by name: the type -> how a name finds its value again.
+_NAMED: dict[type, Callable[[str], object]] = {}
+
+
+def register_named(cls: type, lookup: Callable[[str], object]) -> None:
+    """Store values of `cls` as their `name` and read them back with `lookup(name)` (which
+    raises CodecError for a name it does not know)."""
+    _NAMED[cls] = lookup
 
 
 def fill_record(message: Message, record: object) -> None:
@@ -199,8 +186,8 @@ def _setter(descriptor: FieldDescriptor) -> Setter:
 
 
 def _scalar(value: object) -> object:
-    if isinstance(value, GameDefinition):
-        return value.name
+    if type(value) in _NAMED:
+        return value.name  # type: ignore[attr-defined]
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, frozenset):
@@ -297,8 +284,8 @@ def _converter(hint: Any) -> Callable[[Any], object]:
         hint = inner
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         return typing.cast(Callable[[Any], object], hint)
-    if hint is GameDefinition:
-        return _game
+    if hint in _NAMED:
+        return _NAMED[hint]
     if _is_record(hint):
         cls = hint
         return lambda raw: _build(cls, raw)
@@ -315,13 +302,6 @@ def _tuple_plan(descriptor: Descriptor, args: tuple[Any, ...]) -> tuple[Reader, 
     """How to read a fixed tuple of `args` from a `descriptor` message (fields by number)."""
     fields = sorted(descriptor.fields, key=lambda f: f.number)
     return tuple(_reader(field, arg) for field, arg in zip(fields, args, strict=True))
-
-
-def _game(raw: Any) -> GameDefinition:
-    game = GAMES.get(raw)
-    if game is None:
-        raise CodecError(f"unknown game {raw!r}; known: {', '.join(sorted(GAMES))}")
-    return game
 
 
 def _identity(raw: Any) -> object:

@@ -5,7 +5,7 @@ idempotency keys, check the caller's expected version, let the rules decide, and
 resulting events in ONE append guarded by the loaded version and the command's idempotency
 key. A Conflict (another writer, maybe another instance, got there first) reloads and
 decides again. The steps that follow a command and touch nothing outside (ranking a
-showdown, a rake-free settlement) join its append; the others are the process's
+showdown) join its append; the others are the process's
 (steps.py), taken right after.
 """
 
@@ -19,12 +19,12 @@ from services.games.errors import RuleViolation
 from services.shared import errors
 from services.table.decisions import Decisions
 from services.table.folding import fold_events
-from services.table.shell import Table, fold_shell
+from services.table.shell import Table, fold_message
 from services.table.steps import ProcessSteps
 from services.table.tables import Tables
 
 MAX_ATTEMPTS = 20
-# At most this many side-effect-free steps (rank, settle without rake) join a command's append.
+# At most this many side-effect-free steps (ranking hands) join a command's append.
 MAX_LOCAL_STEPS = 4
 
 Decider = Callable[[Table], Sequence[object]]
@@ -97,9 +97,9 @@ class CommandPath:
         self, table: Table, key: str, by: str, events: list[object]
     ) -> tuple[list[object], Table]:
         """A command's append: CommandAccepted, the command's events, then the process steps
-        that follow and touch nothing outside (ranking a showdown, settling a hand without
-        rake: `process.is_local`), then the ActionRequested when the table waits for a
-        player. Returns the batch and the table it makes (versions as if appended next).
+        that follow and touch nothing outside (ranking hands: `process.is_local`), then the
+        ActionRequested of each decision the table now waits for. Returns the batch and the
+        table it makes (versions as if appended next).
 
         Steps with outside effects (cards, chips, a shuffle's reveal) are never taken before
         the command is recorded: a command that loses its append (a conflict, a crash) must
@@ -116,5 +116,5 @@ class CommandPath:
         accepted = events_pb2.CommandAccepted(key=key, by=by, events=len(events))
         # CommandAccepted only touches the shell's keys, so folding it last is the same as
         # folding it first (at its own version).
-        folded = replace(folded, shell=fold_shell(folded.shell, table.version + 1, accepted))
+        folded = replace(folded, shell=fold_message(folded.shell, table.version + 1, accepted))
         return [accepted, *events], folded

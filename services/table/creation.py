@@ -9,19 +9,17 @@ stream ListTables pages through. Requested bots are seated by the workers (a tri
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import structlog
 
-from croupier.table.v1 import events_pb2
-from services.games.poker.definitions import TableConfig
-from services.games.poker.events import TableOpened
+from croupier.table.v1 import events_pb2, table_pb2
 from services.shared import errors
 from services.shared.eventstore import EventStore
-from services.table import codec
 from services.table.bot_requests import check_requested_bots
 from services.table.folding import DIRECTORY_STREAM, table_stream
-from services.table.games.poker import check_chip_amounts
+from services.table.games.adapter import GameTable
 from services.table.ports import LedgerPort, SchedulerPort
 from services.table.retrier import Retrier
 from services.table.shell import Table
@@ -55,9 +53,12 @@ def require_key(key: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class TableSpec:
-    """What CreateTable asks for, beyond the engine's configuration."""
+    """What CreateTable asks for: the game's configuration (its adapter's
+    `config_from_options`), the options as sent, and the envelope's options."""
 
-    config: TableConfig
+    config: Any
+    game: GameTable | None = None  # None: the catalog's default game (poker)
+    options: table_pb2.TableOptions = field(default_factory=table_pb2.TableOptions)
     currency: str = "CHIP"
     action_time_ms: int = 0
     time_bank_ms: int = 0
@@ -101,13 +102,17 @@ class TableCreation:
                 "whose name is at most 64 characters)"
             )
         require_key(key)
-        check_requested_bots(spec.bots, spec.config.seats)
-        check_chip_amounts(spec.config)
+        game = spec.game or self.tables.catalog.default
+        opening = list(game.opening_events(spec.config))
+        state = game.initial_state(spec.options)
+        for event in opening:
+            state = game.rules.apply(state, event)
+        check_requested_bots(spec.bots, game.seat_count(state))
         table_id = spec.table_id or f"t{uuid.uuid5(uuid.NAMESPACE_URL, by + '/' + key).hex[:12]}"
         stream = table_stream(table_id)
         created = events_pb2.TableCreated(
             table_id=table_id,
-            game="poker",
+            game=game.name,
             currency=spec.currency,
             created_by=by,
             action_time_ms=spec.action_time_ms,
@@ -118,10 +123,10 @@ class TableCreation:
             time_bank_cap_ms=spec.time_bank_cap_ms,
             min_players_to_start=spec.min_players_to_start,
             bots=[events_pb2.BotSeatSpec(policy=p, difficulty=d) for p, d in spec.bots],
+            options=spec.options.SerializeToString(deterministic=True),
         )
-        batch = [created, TableOpened(spec.config)]
         try:
-            messages = [codec.to_message(e) for e in batch]
+            messages = [created, *(game.events.to_message(e) for e in opening)]
         except ValueError as exc:  # a value protobuf cannot carry: refused before any effect
             raise errors.InvalidArgument(f"table options out of range: {exc}") from exc
         # Only a table that can be recorded gets its escrow account.

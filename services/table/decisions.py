@@ -1,28 +1,57 @@
 """The decisions a table waits for: recorded (ActionRequested, with its deadline) in the
-append that makes them owed, then triggered (the timeout and the bot's turn, through the
+append that makes them owed, then triggered (each timeout and each bot's turn, through the
 scheduler: triggers, never the authority).
 
-A decision keeps its number and deadline while the table waits on it (other players joining,
-sitting out, a buy-in posted); only a time-bank extension moves its deadline. A trigger that
-cannot be sent never fails the command that led to it: `retry_later` hands the table to the
+The game names what is owed (`GameRules.deadlines`: zero or more per seat, each with its own
+id); the shell numbers each decision in its round ("<round>/<n>", the envelope's deadline id)
+and records it once: a decision keeps its number and deadline while the table waits on it
+(other players joining, sitting out, a buy-in posted), and only a time-bank extension moves
+its deadline. A recorded decision is open while the game still owes it. A trigger that cannot
+be sent never fails the command that led to it: `retry_later` hands the table to the
 background retrier, and `trigger_current` sends lost triggers again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import structlog
 
 from croupier.table.v1 import events_pb2
-from services.games.poker.chance import pending_chance
-from services.games.poker.legal import legal_actions
-from services.games.poker.state import TableState
+from services.games import contract as c
 from services.table.folding import fold_events
 from services.table.ports import SchedulerPort
-from services.table.shell import Table
+from services.table.process import round_of
+from services.table.shell import Decision, Table
 
 log = structlog.get_logger(__name__)
+
+
+def owed(table: Table) -> Sequence[c.Deadline]:
+    return table.game.rules.deadlines(table.state)
+
+
+def open_decisions(table: Table) -> list[Decision]:
+    """The recorded decisions the game still owes, in the order they were asked for."""
+    recorded = table.shell.decisions
+    if not recorded:
+        return []
+    due = {(d.seat, d.id) for d in owed(table)}
+    return [d for d in recorded if (d.seat, d.game_id) in due]
+
+
+def decision_by_number(table: Table, hand: int, number: int) -> Decision | None:
+    """The open decision "<hand>/<number>", if the table still waits on it."""
+    return next(
+        (d for d in open_decisions(table) if (d.hand, d.action_number) == (hand, number)), None
+    )
+
+
+def player_at(table: Table, seat: int) -> str | None:
+    for s in table.game.rules.seats(table.state):
+        if s.seat == seat:
+            return s.player
+    return None
 
 
 class Decisions:
@@ -36,44 +65,50 @@ class Decisions:
         self.clock = clock
         self.retry_later = retry_later
 
-    def requested(self, table: Table, engine: TableState) -> list[object]:
-        """The ActionRequested of the decision `engine` waits for (none when it waits for
-        no player), numbered on from the table's last one in the same hand."""
-        hand = engine.hand
-        if hand is None or hand.to_act is None or pending_chance(engine) is not None:
+    def requested(self, table: Table) -> list[object]:
+        """An ActionRequested for each decision the game owes now that the table has not
+        recorded yet, numbered on from the round's last one."""
+        deadlines = owed(table)
+        if not deadlines:
             return []
-        previous = table.shell.decision
-        number = previous.action_number + 1 if previous and previous.hand == hand.number else 1
-        action_time = table.shell.action_time_ms
-        deadline = self.clock() + action_time if action_time > 0 else 0
-        legal = legal_actions(engine, hand.to_act)
-        return [
-            events_pb2.ActionRequested(
-                hand=hand.number,
-                seat=hand.to_act,
+        shell = table.shell
+        round_ = round_of(table)
+        current = shell.decisions if shell.decision_round == round_ else ()
+        recorded = {(d.seat, d.game_id) for d in current}
+        number = current[-1].action_number if current else 0
+        now = self.clock()
+        asked: list[object] = []
+        for deadline in deadlines:
+            if (deadline.seat, deadline.id) in recorded:
+                continue
+            number += 1
+            after = shell.action_time_ms if deadline.after_ms is None else deadline.after_ms
+            request = events_pb2.ActionRequested(
+                hand=round_,
+                seat=deadline.seat,
                 action_number=number,
-                deadline_unix_ms=deadline,
-                legal_actions=sorted(legal.actions),
-                to_call=legal.to_call,
-                min_to=legal.min_to,
-                max_to=legal.max_to,
-                all_in_to=legal.all_in_to,
+                deadline_unix_ms=now + after if after > 0 else 0,
+                game_deadline=deadline.id,
             )
-        ]
+            table.game.fill_decision(table.state, deadline.seat, request)
+            asked.append(request)
+        return asked
 
     def ask_next(self, table: Table, events: list[object], before: Table) -> Table:
-        """Add the ActionRequested to `events` when `table` waits for a player on a new
-        decision (not the one `before` already waited on); the table after."""
-        if same_decision(before, table):
+        """Add to `events` the ActionRequested of every decision `table` waits for that is not
+        recorded yet; the table after."""
+        asked = self.requested(table)
+        if not asked:
             return table
-        asked = self.requested(table, table.engine)
         events += asked
         return fold_events(table, asked, table.version + 1)
 
     def after_append(self, before: Table, after: Table) -> None:
-        """Schedule the timeout / bot turn of a new decision (a trigger, never the authority).
-        The decision is recorded already, so a trigger that cannot be sent (the broker is
+        """Schedule the timeouts / bot turns of new decisions (triggers, never the authority).
+        The decisions are recorded already, so a trigger that cannot be sent (the broker is
         down) never fails the command: the retrier and the recovery sweep send it again."""
+        if after.shell.decisions is before.shell.decisions:
+            return
         try:
             self._schedule(before, after)
         except Exception as exc:  # any broker or transport error: retried, never fatal
@@ -85,61 +120,43 @@ class Decisions:
             self.retry_later(after.table_id)
 
     def _schedule(self, before: Table, after: Table) -> None:
-        decision = after.shell.decision
-        if decision is None or decision == before.shell.decision:
-            return
-        if decision.deadline_unix_ms:
-            self.scheduler.schedule_timeout(
-                after.table_id, decision.hand, decision.action_number, decision.deadline_unix_ms
-            )
-        previous = before.shell.decision
-        if previous and (previous.hand, previous.action_number) == (
-            decision.hand,
-            decision.action_number,
-        ):
-            return  # a time-bank extension: only the timeout moved, the turn is the same
-        seat = after.engine.seats[decision.seat]
-        if seat is not None and seat.player in after.shell.bots:
-            self.scheduler.schedule_bot_turn(
-                after.table_id, decision.hand, decision.action_number, decision.seat, seat.player
-            )
+        earlier = {(d.hand, d.action_number): d for d in before.shell.decisions}
+        for decision in after.shell.decisions:
+            previous = earlier.get((decision.hand, decision.action_number))
+            if previous == decision:
+                continue
+            if decision.deadline_unix_ms:
+                self.scheduler.schedule_timeout(
+                    after.table_id,
+                    decision.hand,
+                    decision.action_number,
+                    decision.deadline_unix_ms,
+                )
+            if previous is not None:
+                continue  # a time-bank extension: only the timeout moved, the turn is the same
+            player = player_at(after, decision.seat)
+            if player is not None and player in after.shell.bots:
+                self.scheduler.schedule_bot_turn(
+                    after.table_id, decision.hand, decision.action_number, decision.seat, player
+                )
 
     def trigger_current(self, table: Table) -> None:
         """Send again the triggers of what the table waits for, those the scheduler has lost
         (a worker or broker failed, or this table's instance before it could send them)."""
-        decision = table.shell.decision
-        hand = table.engine.hand
         tid = table.table_id
-        if decision is not None and hand is not None and hand.number == decision.hand:
+        for decision in open_decisions(table):
             number = decision.action_number
             if decision.deadline_unix_ms:
                 self.scheduler.schedule_timeout(
                     tid, decision.hand, number, decision.deadline_unix_ms, only_if_lost=True
                 )
-            seat = table.engine.seats[decision.seat]
-            if seat is not None and seat.player in table.shell.bots:
+            player = player_at(table, decision.seat)
+            if player is not None and player in table.shell.bots:
                 self.scheduler.schedule_bot_turn(
-                    tid, decision.hand, number, decision.seat, seat.player, only_if_lost=True
+                    tid, decision.hand, number, decision.seat, player, only_if_lost=True
                 )
         shell = table.shell
         if len(shell.requested_bots) > len(shell.bots_seated()):
             # (some requested bot may never have sat down: a seated one finds itself seated)
             for index, (policy, difficulty) in enumerate(shell.requested_bots):
                 self.scheduler.schedule_seat_bot(tid, index, policy, difficulty, only_if_lost=True)
-
-
-def same_decision(before: Table, after: Table) -> bool:
-    """Whether `after` waits on the decision already requested in `before`: the hand is
-    untouched (another player joined, sat out, topped up; a buy-in was posted) and the
-    recorded request is this seat's. Requesting it again would restart the seat's clock
-    and give the decision a new number, making its scheduled timeout stale; its deadline
-    moves only by a time-bank extension."""
-    hand, decision = after.engine.hand, before.shell.decision
-    if hand is None or decision is None:
-        return False
-    if (decision.hand, decision.seat) != (hand.number, hand.to_act):
-        return False  # (an action moved the turn on: no need to compare the hands)
-    # Commands that leave the hand alone keep its very object (the reducer replaces only
-    # what an event changes), so `is` answers at once; `==` is the fallback for a copy.
-    previous = before.engine.hand
-    return hand is previous or hand == previous

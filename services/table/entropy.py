@@ -12,6 +12,7 @@ from __future__ import annotations
 from services.shared import errors
 from services.table.buy_ins import own_seat
 from services.table.ports import Commitment, DealerPort
+from services.table.shell import ShellState
 from services.table.tables import Tables
 
 
@@ -35,15 +36,15 @@ class Entropy:
         table = self.tables.load(table_id)
         own_seat(table, player)
         shell = table.shell
-        target = table.engine.last_hand + (2 if commitment else 1)
+        target = table.game.rounds(table.state).last + (2 if commitment else 1)
         hand = hand or target
-        found = shell.upcoming_shuffle(hand)
+        found = _first_upcoming(shell, hand)
         if hand != target or found is None:
             phase = "takes commitments" if commitment else "takes reveals"
             raise errors.FailedPrecondition(
                 f"hand {hand} of table {table_id} does not take this now: the shuffle that "
                 f"{phase} is hand {target}'s"
-                + ("" if shell.upcoming_shuffle(target) else " (not announced yet)")
+                + ("" if _first_upcoming(shell, target) else " (not announced yet)")
             )
         shuffle = Commitment(*found)
         if commitment:
@@ -51,3 +52,8 @@ class Entropy:
         else:
             index = self.dealer.reveal(shuffle.shuffle_id, player, entropy)
         return shuffle, hand, index
+
+
+def _first_upcoming(shell: ShellState, round_: int) -> tuple[str, str] | None:
+    """The first shuffle announced for `round_` (id, commitment): the one entropy goes to."""
+    return next(((u.shuffle_id, u.commitment) for u in shell.upcoming if u.round == round_), None)

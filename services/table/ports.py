@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from services.games.cardtext import Card
+from services.games.contract import DeckSpec
+
+STANDARD_DECK = DeckSpec()  # one standard 52-card deck
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +40,8 @@ class BuyInHold:
 class DealerPort(Protocol):
     """The only holder of undealt cards."""
 
-    def open_shuffle(self, shuffle_id: str) -> Commitment:
-        """Create (or find again) and seal the shuffle for one hand."""
+    def open_shuffle(self, shuffle_id: str, deck: DeckSpec = STANDARD_DECK) -> Commitment:
+        """Create (or find again) the shuffle `shuffle_id` of `deck` and commit to it."""
         ...
 
     def contribute(self, shuffle_id: str, contributor: str, commitment: bytes) -> int:
@@ -104,7 +107,12 @@ class LedgerPort(Protocol):
         ...
 
     def rake(self, key: str, table_id: str, hand: int, amount: int, currency: str) -> None:
-        """Move a hand's rake from the table's escrow to the house."""
+        """Move chips a round owes the house (a hand's rake, a banked game's loss) from the
+        table's escrow to the house."""
+        ...
+
+    def from_house(self, key: str, table_id: str, hand: int, amount: int, currency: str) -> None:
+        """Move chips the house owes a round (a banked game's win) into the table's escrow."""
         ...
 
 

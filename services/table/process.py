@@ -1,28 +1,23 @@
 """What the table needs next from the outside world, decided purely from its state.
 
-`next_step(table)` looks at the engine's `pending_chance` and the shell's bookkeeping and names
-one step (post a reserved buy-in, pay a cash-out, settle a hand's rake, reveal its shuffle,
-start a hand, deal cards, reshuffle discards, rank a showdown). The application performs the
-step's I/O under the step's deterministic key (taken at the version the step starts from) and
-appends consecutive steps' events together, keyed by the first step, so a crash between steps
-is finished by whichever instance loads the table next, and two instances doing the same
-steps append them once. `is_local` names the steps with no outside effect, which may join the
-append of the command that led to them.
+`next_step(table)` names one step: post a reserved buy-in, pay a cash-out (the shell's own
+bookkeeping), or fetch what the game asks for (`GameRules.pending_chance`: a shuffle opened
+or closed, cards drawn or returned, chips moved between the escrow and the house, hands
+ranked, the next round started). The shell keeps none of the game's protocol: the order of
+the requests is the game's. The application performs the step's I/O under the step's
+deterministic key (taken at the version the step starts from) and appends consecutive steps'
+events together, keyed by the first step, so a crash between steps is finished by whichever
+instance loads the table next, and two instances doing the same steps append them once.
+`is_local` names the steps with no outside effect, which may join the append of the command
+that led to them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.games.poker.chance import (
-    NeedCards,
-    NeedHandStart,
-    NeedRanks,
-    NeedReshuffle,
-    eligible_seats,
-    pending_chance,
-)
-from services.table.shell import PendingBuyIn, PendingCashOut, Table
+from services.games import contract as c
+from services.table.shell import DECK, PendingBuyIn, PendingCashOut, Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,43 +31,13 @@ class PayCashOut:
 
 
 @dataclass(frozen=True, slots=True)
-class Settle:
-    """Move the hand's rake to the house (nothing to move when there is no rake)."""
+class Fetch:
+    """What the game asks for (one of the contract's chance requests)."""
 
-    hand: int
-    rake: int
-
-
-@dataclass(frozen=True, slots=True)
-class Reveal:
-    hand: int
-    shuffle_id: str
+    request: c.ChanceRequest
 
 
-@dataclass(frozen=True, slots=True)
-class StartHand:
-    hand: int
-
-
-@dataclass(frozen=True, slots=True)
-class Deal:
-    hand: int
-    request: NeedCards
-
-
-@dataclass(frozen=True, slots=True)
-class Reshuffle:
-    hand: int
-    request: NeedReshuffle
-
-
-@dataclass(frozen=True, slots=True)
-class Rank:
-    hand: int
-    request: NeedRanks
-
-
-Step = PostBuyIn | PayCashOut | Settle | Reveal | StartHand | Deal | Reshuffle | Rank
+Step = PostBuyIn | PayCashOut | Fetch
 
 
 def next_step(table: Table) -> Step | None:
@@ -82,48 +47,69 @@ def next_step(table: Table) -> Step | None:
         return PostBuyIn(shell.pending_buy_ins[0])
     if shell.pending_cash_outs:
         return PayCashOut(shell.pending_cash_outs[0])
-    engine = table.engine
-    hand = engine.hand
-    if hand is None and shell.ended_hand > shell.settled_hand:
-        return Settle(shell.ended_hand, shell.hand_rake)
-    if hand is None and shell.shuffle_hand > shell.revealed_hand and shell.shuffle_id:
-        return Reveal(shell.shuffle_hand, shell.shuffle_id)
-    request = pending_chance(engine)
-    if isinstance(request, NeedHandStart):
-        waiting = engine.last_hand == 0 and len(eligible_seats(engine)) < shell.min_players_to_start
-        return None if waiting else StartHand(engine.last_hand + 1)
-    if hand is None:
+    request = table.game.rules.pending_chance(table.state)
+    if request is None:
         return None
-    if isinstance(request, NeedCards):
-        return Deal(hand.number, request)
-    if isinstance(request, NeedReshuffle):
-        return Reshuffle(hand.number, request)
-    if isinstance(request, NeedRanks):
-        return Rank(hand.number, request)
-    return None
+    if isinstance(request, c.StartRound) and waiting_for_players(table):
+        return None
+    return Fetch(request)
+
+
+def waiting_for_players(table: Table) -> bool:
+    """Whether the table's first round waits for more players: it starts once the table's
+    `min_players_to_start` sit in with chips (later rounds go on as the game allows)."""
+    if table.game.rounds(table.state).last > 0:
+        return False
+    seats = table.game.rules.seats(table.state)
+    ready = sum(1 for s in seats if not s.sitting_out and s.stack > 0)
+    return ready < table.shell.min_players_to_start
 
 
 def is_local(step: Step) -> bool:
-    """Whether the step changes nothing outside the table (ranking a showdown is a query;
-    settling a hand without rake moves no chips), so it may join the append of the command
-    that led to it: if that command is never recorded, nothing outside remembers the step."""
-    return isinstance(step, Rank) or (isinstance(step, Settle) and step.rake <= 0)
+    """Whether the step changes nothing outside the table (ranking hands is a query; a
+    transfer of no chips moves none), so it may join the append of the command that led to
+    it: if that command is never recorded, nothing outside remembers the step."""
+    if not isinstance(step, Fetch):
+        return False
+    request = step.request
+    return isinstance(request, c.Evaluate) or (
+        isinstance(request, c.Transfer) and request.amount <= 0
+    )
+
+
+def round_of(table: Table) -> int:
+    """The round a step belongs to: the current one, else the last."""
+    rounds = table.game.rounds(table.state)
+    return rounds.current if rounds.current is not None else rounds.last
+
+
+def shuffle_id_of(table_id: str, round_: int, name: str = DECK) -> str:
+    """The dealer shuffle `name` of `round_` (deterministic: any instance finds it again)."""
+    suffix = "" if name == DECK else f".{name}"
+    return f"{table_id}.hand-{round_}{suffix}"
+
+
+def transfer_key(table: Table, request: c.Transfer) -> str:
+    """The ledger key of a game's transfer: its own key in the table's namespace."""
+    return f"{table.table_id}/{request.key}"
 
 
 def step_key(table: Table, step: Step) -> str:
     """Deterministic idempotency key of a step taken at the table's current version."""
     tid = table.table_id
-    match step:
-        case PostBuyIn(buy_in):
-            return f"{buy_in.transfer_key}/recorded"
-        case PayCashOut(cash_out):
-            return f"{cash_out.transfer_key}/recorded"
-        case Settle(hand, _):
-            return f"{tid}/{hand}/settle"
-        case Reveal(hand, _):
-            return f"{tid}/{hand}/reveal"
-        case StartHand(hand):
-            return f"{tid}/{hand}/start"
-        case Deal(hand, _) | Reshuffle(hand, _) | Rank(hand, _):
-            return f"{tid}/{hand}/{type(step).__name__.lower()}/{table.version}"
-    raise AssertionError(step)
+    if isinstance(step, PostBuyIn):
+        return f"{step.buy_in.transfer_key}/recorded"
+    if isinstance(step, PayCashOut):
+        return f"{step.cash_out.transfer_key}/recorded"
+    request = step.request
+    if isinstance(request, c.StartRound):
+        return f"{tid}/{request.round}/start"
+    if isinstance(request, c.OpenShuffle):
+        return f"{tid}/{request.round}/open/{request.name}"
+    if isinstance(request, c.CloseShuffle):
+        named = "" if request.name == DECK else f"/{request.name}"
+        return f"{tid}/{request.round}/reveal{named}"
+    if isinstance(request, c.Transfer):
+        return f"{transfer_key(table, request)}/recorded"
+    kind = {c.DrawCards: "deal", c.ReturnCards: "reshuffle", c.Evaluate: "rank"}[type(request)]
+    return f"{tid}/{round_of(table)}/{kind}/{table.version}"

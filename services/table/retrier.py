@@ -13,14 +13,14 @@ from collections.abc import Callable
 
 import structlog
 
-from services.games.poker import commands as cmd
+from services.games import contract as c
 from services.shared import errors
 from services.table import process
 from services.table.commands import CommandPath
 from services.table.decisions import Decisions
 from services.table.folding import table_stream
 from services.table.shell import Table
-from services.table.steps import ProcessSteps, _decide
+from services.table.steps import ProcessSteps
 from services.table.tables import Tables
 
 # The background retrier gives a stuck table up (until its next command) after this many
@@ -122,13 +122,12 @@ class Retrier:
         return self.clock() - last[0].recorded_at_ms if last else 0
 
     def _void_stuck(self, table_id: str, reason: str) -> None:
+        """Void the round the table is stuck in (the game returns every stake; a game with
+        nothing to void answers no events)."""
         table = self.tables.load(table_id)
-        hand = table.engine.hand
-        if hand is None:
-            return
         self.commands.execute(
             table_id,
-            f"{table_id}/{hand.number}/void",
+            f"{table_id}/{process.round_of(table)}/void",
             "table-service",
-            lambda t: _decide(t.engine, cmd.VoidHand(reason)) if t.engine.hand else [],
+            lambda t: t.game.rules.decide(t.state, c.Void(reason)),
         )

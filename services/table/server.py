@@ -14,10 +14,11 @@ from services.shared.channels import RenewingServiceToken, connect
 from services.shared.eventstore import EventStore, RedisEventStore
 from services.shared.grpc_server import ServiceSpec
 from services.shared.settings import RuntimeSettings
-from services.table import codec
 from services.table.adapters import GrpcDealer, GrpcLedger, TestDecks
 from services.table.application import TableApplication
 from services.table.attention import AttentionSet, RedisAttentionSet
+from services.table.event_codec import TableCodec
+from services.table.games.catalog import CATALOG
 from services.table.ports import DealerPort, NoScheduler, SchedulerPort
 from services.table.ranking import ranker_for
 from services.table.recovery import RecoverySweep
@@ -53,7 +54,9 @@ def build(
     # (WatchTable streams hold none each: one blocking read serves every watched table,
     # fanout.py.)
     client = redis.Redis.from_url(settings.redis_url, max_connections=REDIS_CONNECTIONS)
-    store = store or RedisEventStore(client, codec.registry())
+    # Every game the service hosts, each with its rules and its translation (one entry each).
+    catalog = CATALOG
+    store = store or RedisEventStore(client, TableCodec(catalog).registry())
     app = TableApplication(
         store,
         dealer or GrpcDealer(channel(settings.dealer_target), test_decks, token),
@@ -63,6 +66,7 @@ def build(
         void_after_s=settings.void_after_s,
         attention=attention or RedisAttentionSet(client, settings.attention_key),
         recovery_grace_s=settings.recovery_grace_s,
+        catalog=catalog,
     )
     watcher = TableWatcher(app, store)
     # Events this instance appends reach its watchers without the Redis round trip.

@@ -12,14 +12,15 @@ from collections.abc import Iterator
 import grpc
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from services.games.poker import commands as cmd
+from services.games import contract as c
+from services.games.errors import InvalidAction
 from services.shared import errors
 from services.shared.auth import Principal, Role, current_principal
 from services.shared.status import status_of
 from services.table import translate
 from services.table.application import TableApplication, TableSpec, require_key
-from services.table.games import poker
 from services.table.history import hand_history
+from services.table.shell import Table
 from services.table.watch_wire import WatchMessage
 from services.table.watching import TableWatcher
 
@@ -33,8 +34,11 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.CreateTableRequest, context: grpc.ServicerContext
     ) -> table_pb2.CreateTableResponse:
         principal = current_principal()
+        game = self.app.catalog.for_options(request.options)
         spec = TableSpec(
-            config=translate.config_from_options(request.options),
+            config=game.config_from_options(request.options),
+            game=game,
+            options=request.options,
             currency=request.options.currency or "CHIP",
             action_time_ms=request.options.action_time_ms,
             time_bank_ms=request.options.time_bank_ms,
@@ -101,7 +105,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             request.table_id,
             by,
             f"sitout/{require_key(request.idempotency_key)}",
-            lambda s: cmd.SitOut(s, by),
+            lambda s: c.SitOut(s, by),
         )
         return table_pb2.SitOutResponse(version=version)
 
@@ -109,11 +113,12 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.SitInRequest, context: grpc.ServicerContext
     ) -> table_pb2.SitInResponse:
         by = current_principal().subject
+        option = self.app.current(request.table_id).game.sit_in_option(request)
         version = self.app.seat_command(
             request.table_id,
             by,
             f"sitin/{require_key(request.idempotency_key)}",
-            lambda s: cmd.SitIn(s, request.post_big_blind, by),
+            lambda s: c.SitIn(s, by, option),
         )
         return table_pb2.SitInResponse(version=version)
 
@@ -149,26 +154,26 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
 
     def _act(self, request: table_pb2.ActRequest, principal: Principal) -> table_pb2.ActResponse:
         require_key(request.idempotency_key)
-        action, amount, cards = poker.move_from_request(request)
+        game = self.app.catalog.for_move(request)
+        move, precondition = game.move_from_request(request)
+        by = principal.subject
 
-        def move(seat: int) -> cmd.Act:
-            return cmd.Act(
-                seat=seat,
-                action=action,
-                amount=amount,
-                cards=cards,
-                hand=request.hand_number or None,
-                by=principal.subject,
-            )
+        def command(table: Table, seat: int) -> c.Move:
+            if table.game is not game:
+                raise InvalidAction(
+                    f"table {request.table_id} plays {table.game.name}: send its move in "
+                    f"ActRequest.{table.game.proto_field}"
+                )
+            return c.Move(seat, move, by, precondition, self.app.clock())
 
-        # The caller's own seat is found on the state the move is decided on.
-        command = move(request.seat) if request.HasField("seat") else move
+        # Without a seat, the caller's own is found on the state the move is decided on.
         version = self.app.act(
             request.table_id,
             principal.subject,
             command,
             request.idempotency_key,
             request.expected_version or None,
+            seat=request.seat if request.HasField("seat") else None,
         )
         return table_pb2.ActResponse(version=version)
 

@@ -1,10 +1,13 @@
-"""The table service's own bookkeeping, folded purely from the same stream as the engine.
+"""The table service's own bookkeeping, folded purely from the same stream as the game.
 
-The engine knows seats, hands and chips; the service also has to remember which ledger
-transfers are still owed (buy-ins reserved but not posted, cash-outs, a hand's rake), which
-shuffle deals the current hand, whether the shuffle was revealed, which decision the table
-waits for (deadline, action number) and which command idempotency keys were already used.
-`fold_shell(state, version, event)` is pure; `Table` pairs it with the engine state.
+The game knows seats, rounds and chips; the shell also has to remember which ledger transfers
+are still owed (buy-ins reserved but not posted, cash-outs), which shuffles were announced
+ahead of their rounds (players' entropy goes to them), which decisions the table waits for
+(deadline, number, the game's own id for each), the seats' time banks, and which command
+idempotency keys were already used. What it learns from the game's events it learns through
+the contract (`cash_out`) and the game's table adapter (`seating`, `round_of`), never by
+looking inside them. `fold_message` and `fold_game_event` are pure; `Table` pairs the shell's
+state with the game's.
 """
 
 from __future__ import annotations
@@ -12,12 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
+from typing import Any
 
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2
-from services.games.poker import events as ev
-from services.games.poker.state import TableState
 from services.games.timebank import (
     TimeBankOpened,
     TimeBankRules,
@@ -26,6 +28,9 @@ from services.games.timebank import (
 from services.games.timebank import apply as apply_bank
 from services.table.command_keys import REMEMBERED_KEYS as REMEMBERED_KEYS
 from services.table.command_keys import CommandKeys
+from services.table.games.adapter import GameTable
+
+DECK = "deck"  # the shuffle name a round's one shuffle goes by ("" in stored envelope events)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,19 +52,32 @@ class PendingCashOut:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """The decision the table waits for (from the last ActionRequested)."""
+    """A decision the table waits for (from an ActionRequested): the round it belongs to,
+    the seat, its number in the round (its envelope id is "<hand>/<action_number>"), its
+    deadline (moved by time-bank extensions, then `extended`) and the game's own id."""
 
     hand: int
     seat: int
     action_number: int
     deadline_unix_ms: int
-    # The deadline includes time-bank extensions (TimeBankExtended moved it).
     extended: bool = False
+    game_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Announced:
+    """A shuffle opened ahead of its round, so players can contribute entropy to it."""
+
+    round: int
+    name: str
+    shuffle_id: str
+    commitment: str
 
 
 @dataclass(frozen=True, slots=True)
 class ShellState:
     table_id: str = ""
+    game: str = ""  # the catalog name of the table's game
     currency: str = "CHIP"
     created_by: str = ""
     action_time_ms: int = 0
@@ -75,27 +93,38 @@ class ShellState:
     requested_bots: tuple[tuple[str, float], ...] = ()  # CreateTable's (policy, difficulty)
     pending_buy_ins: tuple[PendingBuyIn, ...] = ()
     pending_cash_outs: tuple[PendingCashOut, ...] = ()
-    shuffle_id: str = ""  # shuffle of the current (or last) hand
-    shuffle_hand: int = 0
-    shuffle_commitment: str = ""
-    # shuffles announced ahead of their hands, (hand, shuffle id, commitment), oldest first:
-    # the next hand's (sealed when the current hand started: reveals) and the one after
-    # (open: entropy commitments)
-    upcoming: tuple[tuple[int, str, str], ...] = ()
-    revealed_hand: int = 0  # last hand whose shuffle was revealed
-    ended_hand: int = 0  # last hand that ended or was voided
-    settled_hand: int = 0  # last hand whose rake reached the ledger
-    hand_rake: int = 0  # rake of the current/last hand, owed to the house
-    decision: Decision | None = None
+    # shuffles opened ahead of their rounds, oldest first: the next round's (sealed when the
+    # current one started: it takes reveals) and the one after (open: entropy commitments)
+    upcoming: tuple[Announced, ...] = ()
+    # the names of the table's shuffles of one standard deck (announced ahead of each round)
+    shuffle_names: tuple[str, ...] = ()
+    ended_hand: int = 0  # last round that ended or was voided
+    # the decisions recorded in the current round, oldest first (those the game still owes
+    # are the table's open decisions: decisions.open_decisions)
+    decisions: tuple[Decision, ...] = ()
+    decision_round: int = 0  # the round `decisions` belong to
     # key -> version the command's events ended at (answers retries without acting again),
     # oldest first, the newest REMEMBERED_KEYS: a mapping because every command looks its
     # key up (a scan of 512 pairs was ~10% of the command path's time), and a CommandKeys
     # once folded, which a command extends without copying all of it (command_keys.py)
     keys: Mapping[str, int] = field(default_factory=CommandKeys, hash=False)
 
-    def upcoming_shuffle(self, hand: int) -> tuple[str, str] | None:
+    def upcoming_shuffle(self, hand: int, name: str = DECK) -> tuple[str, str] | None:
         """The announced shuffle (id, commitment) that will deal `hand`, if any."""
-        return next(((sid, c) for h, sid, c in self.upcoming if h == hand), None)
+        return next(
+            (
+                (u.shuffle_id, u.commitment)
+                for u in self.upcoming
+                if (u.round, u.name) == (hand, name)
+            ),
+            None,
+        )
+
+    @property
+    def decision(self) -> Decision | None:
+        """The latest decision recorded in the current round (the one decision of a
+        turn-based game), None when there is none."""
+        return self.decisions[-1] if self.decisions else None
 
     @property
     def bank_rules(self) -> TimeBankRules:
@@ -121,11 +150,13 @@ class ShellState:
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """One table as the service sees it at `version`: the engine's state plus the shell's."""
+    """One table as the service sees it at `version`: its game (the adapter), the game's
+    state (the rules' own record) and the shell's."""
 
     table_id: str
     version: int
-    engine: TableState
+    game: GameTable
+    state: Any
     shell: ShellState
 
 
@@ -144,40 +175,59 @@ def _evolve(state: ShellState, **changes: object) -> ShellState:
     return new
 
 
-def fold_shell(state: ShellState, version: int, event: object) -> ShellState:
-    """The shell state after `event` (an engine dataclass or a shell protobuf message)."""
+def fold_shell(state: ShellState, version: int, event: object, game: GameTable) -> ShellState:
+    """The shell state after `event` (one of the game's events or an envelope message)."""
     if isinstance(event, Message):
-        return _fold_message(state, version, event)
-    if isinstance(event, ev.PlayerLeft) and event.stack > 0:
+        return fold_message(state, version, event)
+    return fold_game_event(state, version, event, game)
+
+
+def fold_game_event(state: ShellState, version: int, event: object, game: GameTable) -> ShellState:
+    """What one of the game's events means to the shell: a cash-out owed (the contract's
+    `cash_out`), a new player's full time bank, a round's start or end (its decisions
+    done with)."""
+    out = game.rules.cash_out(event)
+    if out is not None:
         key = f"{state.table_id}/cashout/{version}"
-        cash_out = PendingCashOut(event.player, event.stack, key)
+        cash_out = PendingCashOut(out.player, out.amount, key)
         return _evolve(state, pending_cash_outs=(*state.pending_cash_outs, cash_out))
-    if isinstance(event, ev.PlayerSeated):
+    seating = game.seating(event)
+    if seating is not None:
+        if not seating.player:
+            return state
         # A player who sits down starts with a full bank (whoever held the seat before).
-        opened = TimeBankOpened(event.seat, state.time_bank_ms)
+        opened = TimeBankOpened(seating.seat, state.time_bank_ms)
         return _evolve(state, banks=apply_bank(state.banks, opened))
-    if isinstance(event, ev.HandStarted):
-        return _evolve(state, hand_rake=0, decision=None)
-    if isinstance(event, ev.PotAwarded):
-        return _evolve(state, hand_rake=state.hand_rake + event.rake)
-    if isinstance(event, ev.HandEnded | ev.HandVoided):
-        rake = state.hand_rake if isinstance(event, ev.HandEnded) else 0
-        return _evolve(state, ended_hand=event.hand, hand_rake=rake, decision=None)
-    return state
+    bound = game.round_of(event)
+    if bound is None:
+        return state
+    number, starts = bound
+    if starts:
+        return _evolve(state, decisions=(), decision_round=number)
+    return _evolve(state, ended_hand=number, decisions=())
 
 
-def _fold_message(state: ShellState, version: int, event: Message) -> ShellState:
+def fold_message(state: ShellState, version: int, event: Message) -> ShellState:
     # (the two messages of every command first)
     if isinstance(event, events_pb2.CommandAccepted):
         keys = CommandKeys.of(state.keys)
         return _evolve(state, keys=keys.accepted(event.key, version + event.events))
     if isinstance(event, events_pb2.ActionRequested):
-        decision = Decision(event.hand, event.seat, event.action_number, event.deadline_unix_ms)
-        return _evolve(state, decision=decision)
+        decision = Decision(
+            event.hand,
+            event.seat,
+            event.action_number,
+            event.deadline_unix_ms,
+            game_id=event.game_deadline,
+        )
+        if event.hand != state.decision_round:
+            return _evolve(state, decisions=(decision,), decision_round=event.hand)
+        return _evolve(state, decisions=(*state.decisions, decision))
     if isinstance(event, events_pb2.TableCreated):
         return _evolve(
             state,
             table_id=event.table_id,
+            game=event.game,
             currency=event.currency,
             created_by=event.created_by,
             action_time_ms=event.action_time_ms,
@@ -213,32 +263,31 @@ def _fold_message(state: ShellState, version: int, event: Message) -> ShellState
         rest_out = tuple(p for p in state.pending_cash_outs if p.transfer_key != event.transfer_key)
         return _evolve(state, pending_cash_outs=rest_out)
     if isinstance(event, events_pb2.ShuffleCommitted):
-        return _evolve(
-            state,
-            shuffle_id=event.shuffle_id,
-            shuffle_hand=event.hand,
-            shuffle_commitment=event.commitment,
-            upcoming=tuple(u for u in state.upcoming if u[0] > event.hand),
-        )
+        # Its round is dealing from it now: no longer a shuffle ahead.
+        name = event.name or DECK
+        kept = tuple(u for u in state.upcoming if (u.round, u.name) != (event.hand, name))
+        names = state.shuffle_names if event.custom_deck else _named(state, name)
+        return _evolve(state, upcoming=kept, shuffle_names=names)
     if isinstance(event, events_pb2.ShuffleAnnounced):
-        announced = (event.hand, event.shuffle_id, event.commitment)
-        kept = tuple(u for u in state.upcoming if u[0] != event.hand)
-        return _evolve(state, upcoming=(*kept, announced))
-    if isinstance(event, events_pb2.ShuffleRevealed):
-        return _evolve(state, revealed_hand=event.hand)
-    if isinstance(event, events_pb2.HandSettled):
-        return _evolve(state, settled_hand=event.hand, hand_rake=0)
+        name = event.name or DECK
+        announced = Announced(event.hand, name, event.shuffle_id, event.commitment)
+        kept = tuple(u for u in state.upcoming if (u.round, u.name) != (event.hand, name))
+        return _evolve(state, upcoming=(*kept, announced), shuffle_names=_named(state, name))
     if isinstance(event, events_pb2.TimeBankExtended):
         banks = apply_bank(state.banks, TimeBankOpened(event.seat, event.remaining_ms))
-        current = state.decision
-        if current is None or (current.hand, current.action_number) != (
-            event.hand,
-            event.action_number,
-        ):
-            return _evolve(state, banks=banks)
-        moved = replace(current, deadline_unix_ms=event.deadline_unix_ms, extended=True)
-        return _evolve(state, banks=banks, decision=moved)
+        decisions = tuple(
+            replace(d, deadline_unix_ms=event.deadline_unix_ms, extended=True)
+            if (d.hand, d.action_number) == (event.hand, event.action_number)
+            else d
+            for d in state.decisions
+        )
+        return _evolve(state, banks=banks, decisions=decisions)
     if isinstance(event, events_pb2.TimeBankRefilled):
         refilled = TimeBankOpened(event.seat, event.remaining_ms)
         return _evolve(state, banks=apply_bank(state.banks, refilled))
     return state
+
+
+def _named(state: ShellState, name: str) -> tuple[str, ...]:
+    names = state.shuffle_names
+    return names if name in names else (*names, name)

@@ -14,25 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from croupier.table.v1 import events_pb2
-from services.games.poker import commands as cmd
-from services.games.poker.chance import NeedCards, deal_from, rank_hands
-from services.games.poker.definitions import DealBoard, Draw
-from services.games.poker.events import Event
-from services.games.poker.state import TableState
-from services.games.ranking import HandRanker
+from services.games import contract as c
+from services.games.errors import RuleViolation
+from services.games.ranking import HandRanker, rank_with
 from services.games.timebank import TimeBankRefilled, on_hand_started
 from services.shared import errors
 from services.table import process
 from services.table.decisions import Decisions
 from services.table.folding import fold_events
-from services.table.ports import Commitment, DealerPort, LedgerPort
-from services.table.shell import ShellState, Table
+from services.table.ports import STANDARD_DECK, Commitment, DealerPort, LedgerPort
+from services.table.process import shuffle_id_of, transfer_key
+from services.table.reveals import public_reveal
+from services.table.shell import DECK, ShellState, Table
 from services.table.tables import Tables
-
-
-def shuffle_id_of(table_id: str, hand: int) -> str:
-    """The dealer shuffle that deals `hand` of the table (deterministic: any instance finds it)."""
-    return f"{table_id}.hand-{hand}"
 
 
 @dataclass(slots=True)
@@ -123,113 +117,193 @@ class ProcessSteps:
             run.taken += 1
         return run
 
-    def _announced(self, shell: ShellState, table_id: str, hand: int) -> Commitment:
-        """The shuffle announced for `hand`, or one created now (the first hands of a table,
-        whose shuffles were never announced: they take no player entropy)."""
-        found = shell.upcoming_shuffle(hand)
-        if found is not None:
-            return Commitment(*found)
-        return self.dealer.open_shuffle(shuffle_id_of(table_id, hand))
-
     def _step_events(self, table: Table, step: process.Step) -> list[object]:
+        """The events of one step: its I/O done under the step's key, then what it means to
+        the shell and (for a game's request) the game's own events answering it."""
         shell = table.shell
         tid = table.table_id
+        if isinstance(step, process.PostBuyIn):
+            buy_in = step.buy_in
+            self.ledger.post(buy_in.transfer_key, buy_in.reservation_id, tid)
+            return [events_pb2.BuyInPosted(transfer_key=buy_in.transfer_key)]
+        if isinstance(step, process.PayCashOut):
+            out = step.cash_out
+            account = shell.account_of(out.player) or self.ledger.player_account(
+                out.player, shell.currency
+            )
+            self.ledger.pay_out(
+                out.transfer_key, tid, account, out.amount, shell.currency, "cash-out"
+            )
+            return [events_pb2.CashOutPosted(transfer_key=out.transfer_key)]
+        request = step.request
+        if isinstance(request, c.StartRound):
+            envelope, answer, refills = self._start(table, request.round)
+        else:
+            envelope, answer = self._fetch(table, request, process.step_key(table, step))
+            refills = []
         try:
-            match step:
-                case process.PostBuyIn(buy_in):
-                    self.ledger.post(buy_in.transfer_key, buy_in.reservation_id, tid)
-                    return [events_pb2.BuyInPosted(transfer_key=buy_in.transfer_key)]
-                case process.PayCashOut(out):
-                    account = shell.account_of(out.player) or self.ledger.player_account(
-                        out.player, shell.currency
-                    )
-                    self.ledger.pay_out(
-                        out.transfer_key, tid, account, out.amount, shell.currency, "cash-out"
-                    )
-                    return [events_pb2.CashOutPosted(transfer_key=out.transfer_key)]
-                case process.Settle(hand, rake):
-                    key = f"{tid}/{hand}/settle"
-                    if rake > 0:
-                        self.ledger.rake(key, tid, hand, rake, shell.currency)
-                    return [events_pb2.HandSettled(hand=hand, transfer_key=key)]
-                case process.Reveal(hand, shuffle_id):
-                    reveal = self.dealer.close(shuffle_id, "hand ended")
-                    return [
-                        events_pb2.ShuffleRevealed(
-                            hand=hand, shuffle_id=shuffle_id, reveal_json=reveal
-                        )
-                    ]
-                case process.StartHand(hand):
-                    # Shuffles are announced two hands ahead: a shuffle takes entropy
-                    # commitments while the hand two before it plays, is sealed when the hand
-                    # before it starts (now, for hand + 1) and takes the committed entropies'
-                    # reveals during that hand, so the order is fixed at this hand's first
-                    # card without any hand waiting (docs/dealer.md, "Player entropy").
-                    current = self._announced(shell, tid, hand)
-                    following = self._announced(shell, tid, hand + 1)
-                    self.dealer.seal(following.shuffle_id)
-                    upcoming = self.dealer.open_shuffle(shuffle_id_of(tid, hand + 2))
-                    started = _decide(table.engine, cmd.StartHand())
-                    committed = events_pb2.ShuffleCommitted(
-                        hand=hand,
-                        shuffle_id=current.shuffle_id,
-                        commitment=current.commitment,
-                    )
-                    announced = [
-                        events_pb2.ShuffleAnnounced(
-                            hand=number, shuffle_id=c.shuffle_id, commitment=c.commitment
-                        )
-                        for number, c in ((hand + 1, following), (hand + 2, upcoming))
-                        if shell.upcoming_shuffle(number) is None
-                    ]
-                    seated = [i for i, s in enumerate(table.engine.seats) if s is not None]
-                    refills = [
-                        events_pb2.TimeBankRefilled(
-                            hand=hand, seat=r.seat, added_ms=r.added_ms, remaining_ms=r.remaining_ms
-                        )
-                        for r in on_hand_started(shell.banks, shell.bank_rules, hand, seated)
-                        if isinstance(r, TimeBankRefilled)
-                    ]
-                    return [committed, *started, *announced, *refills]
-                case process.Deal(hand, request):
-                    key = process.step_key(table, step)
-                    # One Deal per step: the dealer records the burn as its own BURN deal
-                    # (key `<step key>/burn`) in the same append as the step's cards, so its
-                    # record still labels every card by what it was dealt for.
-                    cards = self.dealer.deal(
-                        shell.shuffle_id,
-                        request.total - request.burn,
-                        key,
-                        deal_purpose(table.engine, request),
-                        burn=request.burn,
-                    )
-                    return list(_decide(table.engine, deal_from(request, iter(cards))))
-                case process.Reshuffle(hand, request):
-                    key = process.step_key(table, step)
-                    # The draw that needs it takes more cards than the stub holds: the
-                    # dealer refuses a reshuffle the game does not need.
-                    assert table.engine.hand is not None
-                    needed = table.engine.hand.player(request.seat).awaiting
-                    self.dealer.reshuffle(shell.shuffle_id, request.discards, key, needed)
-                    command = cmd.ReshuffleDiscards(request.discards)
-                    return list(_decide(table.engine, command))
-                case process.Rank(hand, request):
-                    return list(_decide(table.engine, rank_hands(table.engine, self.ranker)))
-        except errors.Unavailable:
-            raise
-        raise AssertionError(step)
+            answered = list(table.game.rules.decide(table.state, answer))
+        except RuleViolation as violation:
+            # An answer the game refuses (a dealer that dealt the wrong cards): the step is
+            # retried, and a round that stays stuck is voided.
+            raise errors.FailedPrecondition(
+                f"table {tid}: the game refused {type(answer).__name__}: {violation.message}"
+            ) from violation
+        if not answered:
+            return []  # (answered already: nothing moves on)
+        return [*envelope, *answered, *refills]
+
+    def _fetch(
+        self, table: Table, request: c.ChanceRequest, key: str
+    ) -> tuple[list[object], c.ChanceAnswer]:
+        """Do what the game asked for; the shell's own events recording it, and the answer."""
+        tid = table.table_id
+        if isinstance(request, c.DrawCards):
+            # One deal per step: the dealer records the burn as its own BURN deal (key
+            # `<step key>/burn`), so its record still labels every card by what it was for.
+            cards = self.dealer.deal(
+                shuffle_id_of(tid, request.round, request.name),
+                request.count,
+                key,
+                request.purpose,
+                burn=request.burn,
+            )
+            return [], c.CardsDrawn(request.round, request.name, tuple(cards), request.burn)
+        if isinstance(request, c.Evaluate):
+            ranks = tuple(rank_with(self.ranker, asked) for asked in request.requests)
+            return [], c.Evaluated(ranks)
+        if isinstance(request, c.OpenShuffle):
+            return self._open(table, request)
+        if isinstance(request, c.ReturnCards):
+            shuffle_id = shuffle_id_of(tid, request.round, request.name)
+            # The dealer refuses a reshuffle no draw needs.
+            self.dealer.reshuffle(shuffle_id, request.cards, key, request.needed)
+            return [], c.CardsReturned(request.round, request.name, request.cards)
+        if isinstance(request, c.CloseShuffle):
+            shuffle_id = shuffle_id_of(tid, request.round, request.name)
+            reveal = self.dealer.close(shuffle_id, "round ended")
+            revealed = events_pb2.ShuffleRevealed(
+                hand=request.round,
+                shuffle_id=shuffle_id,
+                reveal_json=reveal,
+                name=_stored_name(request.name),
+            )
+            # The game's own record of it is public: the seed, not where each card went.
+            public = public_reveal(reveal, shuffle_id)
+            return [revealed], c.ShuffleClosed(request.round, request.name, public)
+        if isinstance(request, c.Transfer):
+            self._transfer(table, request)
+            return [], c.TransferDone(request.key)
+        raise AssertionError(request)
+
+    def _transfer(self, table: Table, request: c.Transfer) -> None:
+        if request.amount <= 0:
+            return  # no chips to move
+        parties = (request.source, request.destination)
+        key = transfer_key(table, request)
+        currency = table.shell.currency
+        round_ = process.round_of(table)
+        if parties == (c.Party.ESCROW, c.Party.HOUSE):
+            self.ledger.rake(key, table.table_id, round_, request.amount, currency)
+        elif parties == (c.Party.HOUSE, c.Party.ESCROW):
+            self.ledger.from_house(key, table.table_id, round_, request.amount, currency)
+        else:
+            raise errors.FailedPrecondition(
+                f"table {table.table_id}: a transfer from {request.source} to "
+                f"{request.destination} moves no chips anywhere"
+            )
+
+    def _open(self, table: Table, request: c.OpenShuffle) -> tuple[list[object], c.ChanceAnswer]:
+        """The shuffle announced for this round already, or one opened now: announced when
+        its round is still ahead, committed at once when its round has started."""
+        tid = table.table_id
+        found = table.shell.upcoming_shuffle(request.round, request.name)
+        if found is not None:
+            shuffle = Commitment(*found)
+            return [], c.ShuffleOpened(
+                request.round, request.name, shuffle.shuffle_id, shuffle.commitment
+            )
+        shuffle_id = shuffle_id_of(tid, request.round, request.name)
+        shuffle = self.dealer.open_shuffle(shuffle_id, request.deck)
+        standard = request.deck == STANDARD_DECK
+        recorded: object
+        if standard and request.round > table.game.rounds(table.state).last + 1:
+            recorded = events_pb2.ShuffleAnnounced(
+                hand=request.round,
+                shuffle_id=shuffle.shuffle_id,
+                commitment=shuffle.commitment,
+                name=_stored_name(request.name),
+            )
+        else:
+            recorded = events_pb2.ShuffleCommitted(
+                hand=request.round,
+                shuffle_id=shuffle.shuffle_id,
+                commitment=shuffle.commitment,
+                name=_stored_name(request.name),
+                custom_deck=not standard,
+            )
+        answer = c.ShuffleOpened(
+            request.round, request.name, shuffle.shuffle_id, shuffle.commitment
+        )
+        return [recorded], answer
+
+    def _start(
+        self, table: Table, round_: int
+    ) -> tuple[list[object], c.ChanceAnswer, list[object]]:
+        """Round `round_` starts. Shuffles are announced two rounds ahead: a shuffle takes
+        entropy commitments while the round two before it plays, is sealed when the round
+        before it starts (now, for round + 1) and takes the committed entropies' reveals
+        during that round, so the order is fixed at its round's first card without any
+        round waiting (docs/dealer.md, "Player entropy"). Every shuffle name the table has
+        used is announced so; the round's own announced shuffles are committed now. Returns
+        the shell's events before the game's, the answer, and the seats' time-bank refills
+        (recorded after the game's events)."""
+        shell = table.shell
+        tid = table.table_id
+        events: list[object] = [
+            events_pb2.ShuffleCommitted(
+                hand=round_,
+                shuffle_id=u.shuffle_id,
+                commitment=u.commitment,
+                name=_stored_name(u.name),
+            )
+            for u in shell.upcoming
+            if u.round == round_
+        ]
+        for name in shell.shuffle_names:
+            following = self._ahead(shell, tid, round_ + 1, name, events)
+            self.dealer.seal(following)
+            self._ahead(shell, tid, round_ + 2, name, events)
+        seated = [s.seat for s in table.game.rules.seats(table.state)]
+        refills: list[object] = [
+            events_pb2.TimeBankRefilled(
+                hand=round_, seat=r.seat, added_ms=r.added_ms, remaining_ms=r.remaining_ms
+            )
+            for r in on_hand_started(shell.banks, shell.bank_rules, round_, seated)
+            if isinstance(r, TimeBankRefilled)
+        ]
+        return events, c.RoundStarts(round_), refills
+
+    def _ahead(
+        self, shell: ShellState, table_id: str, round_: int, name: str, events: list[object]
+    ) -> str:
+        """The shuffle `name` of a round ahead: the announced one, or one opened and announced
+        now (its ShuffleAnnounced added to `events`). Its id."""
+        found = shell.upcoming_shuffle(round_, name)
+        if found is not None:
+            return found[0]
+        opened = self.dealer.open_shuffle(shuffle_id_of(table_id, round_, name), STANDARD_DECK)
+        events.append(
+            events_pb2.ShuffleAnnounced(
+                hand=round_,
+                shuffle_id=opened.shuffle_id,
+                commitment=opened.commitment,
+                name=_stored_name(name),
+            )
+        )
+        return opened.shuffle_id
 
 
-def deal_purpose(engine: TableState, request: NeedCards) -> str:
-    """What the dealer records the (non-burn) cards of `request` as: hole, board, spit or
-    draw (a draw replaces discards; hole cards are the first cards of a DealHole phase)."""
-    if all(target is None for target, _ in request.targets):
-        phase = engine.phase()
-        return "spit" if isinstance(phase, DealBoard) and phase.name == "spit" else "board"
-    return "draw" if isinstance(engine.phase(), Draw) else "hole"
-
-
-def _decide(engine: TableState, command: cmd.Command) -> list[Event]:
-    from services.games.poker.rules import decide
-
-    return decide(engine, command)
+def _stored_name(name: str) -> str:
+    """How envelope events store a shuffle's name ("" for a round's one deck)."""
+    return "" if name == DECK else name

@@ -18,9 +18,9 @@ from google.protobuf.message import Message
 
 from services.shared import errors
 from services.shared.eventstore import EventStore
-from services.table import codec
 from services.table.attention import AttentionSet
 from services.table.folding import fold_events, fold_recorded, table_stream
+from services.table.games.catalog import Catalog
 from services.table.shell import Table
 
 # Told (table id, first version, events, their messages, now ms) after each append.
@@ -36,8 +36,10 @@ class Tables:
         attention: AttentionSet,
         recovery_grace_s: float,
         clock: Callable[[], int],
+        catalog: Catalog,
     ) -> None:
         self.store = store
+        self.catalog = catalog
         self.attention = attention
         self.recovery_grace_s = recovery_grace_s
         self.clock = clock
@@ -69,7 +71,7 @@ class Tables:
             recorded = self.store.read(stream)
             if not recorded:
                 raise errors.NotFound(f"table {table_id} does not exist")
-            table = fold_recorded(table_id, recorded)
+            table = fold_recorded(table_id, recorded, catalog=self.catalog)
             with self.guard:
                 first = table_id not in self._seen
                 self._seen.add(table_id)
@@ -79,7 +81,7 @@ class Tables:
                 self.on_unfinished(table_id)
         else:
             newer = self.store.read(stream, cached.version + 1)
-            table = fold_recorded(table_id, newer, cached) if newer else cached
+            table = fold_recorded(table_id, newer, cached, self.catalog) if newer else cached
         self.remember(table)
         return table
 
@@ -115,7 +117,7 @@ class Tables:
         """Append `batch` after the table's version; None when someone else wrote first.
         `folded` is the table the batch makes when appended right after `table`'s version
         (saves folding it again)."""
-        messages = [codec.to_message(e) for e in batch]
+        messages = to_messages(table, batch)
         try:
             result = self.store.append(table_stream(table.table_id), messages, table.version, key)
         except errors.Conflict:
@@ -130,3 +132,10 @@ class Tables:
             folded = fold_events(table, batch, result.first_version)
         self.remember(folded)
         return folded
+
+
+def to_messages(table: Table, batch: Sequence[object]) -> list[Message]:
+    """The stored form of a batch: the envelope's messages as they are, the game's events
+    through its codec."""
+    encode = table.game.events.to_message
+    return [e if isinstance(e, Message) else encode(e) for e in batch]

@@ -13,13 +13,13 @@ import threading
 from collections.abc import Callable, Iterator
 
 from croupier.table.v1 import events_pb2
-from services.games.poker import commands as cmd
+from services.games import contract as c
 from services.games.timebank import TimeBankExtended, on_deadline
 from services.shared import errors
 from services.table.commands import CommandPath
+from services.table.decisions import decision_by_number, owed, player_at
 from services.table.retrier import Retrier
-from services.table.shell import Table
-from services.table.steps import _decide
+from services.table.shell import Decision, Table
 from services.table.tables import Tables
 
 
@@ -66,51 +66,46 @@ class Timeouts:
             )
 
     def apply_timeout(self, table_id: str, hand: int, action_number: int) -> tuple[bool, int]:
-        """Default action for exactly that decision; a stale or repeated request is a no-op."""
+        """The game's default for exactly that decision (`TimeOut` with the game's own
+        deadline id), or the seat's time bank extending it; a stale or repeated request is a
+        no-op."""
         table = self.tables.load(table_id)
-        decision = table.shell.decision
-        if decision is None or (decision.hand, decision.action_number) != (hand, action_number):
+        decision = decision_by_number(table, hand, action_number)
+        if decision is None:
             return False, table.version
         self._require_due(table_id, decision.deadline_unix_ms)
         due = decision.deadline_unix_ms
 
         def decide(t: Table) -> list[object]:
-            current = t.shell.decision
-            if current is None or (
-                current.hand,
-                current.action_number,
-                current.deadline_unix_ms,
-            ) != (
-                hand,
-                action_number,
-                due,
-            ):
+            current = decision_by_number(t, hand, action_number)
+            if current is None or current.deadline_unix_ms != due:
                 return []  # made, moved on, or already extended (the new deadline's job)
             self._require_due(table_id, current.deadline_unix_ms)
-            seat = t.engine.seats[current.seat]
-            if seat is not None and self._act_in_flight(
-                table_id, seat.player, current.deadline_unix_ms
+            player = player_at(t, current.seat)
+            if player is not None and self._act_in_flight(
+                table_id, player, current.deadline_unix_ms
             ):
                 raise errors.FailedPrecondition(
-                    f"timeout of table {table_id} not due: {seat.player}'s action, received "
-                    f"by the deadline {current.deadline_unix_ms}, is being applied; retry"
+                    f"timeout of table {table_id} not due: {player}'s move, received by the "
+                    f"deadline {current.deadline_unix_ms}, is being applied; retry"
                 )
-            extension = on_deadline(
-                t.shell.banks, t.shell.bank_rules, current.seat, hand, action_number, due
-            )
-            if extension and isinstance(extension[0], TimeBankExtended):
-                granted = extension[0]
-                return [
-                    events_pb2.TimeBankExtended(
-                        hand=hand,
-                        seat=granted.seat,
-                        action_number=action_number,
-                        used_ms=granted.used_ms,
-                        remaining_ms=granted.remaining_ms,
-                        deadline_unix_ms=granted.deadline_unix_ms,
-                    )
-                ]
-            return list(_decide(t.engine, cmd.TimeOut(current.seat, hand)))
+            if _banked(t, current):
+                extension = on_deadline(
+                    t.shell.banks, t.shell.bank_rules, current.seat, hand, action_number, due
+                )
+                if extension and isinstance(extension[0], TimeBankExtended):
+                    granted = extension[0]
+                    return [
+                        events_pb2.TimeBankExtended(
+                            hand=hand,
+                            seat=granted.seat,
+                            action_number=action_number,
+                            used_ms=granted.used_ms,
+                            remaining_ms=granted.remaining_ms,
+                            deadline_unix_ms=granted.deadline_unix_ms,
+                        )
+                    ]
+            return list(t.game.rules.decide(t.state, c.TimeOut(current.seat, current.game_id)))
 
         # One key per deadline: an extension and the final timeout are separate commands.
         key = f"{table_id}/{hand}/timeout/{action_number}/{due}"
@@ -126,3 +121,10 @@ class Timeouts:
                 f"timeout of table {table_id} not due until {deadline_unix_ms} "
                 f"(unix ms; {deadline_unix_ms - now} ms from now): retry then"
             )
+
+
+def _banked(table: Table, decision: Decision) -> bool:
+    """Whether the game lets the seat's time bank extend this decision."""
+    return any(
+        d.time_bank for d in owed(table) if (d.seat, d.id) == (decision.seat, decision.game_id)
+    )

@@ -2,33 +2,26 @@
 
 The envelope's options and view fields (seats, stacks, time banks, who may act, deadlines),
 and a (redacted) stored event -> the TableEvent a watcher receives. The game's own parts are
-its translation module's (services/table/games/).
+its table adapter's (services/table/games/): this module asks the table's adapter for them.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping, Sequence
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2, table_pb2
-from services.games.poker.definitions import TableConfig
-from services.games.poker.views import View
 from services.shared import errors
 from services.table import codec
-from services.table.games import poker
-from services.table.shell import ShellState
+from services.table.decisions import open_decisions
+from services.table.games.adapter import GameTable
+from services.table.shell import Table
 
 
-def config_from_options(options: table_pb2.TableOptions) -> TableConfig:
-    """The game's configuration for CreateTable options (INVALID_ARGUMENT naming the problem)."""
-    return poker.config_from_options(options)
-
-
-def options_to_proto(config: TableConfig, shell: ShellState) -> table_pb2.TableOptions:
+def options_to_proto(table: Table) -> table_pb2.TableOptions:
     """The options the table was created with, every one of them: the envelope's (recorded in
     TableCreated) and the game's (its configuration)."""
+    shell = table.shell
     options = table_pb2.TableOptions(
         currency=shell.currency,
         action_time_ms=shell.action_time_ms,
@@ -39,7 +32,7 @@ def options_to_proto(config: TableConfig, shell: ShellState) -> table_pb2.TableO
         time_bank_cap_ms=shell.time_bank_cap_ms,
         min_players_to_start=shell.min_players_to_start,
     )
-    poker.fill_options(config, options)
+    table.game.fill_options(table.state, options)
     return options
 
 
@@ -59,70 +52,71 @@ def parse_deadline_id(deadline_id: str) -> tuple[int, int]:
     return int(round_text), int(number_text)
 
 
-def view_to_proto(
-    view: View,
-    table_id: str,
-    version: int,
-    options: table_pb2.TableOptions,
-    bots: tuple[str, ...],
-    deadline_unix_ms: int,
-    action_number: int,
-    last_hand: int,
-    *,
-    time_banks: Mapping[int, int] | None = None,
-    deadline_from_time_bank: bool = False,
-    requested_bots: Sequence[tuple[str, float]] = (),
-    bots_seated: Sequence[str] = (),
-) -> table_pb2.TableView:
-    """The TableView proto. `time_banks` maps a seat to its remaining bank (ms): public, like
-    stacks, so every viewer gets every occupied seat's; `deadline_from_time_bank` says the
-    current deadline was moved by the bank (only meaningful while someone is to act)."""
-    banks = time_banks or {}
-    acting = view.to_act is not None
+def view_to_proto(table: Table, viewer: int | None) -> table_pb2.TableView:
+    """The TableView proto of `table` for `viewer` (a seat, None for a spectator). Time banks
+    are public, like stacks, so every viewer gets every occupied seat's."""
+    game, state, shell = table.game, table.state, table.shell
+    rules = game.rules
+    rounds = game.rounds(state)
+    acting = sorted(rules.to_act(state))
     message = table_pb2.TableView(
-        table_id=table_id,
-        version=version,
-        options=options,
-        # Between hands this stays the last hand's number (0 only before the first hand),
-        # as the proto documents; `hand_in_progress` tells the two apart.
-        hand_number=view.hand if view.hand is not None else last_hand,
-        hand_in_progress=view.hand is not None,
-        to_act=-1 if view.to_act is None else view.to_act,
-        deadline_unix_ms=deadline_unix_ms if acting else 0,
-        viewer_seat=-1 if view.viewer is None else view.viewer,
-        action_number=action_number,
-        deadline_from_time_bank=deadline_from_time_bank and acting,
-        requested_bots=[table_pb2.BotSeat(policy=p, difficulty=d) for p, d in requested_bots],
-        bots_seated=list(bots_seated),
+        table_id=table.table_id,
+        version=table.version,
+        options=options_to_proto(table),
+        # Between rounds this stays the last round's number (0 only before the first), as
+        # the proto documents; `hand_in_progress` tells the two apart.
+        hand_number=rounds.current if rounds.current is not None else rounds.last,
+        hand_in_progress=rounds.current is not None,
+        to_act=acting[0] if len(acting) == 1 else -1,
+        viewer_seat=-1 if viewer is None else viewer,
+        requested_bots=[table_pb2.BotSeat(policy=p, difficulty=d) for p, d in shell.requested_bots],
+        bots_seated=list(shell.bots_seated()),
+        acting_seats=acting,
     )
-    if view.to_act is not None:
-        message.acting_seats.append(view.to_act)
-        if action_number and view.hand is not None:
-            message.deadlines.append(
-                table_pb2.Deadline(
-                    seat=view.to_act,
-                    id=deadline_id(view.hand, action_number),
-                    deadline_unix_ms=deadline_unix_ms,
-                    from_time_bank=deadline_from_time_bank,
-                )
+    decisions = sorted(open_decisions(table), key=lambda d: d.seat)
+    for d in decisions:
+        message.deadlines.append(
+            table_pb2.Deadline(
+                seat=d.seat,
+                id=deadline_id(d.hand, d.action_number),
+                deadline_unix_ms=d.deadline_unix_ms,
+                from_time_bank=d.extended,
             )
+        )
+    if len(decisions) == 1 and len(acting) == 1 and decisions[0].seat == acting[0]:
+        # The first spelling: the one seat to act and its one decision.
+        only = decisions[0]
+        message.deadline_unix_ms = only.deadline_unix_ms
+        message.action_number = only.action_number
+        message.deadline_from_time_bank = only.extended
+    banks = dict(shell.banks.remaining)
     seats = {}
-    for s in view.seats:
+    for s in rules.seats(state):
         seats[s.seat] = message.seats.add(
             seat=s.seat,
             player_id=s.player,
             stack=s.stack,
             sitting_out=s.sitting_out,
-            in_hand=s.in_hand,
-            is_bot=s.player in bots,
+            in_hand=s.in_round,
+            is_bot=s.player in shell.bots,
             time_bank_ms=banks.get(s.seat, 0) if s.player else 0,
         )
-    poker.fill_view(view, message, seats)
+    game.fill_view(rules.view_for(state, viewer), message, seats)
     return message
 
 
-# The field of TableEvent's `event` oneof that carries each event message, by the message's
-# full name: looked up per streamed event, so worked out once here.
+def summary_to_proto(table: Table) -> table_pb2.TableSummary:
+    return table_pb2.TableSummary(
+        table_id=table.table_id,
+        options=options_to_proto(table),
+        players=len(table.game.rules.seats(table.state)),
+        hand_number=table.game.rounds(table.state).last,
+        version=table.version,
+    )
+
+
+# The field of TableEvent's `event` oneof that carries each envelope message, by the
+# message's full name: looked up per streamed event, so worked out once here.
 EVENT_FIELDS: dict[str, FieldDescriptor] = {
     field.message_type.full_name: field
     for field in events_pb2.TableEvent.DESCRIPTOR.oneofs_by_name["event"].fields
@@ -131,7 +125,7 @@ EVENT_FIELDS: dict[str, FieldDescriptor] = {
 
 
 def event_field(message: Message) -> FieldDescriptor:
-    """The TableEvent field that carries `message`."""
+    """The TableEvent field that carries the envelope's `message`."""
     field = EVENT_FIELDS.get(message.DESCRIPTOR.full_name)
     if field is None:
         raise codec.CodecError(
@@ -142,12 +136,30 @@ def event_field(message: Message) -> FieldDescriptor:
 
 
 def event_to_proto(
-    table_id: str, version: int, recorded_at_ms: int, event: object
+    table_id: str, version: int, recorded_at_ms: int, event: object, game: GameTable
 ) -> events_pb2.TableEvent:
-    """The TableEvent carrying one (already redacted) event."""
-    message = codec.to_message(event)
+    """The TableEvent carrying one (already redacted) event: the envelope's at its own field,
+    the game's where its adapter puts it."""
     wrapped = events_pb2.TableEvent(
         table_id=table_id, version=version, recorded_at_ms=recorded_at_ms
     )
-    getattr(wrapped, event_field(message).name).CopyFrom(message)
+    if isinstance(event, Message):
+        getattr(wrapped, event_field(event).name).CopyFrom(event)
+    else:
+        game.events.table_event(game.events.to_message(event), wrapped)
+    return wrapped
+
+
+def message_to_proto(
+    table_id: str, version: int, recorded_at_ms: int, message: Message, game: GameTable
+) -> events_pb2.TableEvent:
+    """The TableEvent carrying a stored message as it is (an event redaction left alone)."""
+    wrapped = events_pb2.TableEvent(
+        table_id=table_id, version=version, recorded_at_ms=recorded_at_ms
+    )
+    field = EVENT_FIELDS.get(message.DESCRIPTOR.full_name)
+    if field is not None:
+        getattr(wrapped, field.name).CopyFrom(message)
+    else:
+        game.events.table_event(message, wrapped)
     return wrapped

@@ -15,7 +15,6 @@ same bytes as the messages' own serialization.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterator, Sequence
 
@@ -23,14 +22,15 @@ import structlog
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2, table_pb2
-from services.games.poker import events as ev
-from services.games.poker.views import redact, view_for
 from services.shared.auth import Principal
 from services.shared.eventstore import EventStore
-from services.table import codec, translate, watch_wire
+from services.table import translate, watch_wire
 from services.table.application import TableApplication
+from services.table.event_codec import TableCodec
 from services.table.fanout import HubEvent, TableFanout
 from services.table.folding import fold_recorded, table_stream
+from services.table.games.adapter import GameTable
+from services.table.reveals import public_reveal
 from services.table.shell import Table
 from services.table.watch_wire import WatchMessage
 
@@ -38,43 +38,34 @@ log = structlog.get_logger(__name__)
 
 
 def viewer_seat(table: Table, principal: Principal) -> int | None:
-    for i, s in enumerate(table.engine.seats):
-        if s is not None and s.player == principal.subject:
-            return i
+    for s in table.game.rules.seats(table.state):
+        if s.player == principal.subject:
+            return s.seat
     return None
 
 
-def redact_any(event: object, viewer: int | None) -> object | None:
+def redact_any(event: object, viewer: int | None, game: GameTable) -> object | None:
     """The event as `viewer` may see it; None when it is not streamed at all. The service's
     own events (protobuf messages) look the same to every viewer."""
     if isinstance(event, events_pb2.CommandAccepted):
         return None
     if isinstance(event, events_pb2.ShuffleRevealed):
-        public = {}
-        try:
-            reveal = json.loads(event.reveal_json or "{}")
-            public = {
-                "shuffle_id": reveal.get("shuffle_id", event.shuffle_id),
-                "commitment_hex": reveal.get("commitment_hex", ""),
-                "revealed_seed_hex": reveal.get("revealed_seed_hex", ""),
-                # public anyway, and needed with the seed to re-derive the deck
-                "contributions": reveal.get("contributions", []),
-            }
-        except ValueError:
-            public = {"shuffle_id": event.shuffle_id}
         return events_pb2.ShuffleRevealed(
-            hand=event.hand, shuffle_id=event.shuffle_id, reveal_json=json.dumps(public)
+            hand=event.hand,
+            shuffle_id=event.shuffle_id,
+            reveal_json=public_reveal(event.reveal_json, event.shuffle_id),
+            name=event.name,
         )
     if isinstance(event, Message):
         return event
-    return redact(event, viewer)  # type: ignore[arg-type]
+    return game.rules.redact(event, viewer)
 
 
 class TableWatcher:
     def __init__(self, app: TableApplication, store: EventStore, block_ms: int = 500) -> None:
         self.app = app
         self.store = store
-        self.fanout = TableFanout(store, block_ms, codec.from_message)
+        self.fanout = TableFanout(store, block_ms, TableCodec(app.catalog).decode)
 
     def appended(
         self,
@@ -96,40 +87,13 @@ class TableWatcher:
             log.exception("publishing appended events to local watchers failed", table=table_id)
 
     def options(self, table: Table) -> table_pb2.TableOptions:
-        return translate.options_to_proto(table.engine.config, table.shell)
+        return translate.options_to_proto(table)
 
     def view(self, table: Table, principal: Principal) -> table_pb2.TableView:
-        seat = viewer_seat(table, principal)
-        decision = table.shell.decision
-        hand = table.engine.hand
-        current = (
-            decision
-            if decision is not None and hand is not None and decision.hand == hand.number
-            else None
-        )
-        return translate.view_to_proto(
-            view_for(table.engine, seat),
-            table.table_id,
-            table.version,
-            self.options(table),
-            table.shell.bots,
-            current.deadline_unix_ms if current else 0,
-            current.action_number if current else 0,
-            table.engine.last_hand,
-            time_banks=dict(table.shell.banks.remaining),
-            deadline_from_time_bank=current.extended if current else False,
-            requested_bots=table.shell.requested_bots,
-            bots_seated=table.shell.bots_seated(),
-        )
+        return translate.view_to_proto(table, viewer_seat(table, principal))
 
     def summary(self, table: Table) -> table_pb2.TableSummary:
-        return table_pb2.TableSummary(
-            table_id=table.table_id,
-            options=self.options(table),
-            players=sum(1 for s in table.engine.seats if s is not None),
-            hand_number=table.engine.last_hand,
-            version=table.version,
-        )
+        return translate.summary_to_proto(table)
 
     def watch(
         self,
@@ -150,7 +114,7 @@ class TableWatcher:
             recorded = self.store.read(stream, 1, limit=from_version)
             if not recorded:
                 table = self.app.load(table_id)  # NotFound for an unknown table
-            table = fold_recorded(table_id, recorded)
+            table = fold_recorded(table_id, recorded, catalog=self.app.catalog)
         try:
             yield from self._follow(table, principal, stream, stop, batch)
         except Exception:
@@ -167,6 +131,7 @@ class TableWatcher:
         batch: bool,
     ) -> Iterator[WatchMessage]:
         table_id = table.table_id
+        game = table.game
         # Only the viewer's seat matters for redaction, and only seating events change it, so
         # a watcher follows those instead of folding the whole table for every event.
         seat = viewer_seat(table, principal)
@@ -175,10 +140,11 @@ class TableWatcher:
             views: list[_View] = []
             for entry in entries:
                 event = entry.event
-                if isinstance(event, ev.PlayerSeated) and event.player == principal.subject:
-                    seat = event.seat
-                view = _view_for(table_id, entry, seat)
-                if isinstance(event, ev.PlayerLeft) and event.seat == seat:
+                seating = None if isinstance(event, Message) else game.seating(event)
+                if seating is not None and seating.player == principal.subject:
+                    seat = seating.seat
+                view = _view_for(table_id, entry, seat, game)
+                if seating is not None and not seating.player and seating.seat == seat:
                     seat = None
                 if view is not None:
                     views.append(view)
@@ -239,7 +205,7 @@ def _batch_for(
     return cached
 
 
-def _view_for(table_id: str, entry: HubEvent, seat: int | None) -> _View | None:
+def _view_for(table_id: str, entry: HubEvent, seat: int | None, game: GameTable) -> _View | None:
     """`entry` as a viewer at `seat` sees it (None: not streamed), shared by every watcher of
     the table in this process who sees the same event. Views are keyed by what they show, so
     no viewer ever gets another's: the stored event when redaction leaves it as it is, else
@@ -255,22 +221,34 @@ def _view_for(table_id: str, entry: HubEvent, seat: int | None) -> _View | None:
         if _SERVICE_EVENT in views:
             view = views[_SERVICE_EVENT]
         else:
-            visible = redact_any(event, seat)
-            view = None if visible is None else _wrap(table_id, entry, visible)
+            visible = redact_any(event, seat, game)
+            view = None if visible is None else _wrap(table_id, entry, visible, game)
             views[_SERVICE_EVENT] = view
     else:
-        # (what redact_any does with an engine event: the hub decoded it, so it is one)
-        visible = redact(event, seat)  # type: ignore[arg-type]
+        # (what redact_any does with a game's event: the hub decoded it, so it is one)
+        visible = game.rules.redact(event, seat)
+        if visible is None:
+            views[seat] = None
+            return None
         unredacted = visible is event
         key = _UNREDACTED if unredacted else visible
         view = views.get(key)
         if view is None:
             # Unchanged by redaction: wrap the stored message instead of encoding it again.
-            view = _wrap(table_id, entry, entry.message if unredacted else visible)
+            if unredacted:
+                view = _View(
+                    translate.message_to_proto(
+                        table_id, entry.version, entry.recorded_at_ms, entry.message, game
+                    )
+                )
+            else:
+                view = _wrap(table_id, entry, visible, game)
             views[key] = view
     views[seat] = view
     return view
 
 
-def _wrap(table_id: str, entry: HubEvent, visible: object) -> _View:
-    return _View(translate.event_to_proto(table_id, entry.version, entry.recorded_at_ms, visible))
+def _wrap(table_id: str, entry: HubEvent, visible: object, game: GameTable) -> _View:
+    return _View(
+        translate.event_to_proto(table_id, entry.version, entry.recorded_at_ms, visible, game)
+    )

@@ -84,7 +84,8 @@ def pending_chance(table: PokerTable) -> ChanceRequest | None:
             burn=request.burn,
         )
     if isinstance(request, NeedReshuffle):
-        return ReturnCards(hand.number, DECK, request.discards)
+        needed = hand.player(request.seat).awaiting
+        return ReturnCards(hand.number, DECK, request.discards, needed)
     if isinstance(request, NeedRanks):
         return Evaluate(rank_requests(engine))
     raise AssertionError(request)

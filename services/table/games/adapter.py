@@ -57,6 +57,10 @@ class EventCodec(Protocol):
         """Every message a stream of this game may hold (registered with the event store)."""
         ...
 
+    def former_names(self) -> Sequence[tuple[str, type[Message]]]:
+        """Names these messages were stored under before (read as aliases), if any."""
+        ...
+
     def to_message(self, event: object) -> Message:
         """The stored form of one of the game's events (ValueError for a value protobuf
         cannot carry: CreateTable refuses such options before any effect)."""

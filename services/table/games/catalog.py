@@ -12,10 +12,10 @@ from collections.abc import Iterable, Iterator
 
 from croupier.table.v1 import table_pb2
 from services.shared import errors
-from services.table.games import poker
+from services.table.games import highcard, poker
 from services.table.games.adapter import GameTable
 
-ENTRIES: tuple[GameTable, ...] = (poker.ADAPTER,)
+ENTRIES: tuple[GameTable, ...] = (poker.ADAPTER, highcard.ADAPTER)
 
 # The game of a table whose CreateTable set no member of game_options (poker's first
 # spelling), and of a stream whose TableCreated names none (written before other games).
@@ -61,6 +61,17 @@ class Catalog:
                 f"options.{member} names a game this table service does not host; it hosts "
                 + ", ".join(f"options.{field}" for field in self._by_field)
             )
+        return game
+
+    def for_move(self, request: table_pb2.ActRequest) -> GameTable:
+        """The game an Act's move is for: the member of `move` that is set, else the
+        default game (poker, in its first spelling)."""
+        member = request.WhichOneof("move")
+        if member is None:
+            return self.default
+        game = self._by_field.get(member)
+        if game is None:
+            raise errors.InvalidArgument(f"ActRequest.{member} is no game this service hosts")
         return game
 
 

@@ -16,7 +16,6 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from croupier.poker.v1 import events_pb2 as poker_events_pb2
 from croupier.poker.v1 import poker_pb2
 from croupier.table.v1 import events_pb2, table_pb2
 from services.games.errors import RuleViolation
@@ -32,7 +31,7 @@ from services.games.poker.views import View
 from services.shared import errors
 from services.shared.limits import MAX_CHIPS
 from services.table import codec
-from services.table.games import poker_history
+from services.table.games import poker_codec, poker_history
 from services.table.games.adapter import Rounds, Seating
 
 # Variant and structure numbers are the same in croupier.poker.v1 and table.v1's first spelling.
@@ -300,15 +299,18 @@ class PokerEvents:
     TableEvent's `event` oneof directly, at the numbers they always had."""
 
     def message_types(self) -> Sequence[type[Message]]:
-        return [getattr(poker_events_pb2, name) for name in ev.EVENT_TYPES]
+        return [poker_codec.message_class(name) for name in ev.EVENT_TYPES]
+
+    def former_names(self) -> Sequence[tuple[str, type[Message]]]:
+        # croupier.table.v1.X: poker's messages before poker had a package of its own.
+        prefix = poker_codec.FORMER_PACKAGE
+        return [(f"{prefix}.{m.DESCRIPTOR.name}", m) for m in self.message_types()]
 
     def to_message(self, event: object) -> Message:
-        return codec.to_message(event)
+        return poker_codec.to_message(event)
 
     def from_message(self, message: Message) -> object | None:
-        if message.DESCRIPTOR.file is not poker_events_pb2.DESCRIPTOR:
-            return None
-        return codec.from_message(message)
+        return poker_codec.from_message(message)
 
     def table_event(self, message: Message, event: events_pb2.TableEvent) -> None:
         field = _EVENT_FIELDS.get(message.DESCRIPTOR.full_name)

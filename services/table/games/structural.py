@@ -68,6 +68,9 @@ class StructuralCodec:
     def message_types(self) -> Sequence[type[Message]]:
         return list(self._message_of.values())
 
+    def former_names(self) -> Sequence[tuple[str, type[Message]]]:
+        return ()
+
     def to_message(self, event: object) -> Message:
         message_class = self._message_of.get(type(event))
         if message_class is None:

@@ -81,7 +81,7 @@ def test_three_handed_hand_plays_to_showdown_and_settles_rake_in_the_ledger(
             break
     watcher.cancel()
     assert kinds[0] == "view"
-    assert "hand_ended" in kinds and "hand_settled" in kinds
+    assert "hand_ended" in kinds and "rake_settled" in kinds
     # The same history through `croupier history TABLE HAND`, saved to files.
     token = auth.issue_token(KEY, "house", auth.Role.ADMIN, 60)
     out = tmp_path / "hand1"

@@ -41,7 +41,7 @@ def check_recorded_with_the_dealer_down(stack: Stack) -> str:
     act(alice, table_id, 1, table_pb2.ACTION_CALL)
     stack.stop_dealer()
     act(bob, table_id, 1, table_pb2.ACTION_CHECK)
-    hand = stack.recorded(table_id).engine.hand
+    hand = stack.recorded(table_id).state.engine.hand
     assert hand is not None and hand.board == () and hand.to_act is None  # waits for cards
     return table_id
 
@@ -54,11 +54,11 @@ def test_a_restarted_table_service_deals_the_flop_nobody_asked_for(sweeping: Sta
     # Nobody acts or reads the table: the restarted instance's recovery sweep must find it.
 
     def flop_dealt() -> bool:
-        hand = sweeping.recorded(table_id).engine.hand
+        hand = sweeping.recorded(table_id).state.engine.hand
         return hand is not None and len(hand.board) == 3
 
     wait_until(flop_dealt, RECOVERY_TIMEOUT_S, "flop dealt", sweeping.table.log)
-    assert sweeping.recorded(table_id).engine.hand.to_act is not None  # type: ignore[union-attr]
+    assert sweeping.recorded(table_id).state.engine.hand.to_act is not None
 
 
 @pytest.fixture
@@ -84,7 +84,7 @@ def test_the_first_instance_to_load_a_stalled_table_finishes_its_steps(loading: 
     assert view_of(watcher, table_id).board == []
 
     def flop_dealt() -> bool:
-        hand = loading.recorded(table_id).engine.hand
+        hand = loading.recorded(table_id).state.engine.hand
         return hand is not None and len(hand.board) == 3
 
     wait_until(flop_dealt, RECOVERY_TIMEOUT_S, "flop dealt", loading.table.log)
@@ -111,8 +111,8 @@ def test_a_hand_stuck_across_a_restart_is_voided_past_the_limit(voiding: Stack) 
 
     wait_until(voided, RECOVERY_TIMEOUT_S, "hand voided", voiding.table.log)
     table = voiding.recorded(table_id)
-    assert table.engine.hand is None
-    assert {i: s.stack for i, s in enumerate(table.engine.seats) if s is not None} == {
+    assert table.state.engine.hand is None
+    assert {i: s.stack for i, s in enumerate(table.state.engine.seats) if s is not None} == {
         0: 200,
         1: 200,
     }

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from services.games.poker import commands as cmd
 from services.games.poker.catalog import TEXAS_HOLDEM
 from services.games.poker.definitions import TableConfig
 from services.ranking.ports import LibraryRanker
 from services.shared import errors
 from services.table.application import TableApplication, TableSpec
 from services.table.ports import NoScheduler
-from tests.fixtures.table_ports import InProcessDealer, NullLedger
+from tests.fixtures.table_ports import InProcessDealer, NullLedger, poker_move
 
 from .test_step_batches import Store
 
@@ -60,7 +59,7 @@ def decision(app: TableApplication) -> tuple[int, int, int, str]:
     table = app.load("t1")
     open_decision = table.shell.decision
     assert open_decision is not None
-    seat = table.engine.seats[open_decision.seat]
+    seat = table.state.engine.seats[open_decision.seat]
     assert seat is not None
     return (
         open_decision.hand,
@@ -83,11 +82,11 @@ def test_an_act_received_before_the_deadline_holds_the_timeout_back_until_it_is_
         assert player in str(refused.value)
         assert app.load("t1").version == version  # nothing changed
     # The Act is applied; the retried timeout then finds the decision made: a no-op.
-    engine_hand = app.load("t1").engine.hand
+    engine_hand = app.load("t1").state.engine.hand
     assert engine_hand is not None
     seat = engine_hand.to_act
     assert seat is not None
-    app.act("t1", player, cmd.Act(seat, "call", hand=hand), "call", None)
+    app.act("t1", player, poker_move(seat, "call", hand=hand), "call", None)
     applied, _ = app.apply_timeout("t1", hand, number)
     assert not applied
 

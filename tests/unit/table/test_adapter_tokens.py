@@ -10,6 +10,7 @@ from typing import Any
 
 import grpc
 
+from services.games.contract import DeckSpec
 from services.shared import auth, errors
 from services.table.adapters import GrpcDealer, GrpcLedger
 
@@ -73,6 +74,7 @@ SAMPLE_ARGUMENTS: dict[str, Any] = {
     "reason": "test",
     "hand": 1,
     "player": "alice",
+    "deck_spec": DeckSpec(cards=("2c", "2c", "3d")),
 }
 
 

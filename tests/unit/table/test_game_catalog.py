@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from croupier.poker.v1 import events_pb2 as poker_events_pb2
@@ -93,3 +96,46 @@ def test_a_structural_codec_needs_every_message_and_the_games_wrapper() -> None:
         StructuralCodec(highcard_events.EVENT_TYPES, poker_events_pb2, "poker")
     with pytest.raises(codec.CodecError, match="TableEvent has no member 'nosuchgame'"):
         StructuralCodec({}, poker_events_pb2, "nosuchgame")
+
+
+# What the shell may import of the games: the contract and the shared pure helpers.
+SHARED_GAME_MODULES = {
+    "services.games.contract",
+    "services.games.errors",
+    "services.games.ranking",
+    "services.games.timebank",
+    "services.games.cardtext",
+    "services.games.cards",
+}
+# The shell's own modules under services/table/games/: the interface, the catalog, the codec.
+SHELL_GAME_MODULES = {
+    "services.table.games.adapter",
+    "services.table.games.catalog",
+    "services.table.games.structural",
+}
+
+
+def test_the_table_shell_names_no_game() -> None:
+    """Outside services/table/games/, the table service imports only the contract and the
+    games' shared helpers, and of its games folder only the interface and the catalog: a
+    game is added without touching the shell."""
+    root = Path(__file__).resolve().parents[3]
+    offending = []
+    for path in sorted((root / "services" / "table").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for name in names:
+                game = name.startswith("services.games.") and not any(
+                    name == m or name.startswith(f"{m}.") for m in SHARED_GAME_MODULES
+                )
+                adapter = name.startswith("services.table.games.") and not any(
+                    name == m or name.startswith(f"{m}.") for m in SHELL_GAME_MODULES
+                )
+                if (game or adapter) and name != "services.games":
+                    offending.append(f"{path.name}: {name}")
+    assert not offending, offending

@@ -10,7 +10,7 @@ from pokerkit import HandHistory
 
 from services.games.poker import TEXAS_HOLDEM, OddChips, TableConfig
 from services.games.poker import events as ev
-from services.table.history import to_phh
+from services.table.games.poker_history import to_phh
 from tests.unit.games.poker.support import Scenario
 
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 import pytest
 
 from services.games.cardtext import Card
-from services.games.poker import commands as cmd
 from services.games.poker import events as ev
 from services.games.poker.catalog import TEXAS_HOLDEM
 from services.games.poker.definitions import TableConfig
@@ -23,7 +22,7 @@ from services.table.application import TableApplication, TableSpec, table_stream
 from services.table.attention import InMemoryAttentionSet
 from services.table.ports import NoScheduler
 from services.table.recovery import RecoverySweep
-from tests.fixtures.table_ports import InProcessDealer, NullLedger
+from tests.fixtures.table_ports import InProcessDealer, NullLedger, poker_move
 
 GRACE_S = 5.0
 VOID_AFTER_S = 30.0
@@ -130,17 +129,17 @@ def world() -> World:
 
 def to_the_flop_with_the_dealer_down(world: World) -> None:
     """alice calls, the dealer goes down, bob checks: recorded, the flop not dealt."""
-    world.app.act("t1", "alice", cmd.Act(0, "call", hand=1), "call", None)
+    world.app.act("t1", "alice", poker_move(0, "call", hand=1), "call", None)
     world.dealer.down = True
-    world.app.act("t1", "bob", cmd.Act(1, "check", hand=1), "check", None)
-    hand = world.app.load("t1").engine.hand
+    world.app.act("t1", "bob", poker_move(1, "check", hand=1), "check", None)
+    hand = world.app.load("t1").state.engine.hand
     assert hand is not None and hand.board == () and hand.to_act is None
 
 
 def test_a_command_marks_its_table_once_per_half_grace(world: World) -> None:
     marked = world.attention.marked()["t1"]
     world.clock.ms += int(GRACE_S * 1000 / 2) - 1
-    world.app.act("t1", "alice", cmd.Act(0, "call", hand=1), "call", None)
+    world.app.act("t1", "alice", poker_move(0, "call", hand=1), "call", None)
     assert world.attention.marked()["t1"] == marked  # this instance marked it just now
 
 
@@ -149,7 +148,7 @@ def test_the_sweep_leaves_a_table_marked_within_the_grace(world: World) -> None:
     world.dealer.down = False
     world.clock.ms += int(GRACE_S * 1000) - 1
     assert world.sweep(world.instance()) == 0
-    assert world.app.load("t1").engine.hand.board == ()  # type: ignore[union-attr]
+    assert world.app.load("t1").state.engine.hand.board == ()
 
 
 def test_any_instance_finishes_a_stalled_table_after_the_grace_and_unmarks_it(
@@ -160,7 +159,7 @@ def test_any_instance_finishes_a_stalled_table_after_the_grace_and_unmarks_it(
     world.clock.ms += int(GRACE_S * 1000)
     other = world.instance()  # e.g. the instance that replaced a killed one
     assert world.sweep(other) == 1
-    hand = other.load("t1").engine.hand
+    hand = other.load("t1").state.engine.hand
     assert hand is not None and len(hand.board) == 3 and hand.to_act is not None
     assert "t1" not in world.attention.marked()
     # The new decision's timeout was sent by the instance that dealt.
@@ -199,7 +198,7 @@ def test_a_new_instance_voids_a_hand_stuck_past_the_limit_since_its_last_event(
     voided = [e for e in world.events() if isinstance(e, ev.HandVoided)]
     assert len(voided) == 1 and voided[0].hand == 1
     assert sorted(voided[0].refunds) == [(0, 2), (1, 2)]  # both blinds' worth back
-    hand = other.load("t1").engine.hand
+    hand = other.load("t1").state.engine.hand
     assert hand is not None and hand.number == 2
 
 
@@ -214,7 +213,7 @@ def test_an_act_whose_timeout_cannot_be_scheduled_is_recorded_and_recovery_sched
     world: World,
 ) -> None:
     world.scheduler.down = True
-    version = world.app.act("t1", "alice", cmd.Act(0, "call", hand=1), "call", None)
+    version = world.app.act("t1", "alice", poker_move(0, "call", hand=1), "call", None)
     table = world.app.load("t1")
     assert table.version == version and table.shell.decision is not None
     assert table.shell.decision.seat == 1

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from croupier.table.v1 import events_pb2
 from services.games.poker import events as ev
+from services.table.games import poker
 from services.table.shell import ShellState, fold_shell
 
 
 def _fold(*events: object) -> ShellState:
     state = ShellState()
     for version, event in enumerate(events, start=1):
-        state = fold_shell(state, version, event)
+        state = fold_shell(state, version, event, poker.ADAPTER)
     return state
 
 

@@ -14,12 +14,12 @@ from services.table.shell import (
     PendingCashOut,
     ShellState,
     _evolve,
-    fold_shell,
+    fold_message,
 )
 
 
 def accept(state: ShellState, version: int, key: str, events: int = 1) -> ShellState:
-    return fold_shell(state, version, events_pb2.CommandAccepted(key=key, by="p", events=events))
+    return fold_message(state, version, events_pb2.CommandAccepted(key=key, by="p", events=events))
 
 
 def test_a_command_key_answers_the_version_its_events_ended_at() -> None:
@@ -47,14 +47,14 @@ def test_folding_never_changes_an_earlier_state() -> None:
 
 
 class _Changes(TypedDict):
-    decision: Decision | None
-    hand_rake: int
+    decisions: tuple[Decision, ...]
+    ended_hand: int
     pending_cash_outs: tuple[PendingCashOut, ...]
 
 
 def test_the_fast_replacement_is_dataclasses_replace() -> None:
-    state = ShellState(table_id="t", keys={"a": 1}, decision=Decision(1, 2, 3, 4))
-    changes: _Changes = {"decision": None, "hand_rake": 7, "pending_cash_outs": ()}
+    state = ShellState(table_id="t", keys={"a": 1}, decisions=(Decision(1, 2, 3, 4),))
+    changes: _Changes = {"decisions": (), "ended_hand": 7, "pending_cash_outs": ()}
     assert _evolve(state, **changes) == replace(state, **changes)
     with pytest.raises(AttributeError):
         _evolve(state, no_such_field=1)

@@ -15,7 +15,7 @@ from google.protobuf.message import Message
 from croupier.dealer.v1 import events_pb2 as dealer_events
 from croupier.table.v1 import events_pb2
 from services.dealer.shuffle import ShuffleState
-from services.games.poker import commands as cmd
+from services.games.contract import DeckSpec
 from services.games.poker import events as ev
 from services.games.poker.catalog import TEXAS_HOLDEM
 from services.games.poker.definitions import TableConfig
@@ -25,8 +25,9 @@ from services.shared import errors
 from services.shared.eventstore import AppendResult, InMemoryEventStore
 from services.table import codec
 from services.table.application import TableApplication, TableSpec, table_stream
-from services.table.ports import Commitment, NoScheduler
-from tests.fixtures.table_ports import InProcessDealer, NullLedger
+from services.table.ports import STANDARD_DECK, Commitment, NoScheduler
+from services.table.process import shuffle_id_of
+from tests.fixtures.table_ports import InProcessDealer, NullLedger, poker_move
 
 
 class Store(InMemoryEventStore):
@@ -75,12 +76,12 @@ class World:
         """Play hand 1 up to its last action (the second show at the showdown)."""
         for _ in range(9):  # check/call through four streets, then the first show
             self.passive()
-        assert self.app.load(self.table_id).engine.hand is not None
+        assert self.app.load(self.table_id).state.engine.hand is not None
 
     def passive(self, app: TableApplication | None = None, key: str = "") -> None:
         """The player to act checks, calls, or shows at the showdown."""
         app = app or self.app
-        engine = app.load(self.table_id).engine
+        engine = app.load(self.table_id).state.engine
         assert engine.hand is not None and engine.hand.to_act is not None
         seat = engine.hand.to_act
         actions = legal_actions(engine, seat).actions
@@ -91,7 +92,7 @@ class World:
         app.act(
             self.table_id,
             player,
-            cmd.Act(seat, action, hand=engine.hand.number),
+            poker_move(seat, action, hand=engine.hand.number),
             key or f"{engine.hand.number}-{len(self.store.appends)}",
             None,
         )
@@ -140,20 +141,20 @@ def test_the_rivers_last_action_carries_the_ranking(world: World) -> None:
 def test_the_last_action_carries_the_settlement_and_one_append_ends_and_starts_hands(
     world: World,
 ) -> None:
-    """The hand's last action and its rake-free settlement are one append; the reveal, the
-    next hand's start and its hole cards are the next (one Close, one Seal of the next hand's
-    shuffle, one CreateShuffle for the hand two ahead, one Deal)."""
+    """The hand's last action ends it in one append (no rake: nothing to settle); the reveal,
+    the next hand's start and its hole cards are the next (one Close, one Seal of the next
+    hand's shuffle, one CreateShuffle for the hand two ahead, one Deal)."""
     world.to_last_action()
     world.dealer.calls.clear()
     appends = len(world.store.appends)
     world.passive()  # the second show
     last, between = world.store.appends[appends:]
     assert last[:2] == ["CommandAccepted", "CardsShown"]
-    assert {"HandEnded", "HandSettled"} <= set(last) and "ActionRequested" not in last
+    assert "HandEnded" in last and "ActionRequested" not in last and "RakeSettled" not in last
     assert between[0] == "ShuffleRevealed" and between[-1] == "ActionRequested"
     assert {"ShuffleCommitted", "HandStarted", "ShuffleAnnounced", "CardsDealt"} <= set(between)
     assert world.dealer.calls == ["Close", "Seal", "CreateShuffle", "Deal"]
-    engine_hand = world.app.load(world.table_id).engine.hand
+    engine_hand = world.app.load(world.table_id).state.engine.hand
     assert engine_hand is not None
     assert engine_hand.number == 2
 
@@ -171,8 +172,8 @@ def test_a_command_remembers_the_version_its_whole_append_ended_at(world: World)
         for _, e in recorded
         if isinstance(e, events_pb2.CommandAccepted) and e.key.endswith("/last-check")
     )
-    settled = next(v for v, e in recorded if type(e).__name__ == "HandSettled")
-    assert table.shell.version_of_key(accepted.key) == settled
+    ended = next(v for v, e in recorded if type(e).__name__ == "HandEnded")
+    assert table.shell.version_of_key(accepted.key) == ended
 
 
 def test_a_dealer_down_mid_batch_keeps_the_steps_before_it_and_the_retry_finishes(
@@ -181,26 +182,26 @@ def test_a_dealer_down_mid_batch_keeps_the_steps_before_it_and_the_retry_finishe
     world.to_last_action()
     real_open = world.dealer.open_shuffle
 
-    def open_down(shuffle_id: str) -> Commitment:
+    def open_down(shuffle_id: str, deck: DeckSpec = STANDARD_DECK) -> Commitment:
         raise errors.Unavailable("dealer CreateShuffle failed: connection refused")
 
-    # The reveal (Close) works, then the dealer fails the next hand's shuffle.
+    # The reveal (Close) works, then the dealer fails the shuffle two hands ahead.
     world.dealer.open_shuffle = open_down  # type: ignore[method-assign]
     appends = len(world.store.appends)
     world.passive()  # recorded, although the steps after it stall
     assert [a[0] for a in world.store.appends[appends:]] == ["CommandAccepted", "ShuffleRevealed"]
-    assert world.store.appends[-1] == ["ShuffleRevealed"]
+    assert world.store.appends[-1] == ["ShuffleRevealed", "DeckRevealed", "DeckCommitted"]
     table = world.app.load(world.table_id)
-    assert table.engine.hand is None and table.shell.revealed_hand == 1
+    assert table.state.engine.hand is None and table.state.deck_of(1) is None
     world.dealer.open_shuffle = real_open  # type: ignore[method-assign]
     world.dealer.calls.clear()
     table = world.app.drive(world.table_id)
-    assert table.engine.hand is not None and table.engine.hand.number == 2
+    assert table.state.engine.hand is not None and table.state.engine.hand.number == 2
     assert world.dealer.calls == ["Seal", "CreateShuffle", "Deal"]
 
 
 def flop_and_record(world: World) -> tuple[list[ev.CardsDealt], ShuffleState]:
-    shuffle = world.app.load(world.table_id).shell.shuffle_id
+    shuffle = shuffle_id_of(world.table_id, 1)
     dealt = [e for e in table_events(world) if isinstance(e, ev.CardsDealt) and e.seat is None]
     return dealt, world.dealer.app.get(shuffle)[0]
 
@@ -222,7 +223,7 @@ def test_a_crash_before_a_batch_is_appended_is_finished_by_the_next_instance_wit
     assert [(*e.burned, *e.cards) for e in board] == [
         tuple(c for h in burn_and_flop for c in h.cards)
     ]
-    assert table.engine.hand is not None and len(table.engine.hand.board) == 3
+    assert table.state.engine.hand is not None and len(table.state.engine.hand.board) == 3
 
 
 def test_two_instances_taking_the_same_steps_append_them_once(world: World) -> None:
@@ -267,6 +268,6 @@ def test_a_raked_settlement_never_joins_the_command_that_ends_the_hand() -> None
     world.passive()  # the second show ends the hand
     last, between = store.appends[appends:]
     assert last[:2] == ["CommandAccepted", "CardsShown"] and "HandEnded" in last
-    assert "HandSettled" not in last
-    assert between[0] == "HandSettled"
+    assert "RakeSettled" not in last
+    assert between[0] == "RakeSettled"
     assert ledger.raked == [(1, 4)]  # 10% of the 40 chips of blinds

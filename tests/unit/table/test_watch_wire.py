@@ -15,11 +15,10 @@ from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.games.poker import events as ev
 from services.games.poker.catalog import TEXAS_HOLDEM
 from services.games.poker.definitions import TableConfig
-from services.games.poker.reducer import apply_all
-from services.games.poker.state import new_table
 from services.shared.auth import Principal, Role
 from services.table import codec, translate, watch_wire
 from services.table.fanout import HubEvent
+from services.table.games import poker
 from services.table.shell import ShellState, Table
 from services.table.watching import TableWatcher, _batch_for, _view_for, redact_any
 
@@ -63,17 +62,19 @@ def expected_batch(entries: Sequence[HubEvent], seats: Sequence[int | None]) -> 
     at it, wrapped in messages, serialized as the generated code serializes a response."""
     events = []
     for entry, seat in zip(entries, seats, strict=True):
-        visible = redact_any(entry.event, seat)
+        visible = redact_any(entry.event, seat, poker.ADAPTER)
         if visible is not None:
             events.append(
-                translate.event_to_proto("t1", entry.version, entry.recorded_at_ms, visible)
+                translate.event_to_proto(
+                    "t1", entry.version, entry.recorded_at_ms, visible, poker.ADAPTER
+                )
             )
     batch = table_pb2.TableEventBatch(events=events)
     return table_pb2.WatchTableResponse(events=batch).SerializeToString()
 
 
 def joined(entries: Sequence[HubEvent], seat: int | None) -> bytes:
-    views = [v for v in (_view_for("t1", e, seat) for e in entries) if v is not None]
+    views = [v for v in (_view_for("t1", e, seat, poker.ADAPTER) for e in entries) if v is not None]
     return _batch_for(entries, seat, views, shared=True)
 
 
@@ -134,8 +135,10 @@ def test_no_order_of_watchers_ever_hands_one_seat_bytes_cached_for_another() -> 
     """Watchers of seats 0, 1 and 2, a spectator, and a player who sits down inside the batch
     take the same batch in every order: each gets the bytes made for its own seats only."""
     seats = [ev.PlayerSeated(seat=s, player=f"p{s}", stack=100) for s in HOLE]
-    engine = apply_all(new_table(TableConfig(game=TEXAS_HOLDEM, seats=4)), seats)
-    table = Table("t1", 6, engine, ShellState())
+    state = poker.ADAPTER.rules.initial_state(TableConfig(game=TEXAS_HOLDEM, seats=4))
+    for seated in seats:
+        state = poker.ADAPTER.rules.apply(state, seated)
+    table = Table("t1", 6, poker.ADAPTER, state, ShellState())
     late = ev.PlayerSeated(seat=3, player="late", stack=100)
     watchers = {"p0": 0, "p1": 1, "p2": 2, "sam": None, "late": None}
     for order in itertools.permutations(watchers):

@@ -9,10 +9,10 @@ from croupier.table.v1 import events_pb2, table_pb2
 from services.games.poker import events as ev
 from services.games.poker.catalog import TEXAS_HOLDEM
 from services.games.poker.definitions import TableConfig
-from services.games.poker.state import new_table
 from services.shared.auth import Principal, Role
 from services.table import codec, translate
 from services.table.fanout import HubEvent
+from services.table.games import poker
 from services.table.shell import ShellState, Table
 from services.table.watch_wire import serialize_response
 from services.table.watching import TableWatcher, _batch_for, _view_for, redact_any
@@ -26,15 +26,17 @@ def _response_for(
     table_id: str, entry: HubEvent, seat: int | None
 ) -> table_pb2.WatchTableResponse | None:
     """The one-event-a-message response of `entry` for a viewer at `seat`."""
-    view = _view_for(table_id, entry, seat)
+    view = _view_for(table_id, entry, seat, poker.ADAPTER)
     return None if view is None else view.response()
 
 
 def expected(entry: HubEvent, seat: int | None) -> events_pb2.TableEvent | None:
-    visible = redact_any(entry.event, seat)
+    visible = redact_any(entry.event, seat, poker.ADAPTER)
     if visible is None:
         return None
-    return translate.event_to_proto("t1", entry.version, entry.recorded_at_ms, visible)
+    return translate.event_to_proto(
+        "t1", entry.version, entry.recorded_at_ms, visible, poker.ADAPTER
+    )
 
 
 def test_an_event_nobody_redacts_is_one_message_shared_by_every_viewer() -> None:
@@ -67,7 +69,7 @@ def test_the_services_own_events_look_the_same_to_every_viewer_and_are_redacted_
     ]
     for version, event in enumerate(events, start=3):
         entry = entry_of(version, event)
-        seen = [redact_any(event, seat) for seat in (None, 0, 1, 2)]
+        seen = [redact_any(event, seat, poker.ADAPTER) for seat in (None, 0, 1, 2)]
         assert all(s == seen[0] for s in seen), event  # (what sharing one view relies on)
         responses = [_response_for("t1", entry, seat) for seat in (None, 0, 1, 2)]
         assert all(r is responses[0] for r in responses)
@@ -89,7 +91,9 @@ def test_a_batch_is_one_message_of_the_viewers_events_shared_by_watchers_of_that
         entry_of(9, ev.CardsDealt(seat=0, cards=("As", "Kd"))),
     ]
     for seat in (0, None):
-        views = [v for v in (_view_for("t1", e, seat) for e in entries) if v is not None]
+        views = [
+            v for v in (_view_for("t1", e, seat, poker.ADAPTER) for e in entries) if v is not None
+        ]
         batch = _batch_for(entries, seat, views, shared=True)
         events = table_pb2.WatchTableResponse.FromString(batch).events.events
         assert list(events) == [expected(e, seat) for e in (entries[0], entries[2])]
@@ -119,7 +123,8 @@ def test_a_watcher_seated_inside_a_batch_never_shares_its_hole_cards_with_specta
     ]
     watcher = object.__new__(TableWatcher)
     watcher.fanout = _OneBatch(entries)  # type: ignore[assignment]
-    table = Table("t1", 4, new_table(TableConfig(game=TEXAS_HOLDEM, seats=2)), ShellState())
+    state = poker.ADAPTER.rules.initial_state(TableConfig(game=TEXAS_HOLDEM, seats=2))
+    table = Table("t1", 4, poker.ADAPTER, state, ShellState())
 
     def watch(subject: str) -> list[events_pb2.TableEvent]:
         principal = Principal(subject, Role.PLAYER)
