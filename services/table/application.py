@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from services.games import contract as c
@@ -222,10 +222,9 @@ class TableApplication:
         self.keep_going(table_id, table)
         return version
 
-    @contextlib.contextmanager
-    def receiving_act(self, table_id: str, player: str) -> Iterator[int]:
-        with self.timeouts.receiving_act(table_id, player) as received:
-            yield received
+    def receiving_act(self, table_id: str, player: str) -> contextlib.AbstractContextManager[int]:
+        """Mark a move of `player` as received now until it is applied (timeouts.py)."""
+        return self.timeouts.receiving_act(table_id, player)
 
     def apply_timeout(self, table_id: str, hand: int, action_number: int) -> tuple[bool, int]:
         return self.timeouts.apply_timeout(table_id, hand, action_number)

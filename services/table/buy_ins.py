@@ -41,10 +41,7 @@ class ToppedUp:
 
 
 def seat_of(table: Table, player: str) -> int | None:
-    for s in table.game.rules.seats(table.state):
-        if s.player == player:
-            return s.seat
-    return None
+    return table.shell.seat_of(player)
 
 
 def stack_of(table: Table, seat: int) -> int:
@@ -53,7 +50,7 @@ def stack_of(table: Table, seat: int) -> int:
 
 def free_seat(table: Table) -> int:
     """The first free seat (the seat count when none is: the game refuses it)."""
-    taken = {s.seat for s in table.game.rules.seats(table.state)}
+    taken = {seat for seat, _ in table.shell.players}
     count = table.game.seat_count(table.state)
     return next((i for i in range(count) if i not in taken), count)
 

@@ -185,8 +185,15 @@ def _setter(descriptor: FieldDescriptor) -> Setter:
     return set_scalar
 
 
+# Values stored as they are (most of every event): checked first, by exact type.
+_PLAIN = frozenset({int, str, bool, float, bytes})
+
+
 def _scalar(value: object) -> object:
-    if type(value) in _NAMED:
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind in _NAMED:
         return value.name  # type: ignore[attr-defined]
     if isinstance(value, enum.Enum):
         return value.value

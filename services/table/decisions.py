@@ -48,10 +48,7 @@ def decision_by_number(table: Table, hand: int, number: int) -> Decision | None:
 
 
 def player_at(table: Table, seat: int) -> str | None:
-    for s in table.game.rules.seats(table.state):
-        if s.seat == seat:
-            return s.player
-    return None
+    return table.shell.player_at(seat)
 
 
 class Decisions:
@@ -120,8 +117,14 @@ class Decisions:
             self.retry_later(after.table_id)
 
     def _schedule(self, before: Table, after: Table) -> None:
-        earlier = {(d.hand, d.action_number): d for d in before.shell.decisions}
-        for decision in after.shell.decisions:
+        old, new = before.shell.decisions, after.shell.decisions
+        # Decisions are appended in order within a round: when `new` extends `old`, only its
+        # tail is new (an extension replaces one in place: then every one is compared).
+        same_start = len(new) > len(old) and (not old or new[len(old) - 1] is old[-1])
+        fresh = new[len(old) :] if same_start else new
+        earlier = {} if same_start else {(d.hand, d.action_number): d for d in old}
+        bots = after.shell.bots
+        for decision in fresh:
             previous = earlier.get((decision.hand, decision.action_number))
             if previous == decision:
                 continue
@@ -132,10 +135,10 @@ class Decisions:
                     decision.action_number,
                     decision.deadline_unix_ms,
                 )
-            if previous is not None:
-                continue  # a time-bank extension: only the timeout moved, the turn is the same
+            if previous is not None or not bots:
+                continue  # (a time-bank extension: only the timeout moved, the turn is the same)
             player = player_at(after, decision.seat)
-            if player is not None and player in after.shell.bots:
+            if player is not None and player in bots:
                 self.scheduler.schedule_bot_turn(
                     after.table_id, decision.hand, decision.action_number, decision.seat, player
                 )

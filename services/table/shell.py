@@ -89,6 +89,9 @@ class ShellState:
     banks: TimeBanks = field(default_factory=TimeBanks)  # remaining time bank per seat (ms)
     min_players_to_start: int = 2
     accounts: tuple[tuple[str, str], ...] = ()  # (player, ledger account)
+    # (seat, player) of every occupied seat, from the game's seating events (the adapter's
+    # `seating`): who sits where without asking the game for its seats
+    players: tuple[tuple[int, str], ...] = ()
     bots: tuple[str, ...] = ()  # players that are bots
     requested_bots: tuple[tuple[str, float], ...] = ()  # CreateTable's (policy, difficulty)
     pending_buy_ins: tuple[PendingBuyIn, ...] = ()
@@ -141,6 +144,12 @@ class ShellState:
         """Every bot that bought in here since the table was created, once, in order."""
         return tuple(dict.fromkeys(self.bots))
 
+    def seat_of(self, player: str) -> int | None:
+        return next((seat for seat, p in self.players if p == player), None)
+
+    def player_at(self, seat: int) -> str | None:
+        return next((p for s, p in self.players if s == seat), None)
+
     def account_of(self, player: str) -> str | None:
         return next((a for p, a in self.accounts if p == player), None)
 
@@ -186,18 +195,25 @@ def fold_game_event(state: ShellState, version: int, event: object, game: GameTa
     """What one of the game's events means to the shell: a cash-out owed (the contract's
     `cash_out`), a new player's full time bank, a round's start or end (its decisions
     done with)."""
+    changes: dict[str, object] = {}
     out = game.rules.cash_out(event)
     if out is not None:
         key = f"{state.table_id}/cashout/{version}"
         cash_out = PendingCashOut(out.player, out.amount, key)
-        return _evolve(state, pending_cash_outs=(*state.pending_cash_outs, cash_out))
+        changes["pending_cash_outs"] = (*state.pending_cash_outs, cash_out)
     seating = game.seating(event)
     if seating is not None:
-        if not seating.player:
-            return state
-        # A player who sits down starts with a full bank (whoever held the seat before).
-        opened = TimeBankOpened(seating.seat, state.time_bank_ms)
-        return _evolve(state, banks=apply_bank(state.banks, opened))
+        others = tuple(p for p in state.players if p[0] != seating.seat)
+        if seating.player:
+            changes["players"] = tuple(sorted((*others, (seating.seat, seating.player))))
+            # A player who sits down starts with a full bank (whoever held the seat before).
+            opened = TimeBankOpened(seating.seat, state.time_bank_ms)
+            changes["banks"] = apply_bank(state.banks, opened)
+        else:
+            changes["players"] = others
+        return _evolve(state, **changes)
+    if changes:
+        return _evolve(state, **changes)
     bound = game.round_of(event)
     if bound is None:
         return state

@@ -38,10 +38,7 @@ log = structlog.get_logger(__name__)
 
 
 def viewer_seat(table: Table, principal: Principal) -> int | None:
-    for s in table.game.rules.seats(table.state):
-        if s.player == principal.subject:
-            return s.seat
-    return None
+    return table.shell.seat_of(principal.subject)
 
 
 def redact_any(event: object, viewer: int | None, game: GameTable) -> object | None:

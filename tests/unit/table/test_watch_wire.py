@@ -18,6 +18,7 @@ from services.games.poker.definitions import TableConfig
 from services.shared.auth import Principal, Role
 from services.table import codec, translate, watch_wire
 from services.table.fanout import HubEvent
+from services.table.folding import fold_events
 from services.table.games import poker
 from services.table.shell import ShellState, Table
 from services.table.watching import TableWatcher, _batch_for, _view_for, redact_any
@@ -136,9 +137,7 @@ def test_no_order_of_watchers_ever_hands_one_seat_bytes_cached_for_another() -> 
     take the same batch in every order: each gets the bytes made for its own seats only."""
     seats = [ev.PlayerSeated(seat=s, player=f"p{s}", stack=100) for s in HOLE]
     state = poker.ADAPTER.rules.initial_state(TableConfig(game=TEXAS_HOLDEM, seats=4))
-    for seated in seats:
-        state = poker.ADAPTER.rules.apply(state, seated)
-    table = Table("t1", 6, poker.ADAPTER, state, ShellState())
+    table = fold_events(Table("t1", 0, poker.ADAPTER, state, ShellState()), seats, 1)
     late = ev.PlayerSeated(seat=3, player="late", stack=100)
     watchers = {"p0": 0, "p1": 1, "p2": 2, "sam": None, "late": None}
     for order in itertools.permutations(watchers):
