@@ -9,6 +9,7 @@ import grpc
 import redis
 
 from croupier.table.v1 import table_pb2
+from croupier.videopoker.v1 import videopoker_pb2, videopoker_pb2_grpc
 from services.games.ranking import HandRanker
 from services.shared.channels import RenewingServiceToken, connect
 from services.shared.eventstore import EventStore, RedisEventStore
@@ -24,11 +25,13 @@ from services.table.ranking import ranker_for
 from services.table.recovery import RecoverySweep
 from services.table.servicer import TableServicer
 from services.table.settings import TableSettings
+from services.table.videopoker_servicer import VideoPokerServicer
 from services.table.watch_wire import add_table_service
 from services.table.watching import TableWatcher
 
 REDIS_CONNECTIONS = 2048
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+VIDEOPOKER_SERVICE_NAME = videopoker_pb2.DESCRIPTOR.services_by_name["VideoPokerService"].full_name
 
 
 def build(
@@ -75,6 +78,8 @@ def build(
 
     def register(server: grpc.Server) -> None:
         add_table_service(TableServicer(app, watcher), server)
+        # Video poker's own calls (pay tables, the advisor) beside the machines' tables.
+        videopoker_pb2_grpc.add_VideoPokerServiceServicer_to_server(VideoPokerServicer(), server)
         # The recovery sweep runs as long as the server (wait_for_termination answers
         # False once it has stopped).
         threading.Thread(
@@ -84,4 +89,6 @@ def build(
             daemon=True,
         ).start()
 
-    return ServiceSpec(name="table", register=register, service_names=[SERVICE_NAME])
+    return ServiceSpec(
+        name="table", register=register, service_names=[SERVICE_NAME, VIDEOPOKER_SERVICE_NAME]
+    )

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from services.games.videopoker.split import OFFSETS
+from services.videopoker_analysis import disk_cache
 from services.videopoker_analysis.classes import Classes, classes
 from services.videopoker_analysis.combos import (
     BINOM,
@@ -93,20 +94,27 @@ def best_of_six(table: Classes) -> npt.NDArray[np.int8]:
 def split_tables(paytable: str) -> SplitTables:
     table = classes(paytable, True)
     pays = table.pays()
-    best = best_of_six(table)
-    fours = combinations_array(DECK, 4)
-    bases = np.array([split_cards(s)[0] for s in range(SPLITS)])
-    valid = ~(fours[None, :, :] == bases[:, None, None]).any(axis=2)
-    full = np.where(valid, pays[best], 0)
-    sums = []
-    for size in range(4):
-        total = np.zeros((SPLITS, int(BINOM[DECK, size])), dtype=np.int64)
-        for positions in subset_positions(4)[size]:
-            ranks = sorted_rank(fours[:, list(positions)])
-            for split in range(SPLITS):
-                total[split] += np.bincount(
-                    ranks, weights=full[split], minlength=total.shape[1]
-                ).astype(np.int64)
-        sums.append(total)
-    sums.append(full)
-    return SplitTables(table, best, valid, pays, tuple(sums))
+
+    def build() -> disk_cache.Arrays:
+        best = best_of_six(table)
+        fours = combinations_array(DECK, 4)
+        bases = np.array([split_cards(s)[0] for s in range(SPLITS)])
+        valid = ~(fours[None, :, :] == bases[:, None, None]).any(axis=2)
+        full = np.where(valid, pays[best], 0)
+        sums = {}
+        for size in range(4):
+            total = np.zeros((SPLITS, int(BINOM[DECK, size])), dtype=np.int64)
+            for positions in subset_positions(4)[size]:
+                ranks = sorted_rank(fours[:, list(positions)])
+                for split in range(SPLITS):
+                    total[split] += np.bincount(
+                        ranks, weights=full[split], minlength=total.shape[1]
+                    ).astype(np.int64)
+            sums[f"sum{size}"] = total
+        return {"best": best, "valid": valid, **sums, "sum4": full}
+
+    stored = disk_cache.arrays(f"split-{paytable}", build)
+    sums = tuple(np.asarray(stored[f"sum{k}"], dtype=np.int64) for k in range(5))
+    best = np.asarray(stored["best"], dtype=np.int8)
+    valid = np.asarray(stored["valid"], dtype=np.bool_)
+    return SplitTables(table, best, valid, pays, sums)

@@ -16,6 +16,7 @@ from functools import cache
 
 import numpy as np
 
+from services.videopoker_analysis import disk_cache
 from services.videopoker_analysis.classes import Classes, classes
 from services.videopoker_analysis.combos import (
     Ints,
@@ -52,9 +53,17 @@ class Tables:
 @cache
 def tables(paytable: str, split: bool) -> Tables:
     table = classes(paytable, split)
-    hands = all_hands()
-    hand_class = table.of_cards(hands).astype(np.int64)
-    return Tables(table, histograms(hands, hand_class, table.count), hand_class)
+
+    def build() -> disk_cache.Arrays:
+        hands = all_hands()
+        hand_class = table.of_cards(hands).astype(np.int64)
+        hist = histograms(hands, hand_class, table.count)
+        return {"hand_class": hand_class, **{f"hist{k}": h for k, h in enumerate(hist)}}
+
+    kind = "split" if split else "standard"
+    stored = disk_cache.arrays(f"tables-{paytable}-{kind}", build)
+    hist = [np.asarray(stored[f"hist{k}"], dtype=np.int64) for k in range(5)]
+    return Tables(table, hist, np.asarray(stored["hand_class"], dtype=np.int64))
 
 
 def split_gain(hands: Ints, split: SplitTables, own_pay: Ints) -> Ints:
@@ -72,7 +81,13 @@ def split_gain(hands: Ints, split: SplitTables, own_pay: Ints) -> Ints:
 @cache
 def stub_sums(paytable: str) -> tuple[list[Ints], Ints]:
     """Subset sums (k = 0..4) of `split_gain` over all hands, and each hand's own gain."""
-    hands = all_hands()
-    _sums, own = tables(paytable, True).pay_sums(10)
-    gain = split_gain(hands, split_tables(paytable), own)
-    return weighted_sums(hands, gain), gain
+
+    def build() -> disk_cache.Arrays:
+        hands = all_hands()
+        _sums, own = tables(paytable, True).pay_sums(10)
+        gain = split_gain(hands, split_tables(paytable), own)
+        return {"gain": gain, **{f"sum{k}": s for k, s in enumerate(weighted_sums(hands, gain))}}
+
+    stored = disk_cache.arrays(f"stub-{paytable}", build)
+    sums = [np.asarray(stored[f"sum{k}"], dtype=np.int64) for k in range(5)]
+    return sums, np.asarray(stored["gain"], dtype=np.int64)

@@ -13,6 +13,10 @@ class MachineConfig:
 
     paytables: tuple[str, ...] = tuple(PAYTABLES)
     denomination: int = 1  # chips per coin
+    # The table's buy-in range (the shell checks buy-ins against it; kept here so a machine's
+    # configuration is the whole of its options).
+    min_buy_in: int = 1
+    max_buy_in: int = 10**12
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,10 @@ from collections.abc import Iterable, Iterator
 
 from croupier.table.v1 import table_pb2
 from services.shared import errors
-from services.table.games import highcard, poker
+from services.table.games import highcard, poker, videopoker
 from services.table.games.adapter import GameTable
 
-ENTRIES: tuple[GameTable, ...] = (poker.ADAPTER, highcard.ADAPTER)
+ENTRIES: tuple[GameTable, ...] = (poker.ADAPTER, highcard.ADAPTER, videopoker.ADAPTER)
 
 # The game of a table whose CreateTable set no member of game_options (poker's first
 # spelling), and of a stream whose TableCreated names none (written before other games).

@@ -1,36 +1,38 @@
-"""Video poker's translation: croupier.videopoker.v1 <-> the video poker rules' values.
+"""Video poker's table adapter: croupier.videopoker.v1 <-> the video poker rules' values.
 
-No I/O and no rules: the rules check every value they are given (lines, coins, pay table,
-positions), so a request is only read here, and refused here only when it cannot be read at
-all (no move set, a pay table option that names no pay table).
+`ADAPTER` is video poker's `GameTable` (services/table/games/adapter.py): a machine is a
+table with one seat playing against the house. No I/O and no rules here: the rules check
+every value they are given (lines, coins, pay table, positions), so a request is only read
+here, and refused here only when it cannot be read at all (no move set, a pay table option
+that names no pay table, amounts the ledger could never hold).
 
 Events are stored under their message's full name (croupier.videopoker.v1.RoundStarted ...);
-the rules' events (services/games/videopoker/events.py) map one-to-one by name and field
-name, so the mapping is structural and a test round-trips every event type.
+the rules' events (services/games/videopoker/events.py) map one-to-one by class name and
+field name (`structural.StructuralCodec`), and a watcher gets them inside VideoPokerEvent.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-import typing
-from collections.abc import Callable
+import json
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from functools import cache
-from typing import Any
 
-from google.protobuf.descriptor import FieldDescriptor
-from google.protobuf.message import Message
-
+from croupier.table.v1 import events_pb2 as table_events_pb2
+from croupier.table.v1 import table_pb2
 from croupier.videopoker.v1 import events_pb2, videopoker_pb2
+from services.games.videopoker import RULES, history
 from services.games.videopoker import events as ev
 from services.games.videopoker.moves import Deal, Hold, LegalMoves, MachineConfig
-from services.games.videopoker.paytables import PAYTABLES, Hand, PayTable
+from services.games.videopoker.paytables import PAYTABLES, PayTable
 from services.games.videopoker.returns import RETURNS
+from services.games.videopoker.state import MachineState
 from services.games.videopoker.views import MachineView, RoundView
 from services.shared import errors
+from services.shared.limits import MAX_CHIPS
+from services.table.games.adapter import Rounds, Seating
+from services.table.games.structural import StructuralCodec
 
-GAME = "video-poker"
+PROTO_FIELD = "videopoker"  # its member of the table API's oneofs
 SEATS = 1  # a machine has one seat
 
 PHASES: dict[str, int] = {
@@ -47,10 +49,19 @@ PHASES: dict[str, int] = {
 
 # ---------------------------------------------------------------- options
 
+# The most one round can win, in coins (10 lines x 5 coins x the best pay a coin, 800): with
+# the denomination it must stay within what the ledger holds.
+MOST_COINS_WON = 10 * 5 * 800
 
-def config_from_options(options: videopoker_pb2.VideoPokerOptions, seats: int = 0) -> MachineConfig:
+
+def config_from_options(
+    options: videopoker_pb2.VideoPokerOptions,
+    seats: int = 0,
+    min_buy_in: int = 0,
+    max_buy_in: int = 0,
+) -> MachineConfig:
     """The machine's configuration for CreateTable (INVALID_ARGUMENT naming the problem):
-    `seats` is the envelope's (0 or 1)."""
+    the game's options and the envelope's seats (0 or 1) and buy-in range (0: the default)."""
     if seats not in (0, SEATS):
         raise errors.InvalidArgument(
             f"options.seats must be 1 (or 0) for video poker: a machine has one seat, not {seats}"
@@ -69,8 +80,31 @@ def config_from_options(options: videopoker_pb2.VideoPokerOptions, seats: int = 
             )
     if len(set(chosen)) != len(chosen):
         raise errors.InvalidArgument("options.videopoker.paytables lists a pay table twice")
+    denomination = options.denomination or 1
+    if denomination * MOST_COINS_WON > MAX_CHIPS:
+        raise errors.InvalidArgument(
+            f"options.videopoker.denomination {denomination}: a round could win "
+            f"{denomination * MOST_COINS_WON} chips; chip amounts are at most {MAX_CHIPS}"
+        )
+    default = MachineConfig()
+    low, high = min_buy_in or default.min_buy_in, max_buy_in or default.max_buy_in
+    if min_buy_in < 0 or max_buy_in < 0 or low > high or high > MAX_CHIPS:
+        raise errors.InvalidArgument(
+            f"options.min_buy_in / max_buy_in ({min_buy_in} / {max_buy_in}) must be a range "
+            f"of positive chip amounts, at most {MAX_CHIPS}"
+        )
     return MachineConfig(
-        paytables=chosen or tuple(PAYTABLES), denomination=options.denomination or 1
+        paytables=chosen or default.paytables,
+        denomination=denomination,
+        min_buy_in=low,
+        max_buy_in=high,
+    )
+
+
+def machine_config(options: table_pb2.TableOptions) -> MachineConfig:
+    """The configuration a table's options describe (CreateTable's, or TableCreated's)."""
+    return config_from_options(
+        options.videopoker, options.seats, options.min_buy_in, options.max_buy_in
     )
 
 
@@ -78,6 +112,25 @@ def options_to_proto(config: MachineConfig) -> videopoker_pb2.VideoPokerOptions:
     return videopoker_pb2.VideoPokerOptions(
         paytables=config.paytables, denomination=config.denomination
     )
+
+
+def move_from_request(request: table_pb2.ActRequest) -> Deal | Hold:
+    """The rules' move of an Act at a machine (its `videopoker` member; `hand_number`, when
+    set, is the round a hold is for)."""
+    if request.WhichOneof("move") != PROTO_FIELD or request.action or request.cards:
+        raise errors.InvalidArgument(
+            "this table is a video poker machine: set the move in ActRequest.videopoker "
+            "(deal or hold), nothing else"
+        )
+    move = move_from_proto(request.videopoker)
+    if isinstance(move, Hold) and request.hand_number:
+        if move.round not in (0, request.hand_number):
+            raise errors.InvalidArgument(
+                f"hand_number {request.hand_number} and videopoker.hold.round {move.round} "
+                "disagree: name the round once"
+            )
+        return Hold(request.hand_number, move.positions)
+    return move
 
 
 # ---------------------------------------------------------------- moves
@@ -208,105 +261,98 @@ def list_paytables() -> videopoker_pb2.ListPaytablesResponse:
 
 # ---------------------------------------------------------------- events
 
-EVENT_MESSAGES: dict[str, type[Message]] = {
-    cls.__name__: typing.cast(type[Message], getattr(events_pb2, cls.__name__))
-    for cls in ev.EVENT_TYPES.values()
-}
-EVENT_CLASSES: dict[str, type[ev.Event]] = {cls.__name__: cls for cls in ev.EVENT_TYPES.values()}
-MESSAGE_TYPES: tuple[type[Message], ...] = tuple(EVENT_MESSAGES.values())
-
-# The VideoPokerEvent field carrying each event message, by the message's name.
-WRAPPER_FIELDS: dict[str, FieldDescriptor] = {
-    field.message_type.name: field
-    for field in events_pb2.VideoPokerEvent.DESCRIPTOR.oneofs_by_name["event"].fields
-    if field.message_type is not None
-}
+EVENTS = StructuralCodec(
+    {cls.__name__: cls for cls in ev.EVENT_TYPES.values()}, events_pb2, PROTO_FIELD
+)
 
 
-def is_event_message(message: Message) -> bool:
-    return message.DESCRIPTOR.file is events_pb2.DESCRIPTOR and (
-        message.DESCRIPTOR.name in EVENT_CLASSES
-    )
+# ---------------------------------------------------------------- the table adapter
 
 
-def event_to_proto(event: ev.Event) -> Message:
-    """The stored form of one of the rules' events."""
-    name = type(event).__name__
-    message_type = EVENT_MESSAGES.get(name)
-    if message_type is None or EVENT_CLASSES[name] is not type(event):
-        raise TypeError(f"{name} is not a video poker event")
-    message = message_type()
-    _fill(message, event)
-    return message
+class VideoPokerTable:
+    """Video poker at the table (services.table.games.adapter.GameTable): a machine with one
+    seat against the house."""
+
+    name = RULES.name
+    proto_field = PROTO_FIELD
+    rules = RULES
+    events = EVENTS
+
+    def config_from_options(self, options: table_pb2.TableOptions) -> MachineConfig:
+        return machine_config(options)
+
+    def opening_events(self, config: MachineConfig) -> Sequence[object]:
+        return ()  # TableCreated.options records the whole configuration
+
+    def initial_state(self, options: table_pb2.TableOptions) -> MachineState:
+        return RULES.initial_state(machine_config(options))
+
+    def fill_options(self, state: MachineState, options: table_pb2.TableOptions) -> None:
+        config = state.config
+        options.videopoker.CopyFrom(options_to_proto(config))
+        options.seats = SEATS
+        options.min_buy_in = config.min_buy_in
+        options.max_buy_in = config.max_buy_in
+
+    def seat_count(self, state: MachineState) -> int:
+        return SEATS
+
+    def move_from_request(self, request: table_pb2.ActRequest) -> tuple[object, object | None]:
+        return move_from_request(request), None
+
+    def sit_in_option(self, request: table_pb2.SitInRequest) -> object | None:
+        return None
+
+    def rounds(self, state: MachineState) -> Rounds:
+        return Rounds(state.round.number if state.round is not None else None, state.rounds)
+
+    def fill_view(
+        self,
+        view: MachineView,
+        message: table_pb2.TableView,
+        seats: Mapping[int, table_pb2.SeatView],
+    ) -> None:
+        message.videopoker.CopyFrom(view_to_proto(view))
+        message.phase = phase_name(view)
+
+    def fill_decision(
+        self, state: MachineState, seat: int, request: table_events_pb2.ActionRequested
+    ) -> None:
+        return None
+
+    def seating(self, event: object) -> Seating | None:
+        if isinstance(event, ev.PlayerSeated):
+            return Seating(event.seat, event.player)
+        if isinstance(event, ev.PlayerLeft):
+            return Seating(event.seat)
+        return None
+
+    def round_of(self, event: object) -> tuple[int, bool] | None:
+        if isinstance(event, ev.RoundStarted):
+            return event.round, True
+        if isinstance(event, ev.RoundEnded):
+            return event.round, False
+        return None
+
+    def history(
+        self,
+        state: MachineState,
+        players: Mapping[int, str],
+        events: Sequence[object],
+        viewer: int | None,
+        full: bool,
+        table_id: str,
+    ) -> tuple[str, str]:
+        """(JSON, text) of one round: nothing in it is hidden once it ended (the undealt
+        split card is in its reveals), so every viewer gets all of it."""
+        kinds = tuple(ev.EVENT_TYPES.values())
+        mine: list[ev.Event] = [e for e in events if isinstance(e, kinds)]
+        number = next(e.round for e in mine if isinstance(e, ev.RoundStarted))
+        record = history.round_record(mine, number)
+        assert record is not None
+        record.player = players.get(0, "")
+        data = {"table_id": table_id, **history.to_json(record)}
+        return json.dumps(data, indent=2), history.to_text(record)
 
 
-def event_from_proto(message: Message) -> ev.Event:
-    """The rules' event a stored message stands for."""
-    if not is_event_message(message):
-        raise TypeError(f"{message.DESCRIPTOR.full_name} is not a video poker event")
-    return typing.cast(ev.Event, _build(EVENT_CLASSES[message.DESCRIPTOR.name], message))
-
-
-def wrap_event(event: ev.Event) -> events_pb2.VideoPokerEvent:
-    """The event as TableEvent carries it (its `videopoker` member)."""
-    message = event_to_proto(event)
-    wrapped = events_pb2.VideoPokerEvent()
-    getattr(wrapped, WRAPPER_FIELDS[message.DESCRIPTOR.name].name).CopyFrom(message)
-    return wrapped
-
-
-def _fill(message: Message, record: object) -> None:
-    for field in dataclasses.fields(typing.cast(Any, record)):
-        value = getattr(record, field.name)
-        descriptor = message.DESCRIPTOR.fields_by_name[field.name]
-        if descriptor.is_repeated:
-            container = getattr(message, field.name)
-            if descriptor.message_type is not None:
-                for item in value:
-                    _fill(container.add(), item)
-            else:
-                container.extend(_scalar(item) for item in value)
-        else:
-            setattr(message, field.name, _scalar(value))
-
-
-def _scalar(value: object) -> object:
-    return value.value if isinstance(value, enum.Enum) else value
-
-
-@cache
-def _readers(cls: type) -> tuple[tuple[str, Callable[[Any], object]], ...]:
-    hints = typing.get_type_hints(cls)
-    out = []
-    for field in dataclasses.fields(cls):
-        hint = hints[field.name]
-        if typing.get_origin(hint) is tuple:
-            (item, *_rest) = typing.get_args(hint)
-            convert = _converter(item)
-            out.append((field.name, _repeated(field.name, convert)))
-        else:
-            out.append((field.name, _single(field.name, _converter(hint))))
-    return tuple(out)
-
-
-def _repeated(name: str, convert: Callable[[Any], object]) -> Callable[[Any], object]:
-    return lambda message: tuple(convert(item) for item in getattr(message, name))
-
-
-def _single(name: str, convert: Callable[[Any], object]) -> Callable[[Any], object]:
-    return lambda message: convert(getattr(message, name))
-
-
-def _converter(hint: Any) -> Callable[[Any], object]:
-    if hint is Hand:
-        return Hand
-    if dataclasses.is_dataclass(hint):
-        cls = typing.cast(type, hint)
-        return lambda raw: _build(cls, raw)
-    if hint is int:
-        return int
-    return lambda raw: raw
-
-
-def _build(cls: type, message: Message) -> object:
-    return cls(**{name: read(message) for name, read in _readers(cls)})
+ADAPTER = VideoPokerTable()
