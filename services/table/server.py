@@ -9,7 +9,6 @@ import grpc
 import redis
 
 from croupier.table.v1 import table_pb2
-from croupier.videopoker.v1 import videopoker_pb2, videopoker_pb2_grpc
 from services.games.ranking import HandRanker
 from services.shared.channels import RenewingServiceToken, connect
 from services.shared.eventstore import EventStore, RedisEventStore
@@ -19,19 +18,17 @@ from services.table.adapters import GrpcDealer, GrpcLedger, TestDecks
 from services.table.application import TableApplication
 from services.table.attention import AttentionSet, RedisAttentionSet
 from services.table.event_codec import TableCodec
-from services.table.games.catalog import CATALOG
+from services.table.games.catalog import CATALOG, GAME_SERVICES
 from services.table.ports import DealerPort, NoScheduler, SchedulerPort
 from services.table.ranking import ranker_for
 from services.table.recovery import RecoverySweep
 from services.table.servicer import TableServicer
 from services.table.settings import TableSettings
-from services.table.videopoker_servicer import VideoPokerServicer
 from services.table.watch_wire import add_table_service
 from services.table.watching import TableWatcher
 
 REDIS_CONNECTIONS = 2048
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
-VIDEOPOKER_SERVICE_NAME = videopoker_pb2.DESCRIPTOR.services_by_name["VideoPokerService"].full_name
 
 
 def build(
@@ -76,10 +73,15 @@ def build(
     app.on_appended = watcher.appended
     sweep = RecoverySweep(app, interval_s=settings.recovery_interval_s)
 
+    def read_table(table_id: str) -> tuple[str, object]:
+        table = app.load(table_id)
+        return table.game.name, table.state
+
     def register(server: grpc.Server) -> None:
         add_table_service(TableServicer(app, watcher), server)
-        # Video poker's own calls (pay tables, the advisor) beside the machines' tables.
-        videopoker_pb2_grpc.add_VideoPokerServiceServicer_to_server(VideoPokerServicer(), server)
+        # The calls a game has beyond the table API (video poker's pay tables and advisor).
+        for _name, add in GAME_SERVICES:
+            add(server, read_table)
         # The recovery sweep runs as long as the server (wait_for_termination answers
         # False once it has stopped).
         threading.Thread(
@@ -90,5 +92,7 @@ def build(
         ).start()
 
     return ServiceSpec(
-        name="table", register=register, service_names=[SERVICE_NAME, VIDEOPOKER_SERVICE_NAME]
+        name="table",
+        register=register,
+        service_names=[SERVICE_NAME, *(name for name, _add in GAME_SERVICES)],
     )

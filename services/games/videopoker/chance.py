@@ -99,16 +99,16 @@ def pending_chance(state: MachineState) -> ChanceRequest | None:
         if current.deck(name) is None:
             return OpenShuffle(number, name, deck_spec(current, name))
     if not current.dealt:
-        return DrawCards(number, DEAL, HAND_SIZE, "deal", "hand")
+        return DrawCards(number, DEAL, HAND_SIZE, "hole", "hand")
     if current.split_feature and not current.ticket:
-        return DrawCards(number, SPLIT, 1, "split ticket", "hand")
+        return DrawCards(number, SPLIT, 1, "hole", "split ticket")
     for name in deck_names(current):
         if current.deck(name) is None:
             return OpenShuffle(number, name, deck_spec(current, name))
     if current.hold is None:
         return None
     if needs_stub_split(current) and not current.stub_base:
-        return DrawCards(number, DEAL, 1, "split card", "draw decks")
+        return DrawCards(number, DEAL, 1, "hole", "split card")
     if len(current.draws) < current.lines:
         line = len(current.draws) + 1
         return DrawCards(number, line_deck(line), current.drawn_count, "draw", f"line {line}")
@@ -143,7 +143,7 @@ def pending_chances(state: MachineState) -> tuple[ChanceRequest, ...]:
     assert isinstance(first, DrawCards)
     if first.name == DEAL and not current.dealt:
         if current.split_feature:
-            return (first, DrawCards(number, SPLIT, 1, "split ticket", "hand"))
+            return (first, DrawCards(number, SPLIT, 1, "hole", "split ticket"))
         return (first,)
     if current.hold is None:  # the split ticket, after a resumed deal
         return (first,)

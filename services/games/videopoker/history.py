@@ -3,11 +3,15 @@
 It shows what a player or an auditor needs to check a round: the bet, the five dealt cards,
 the split card (where the ticket put it and its second card), the hold, every line's draw
 from its own deck, every line's final hand and win, and every deck's commitment and reveal
-(`croupier verify` checks the reveals against the commitments and the cards dealt).
+: each deck's `verification` is a hand history in the dealer's own format
+(croupier-hand-history/1: the deck, its commitment, the revealed seed, the contributions and
+every card dealt from it, in order), which `croupier verify FILE` checks offline.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -15,7 +19,9 @@ from typing import Any
 
 from services.games.videopoker import events as ev
 from services.games.videopoker.paytables import PAYTABLES
-from services.games.videopoker.split import STUB, split_text
+from services.games.videopoker.split import STUB, split_parts, split_text
+
+HAND_HISTORY_FORMAT = "croupier-hand-history/1"  # the dealer's (services/dealer/history.py)
 
 
 @dataclass
@@ -23,7 +29,9 @@ class DeckRecord:
     name: str
     shuffle_id: str
     commitment: str
+    cards: tuple[str, ...] = ()  # the deck (empty: one standard deck)
     reveal: str = ""
+    dealt: list[tuple[str, ...]] = field(default_factory=list)  # each draw from it, in order
 
 
 @dataclass
@@ -79,19 +87,25 @@ def round_record(events: Iterable[ev.Event], number: int) -> RoundRecord | None:
 
 def _fold(record: RoundRecord, event: ev.Event) -> None:
     if isinstance(event, ev.DeckOpened):
-        record.decks.append(DeckRecord(event.name, event.shuffle_id, event.commitment))
+        deck = DeckRecord(event.name, event.shuffle_id, event.commitment, event.cards)
+        record.decks.append(deck)
     elif isinstance(event, ev.HandDealt):
         record.dealt = event.cards
+        _dealt_from(record, "deal", event.cards)
     elif isinstance(event, ev.SplitPlaced):
         record.split_ticket, record.split_position = event.ticket, event.position
+        _dealt_from(record, "split", (event.ticket,))
         if event.position != STUB:
             record.split_card = split_text(record.dealt[event.position], event.second)
     elif isinstance(event, ev.StubSplitFound):
         record.split_card = split_text(event.base, event.second)
+        _dealt_from(record, "deal", (event.base,))
     elif isinstance(event, ev.HoldChosen):
         record.held = event.positions
     elif isinstance(event, ev.LineDrawn):
         record.draws.append(event.cards)
+        if event.cards:  # the undealt split card is drawn as its base card
+            _dealt_from(record, f"line-{event.line}", tuple(split_parts(c)[0] for c in event.cards))
     elif isinstance(event, ev.LinesSettled):
         record.results, record.win = event.results, event.win
     elif isinstance(event, ev.WinPaid):
@@ -106,6 +120,44 @@ def _fold(record: RoundRecord, event: ev.Event) -> None:
                 deck.reveal = event.reveal
     elif isinstance(event, ev.RoundEnded):
         record.credits_after = event.stack
+
+
+def _dealt_from(record: RoundRecord, name: str, cards: tuple[str, ...]) -> None:
+    for deck in record.decks:
+        if deck.name == name:
+            deck.dealt.append(cards)
+
+
+def verification(deck: DeckRecord) -> dict[str, Any] | None:
+    """The deck's hand history for `croupier verify` (None until its reveal is known)."""
+    try:
+        reveal = json.loads(deck.reveal) if deck.reveal else {}
+        seed = reveal.get("revealed_seed_hex", "")
+        contributions = [
+            {
+                "contributor": item.get("contributor", ""),
+                "entropy": base64.b64decode(item.get("entropy", "")).hex(),
+            }
+            for item in reveal.get("contributions", [])
+        ]
+    except (ValueError, AttributeError, binascii.Error):
+        return None
+    if not seed:
+        return None
+    if not deck.cards:
+        spec: dict[str, Any] = {"kind": "standard", "copies": 1}
+    else:
+        kind = "cards" if len(set(deck.cards)) == len(deck.cards) else "multiset"
+        spec = {"kind": kind, "cards": list(deck.cards)}
+    return {
+        "format": HAND_HISTORY_FORMAT,
+        "shuffle_id": deck.shuffle_id,
+        "deck": spec,
+        "commitment": deck.commitment,
+        "server_seed": seed,
+        "contributions": contributions,
+        "steps": [{"deal": list(cards)} for cards in deck.dealt],
+    }
 
 
 def to_json(record: RoundRecord) -> dict[str, Any]:
@@ -149,6 +201,7 @@ def to_json(record: RoundRecord) -> dict[str, Any]:
                 "shuffle_id": deck.shuffle_id,
                 "commitment": deck.commitment,
                 "reveal": json.loads(deck.reveal) if deck.reveal else None,
+                "verification": verification(deck),
             }
             for deck in record.decks
         ],

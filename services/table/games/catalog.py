@@ -8,14 +8,23 @@ catalog to the application and the servicer; nothing else names a game.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+
+import grpc
 
 from croupier.table.v1 import table_pb2
 from services.shared import errors
-from services.table.games import highcard, poker, videopoker
+from services.table.games import highcard, poker, videopoker, videopoker_service
 from services.table.games.adapter import GameTable
 
 ENTRIES: tuple[GameTable, ...] = (poker.ADAPTER, highcard.ADAPTER, videopoker.ADAPTER)
+
+# gRPC services a game adds beside TableService, by full service name: each adds itself to
+# the table server given a function from a table id to (its game's name, its game state).
+TableReader = Callable[[str], tuple[str, object]]
+GAME_SERVICES: tuple[tuple[str, Callable[[grpc.Server, TableReader], None]], ...] = (
+    (videopoker_service.SERVICE_NAME, videopoker_service.register),
+)
 
 # The game of a table whose CreateTable set no member of game_options (poker's first
 # spelling), and of a stream whose TableCreated names none (written before other games).

@@ -102,6 +102,15 @@ class Machine:
             return c.TransferDone(request.key)
         if isinstance(request, c.CloseShuffle):
             sid = self.shuffle_id(request.round, request.name)
-            reveal = json.dumps({"shuffle_id": sid, "server_seed": "..."})
+            seed = hashlib.sha256(self.seed + sid.encode()).digest()
+            # What the table shell records of a reveal (services/table/reveals.py).
+            reveal = json.dumps(
+                {
+                    "shuffle_id": sid,
+                    "commitment_hex": commitment(sid, seed).hex(),
+                    "revealed_seed_hex": seed.hex(),
+                    "contributions": [],
+                }
+            )
             return c.ShuffleClosed(request.round, request.name, reveal)
         raise AssertionError(f"video poker asked for {request!r}")

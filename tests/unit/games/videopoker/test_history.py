@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from services.dealer.history import parse_hand_history
 from services.games.videopoker import history
 from tests.unit.games.videopoker.machine import Machine
 
@@ -31,6 +32,17 @@ def test_the_history_shows_the_deal_the_hold_every_lines_draw_and_the_decks() ->
     assert data["win"] == sum(line["win"] for line in data["lines_drawn"])
     assert [d["name"] for d in data["decks"]] == ["deal", "split", "line-1", "line-2", "line-3"]
     assert all(d["commitment"] and d["reveal"] for d in data["decks"])
+    # Each deck as the dealer's hand history (`croupier verify`): every card dealt from it.
+    steps = {d["name"]: d["verification"]["steps"] for d in data["decks"]}
+    assert steps["deal"] == [{"deal": list(DEAL[:5])}, {"deal": ["9d"]}]  # then the split
+    assert steps["split"] == [{"deal": ["Ac"]}]
+    assert steps["line-2"] == [{"deal": ["9d"]}]  # drawn as its base card
+    assert data["decks"][1]["verification"]["deck"]["kind"] == "multiset"
+    assert data["decks"][2]["verification"]["deck"]["kind"] == "cards"
+    assert data["decks"][0]["verification"]["deck"] == {"kind": "standard", "copies": 1}
+    for deck in data["decks"]:  # the decks not pinned by the test verify as dealt
+        if deck["name"] in ("line-1", "line-3"):
+            assert parse_hand_history(deck["verification"]).verify().ok
     text = history.to_text(record)
     assert "Jacks or Better 9/6 (Split Card feature), 3 lines x 10 coins, bet 30" in text
     assert "Split card 9d|8d: ticket Ac, not dealt" in text

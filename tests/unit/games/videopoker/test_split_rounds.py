@@ -46,7 +46,7 @@ def test_a_dealt_split_card_shows_both_cards_and_pays_its_best_five_as_for_five_
     assert results[0].win == 5 * 200
     # A dealt split card leaves none in the draw decks: the sixth card is never asked for.
     assert not [
-        r for r in machine.requests if isinstance(r, c.DrawCards) and r.purpose == "split card"
+        r for r in machine.requests if isinstance(r, c.DrawCards) and r.recipient == "split card"
     ]
 
 

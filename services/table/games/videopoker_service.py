@@ -1,12 +1,12 @@
-"""VideoPokerService: the calls only video poker has (thin gRPC adapter).
+"""VideoPokerService: the calls only video poker has (thin gRPC adapter), served by the
+table service beside TableService (the catalog's `GAME_SERVICES`).
 
 ListPaytables answers from the pay tables' data and their exact returns (pinned against the
 analyzer by the tests). Advise runs the exact advisor (services.videopoker_analysis) on a
-hand given by its cards or on the round in play at a table, read through `read_round` (the
-table service's current state, as the caller's view shows it: the machine hides nothing
-from its player but an undealt split card, which the advisor never needs). The advisor's
-tables are built on a pay table's first query (seconds, once per process) unless `warm`
-built them at start.
+hand given by its cards or on the round in play at a table, read from the table service's
+state of that table (what any viewer sees: a machine hides nothing but an undealt split
+card, which the advisor never needs). The advisor's tables are built on a pay table's first
+query (seconds, once per process; services/videopoker_analysis/disk_cache.py keeps them).
 """
 
 from __future__ import annotations
@@ -18,9 +18,14 @@ from dataclasses import dataclass
 import grpc
 
 from croupier.videopoker.v1 import videopoker_pb2, videopoker_pb2_grpc
+from services.games.videopoker import RULES
+from services.games.videopoker.state import MachineState
+from services.games.videopoker.views import round_view
 from services.shared import errors
 from services.table.games import videopoker as translation
 from services.videopoker_analysis import advisor
+
+SERVICE_NAME = videopoker_pb2.DESCRIPTOR.services_by_name["VideoPokerService"].full_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,11 +41,43 @@ class DealtRound:
 # table id -> the round in play as dealt; raises NotFound (no table), FailedPrecondition (not
 # a video poker table, no round showing).
 RoundReader = Callable[[str], DealtRound]
+# table id -> (the table's game name, its game state): what the table service knows of it.
+TableReader = Callable[[str], tuple[str, object]]
 
 
 def no_tables(table_id: str) -> DealtRound:
     raise errors.FailedPrecondition(
         "this service advises on hands given by their cards only: it reads no tables"
+    )
+
+
+def dealt_round(table_id: str, game: str, state: object) -> DealtRound:
+    """The round in play at a machine, as its player sees it, once its cards show."""
+    if game != RULES.name or not isinstance(state, MachineState):
+        raise errors.FailedPrecondition(
+            f"table {table_id} plays {game or 'poker'}, not video poker: nothing to advise"
+        )
+    current = state.round
+    if current is None:
+        raise errors.FailedPrecondition(f"no round is in play at {table_id}: deal first")
+    shown = round_view(current, False)
+    if shown.phase != "holding":
+        raise errors.FailedPrecondition(
+            f"round {current.number} at {table_id} is {shown.phase}: a hand is advised on "
+            "while its cards show and before the hold"
+        )
+    return DealtRound(current.number, shown.cards, current.paytable, current.coins)
+
+
+def register(server: grpc.Server, read_table: TableReader) -> None:
+    """Add VideoPokerService to a table server whose tables `read_table` reads."""
+
+    def read_round(table_id: str) -> DealtRound:
+        game, state = read_table(table_id)
+        return dealt_round(table_id, game, state)
+
+    videopoker_pb2_grpc.add_VideoPokerServiceServicer_to_server(
+        VideoPokerServicer(read_round), server
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from croupier.videopoker.v1 import videopoker_pb2 as pb
 from services.shared import errors
-from services.table.videopoker_servicer import DealtRound, VideoPokerServicer
+from services.table.games.videopoker_service import DealtRound, VideoPokerServicer
 from services.videopoker_analysis.advisor import advise
 
 CONTEXT: Any = None
@@ -73,3 +73,23 @@ def test_list_paytables_lists_every_pay_table() -> None:
         "deuces-wild",
         "double-double-bonus-9-6",
     ]
+
+
+def test_a_tables_round_is_advised_on_only_while_its_cards_show() -> None:
+    from services.games import contract as c
+    from services.games.videopoker import Deal
+    from services.table.games.videopoker_service import dealt_round
+    from tests.unit.games.videopoker.machine import Machine
+
+    machine = Machine(decks={"deal": ("Ah", "Kh", "Qh", "Jh", "2c")})
+    machine.sit(1000)
+    with pytest.raises(errors.FailedPrecondition, match="plays poker, not video poker"):
+        dealt_round("t1", "poker", object())
+    with pytest.raises(errors.FailedPrecondition, match="deal first"):
+        dealt_round("t1", "video-poker", machine.state)
+    machine.do(c.Move(0, Deal(3, 5, "jacks-9-6"), by="alice"))
+    with pytest.raises(errors.FailedPrecondition, match="is betting"):
+        dealt_round("t1", "video-poker", machine.state)
+    machine.run()
+    shown = dealt_round("t1", "video-poker", machine.state)
+    assert shown == DealtRound(1, ("Ah", "Kh", "Qh", "Jh", "2c"), "jacks-9-6", 5)
