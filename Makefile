@@ -10,8 +10,9 @@ GEN_STAMP := croupier/.generated
 # The rules engine compiled with mypyc (tools/build_engine.py): rebuilt when any of it changes.
 ENGINE_SOURCES := $(wildcard services/games/*.py services/games/poker/*.py services/games/*/schema/*.py)
 ENGINE_STAMP := build/mypyc/.compiled
-# The ranking library's single-hand fast path, compiled the same way (tools/build_ranking.py).
-RANKING_SOURCES := $(addprefix services/ranking/,fast.py batch.py encoding.py tables.py patterns.py values.py)
+# The ranking library's single-hand fast path and its small Monte Carlo, compiled the same way
+# (tools/build_ranking.py).
+RANKING_SOURCES := $(addprefix services/ranking/,fast.py quick_equity.py batch.py encoding.py tables.py patterns.py values.py)
 RANKING_STAMP := build/mypyc-ranking/.compiled
 
 .PHONY: soak soak-workers bench-seven all venv protos engine records ranking check test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean

@@ -1,11 +1,14 @@
-"""Compile the ranking library's single-hand fast path (services/ranking/fast.py) with mypyc.
+"""Compile the ranking library's single-hand fast path (services/ranking/fast.py) and its
+one-deal-at-a-time Monte Carlo (services/ranking/quick_equity.py) with mypyc.
 
-Run by `make ranking` (and so by `make test`, `make run`, `make bench`). `fast.py` is plain,
-fully typed Python; mypyc turns it into an extension module next to its source, which Python
-imports instead of the .py (the same source runs interpreted where nothing was compiled).
-Only this module is compiled: its functions are called once per hand in loops (showdowns,
-simulations, `python -m bench --only evaluator`), where the interpreter's work per call is
-most of the cost; everything else in the library is batch NumPy work or builds tables once.
+Run by `make ranking` (and so by `make test`, `make run`, `make bench`). Both are plain,
+fully typed Python; mypyc turns each into an extension module next to its source, which
+Python imports instead of the .py (the same source runs interpreted where nothing was
+compiled), in one shared library so that quick_equity calls fast's evaluators as C. Only
+these are compiled: their functions are called once per hand or per deal in loops
+(showdowns, simulations, the bots' equity, `python -m bench --only evaluator`), where the
+interpreter's work per call is most of the cost; everything else in the library is batch
+NumPy work or builds tables once.
 
 A compiled module older than a source it was built from would run stale code: `stale_modules`
 finds that, and the test suite refuses to start (tests/conftest.py).
@@ -24,11 +27,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "services" / "ranking"
-SOURCES = (PACKAGE / "fast.py",)
+SOURCES = (PACKAGE / "fast.py", PACKAGE / "quick_equity.py")
 # What the compiled module was built against (it imports these, directly or not): a change to
 # any of them makes the build stale. The rest of the library runs interpreted.
 DEPENDS = tuple(
-    PACKAGE / f"{name}.py" for name in ("fast", "batch", "encoding", "tables", "patterns", "values")
+    PACKAGE / f"{name}.py"
+    for name in ("fast", "quick_equity", "batch", "encoding", "tables", "patterns", "values")
 )
 # The shared library of the compiled module, named inside the package so it travels with it.
 GROUP = "services.ranking.compiled"
@@ -55,8 +59,10 @@ def is_compiled() -> bool:
 def runs_compiled() -> bool:
     """Whether this process runs the compiled fast path (what it imported, not the disk)."""
     import services.ranking.fast as fast
+    import services.ranking.quick_equity as quick_equity
 
-    return (fast.__file__ or "").endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    return all((module.__file__ or "").endswith(suffixes) for module in (fast, quick_equity))
 
 
 def stale_modules() -> list[str]:
@@ -106,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not is_compiled():
         print("build finished but the compiled module is missing", file=sys.stderr)
         return 1
-    print(f"compiled {len(SOURCES)} ranking module with mypyc into {PACKAGE.relative_to(ROOT)}")
+    print(f"compiled {len(SOURCES)} ranking modules with mypyc into {PACKAGE.relative_to(ROOT)}")
     return 0
 
 

@@ -8,8 +8,7 @@ from services.games.poker.commands import Act
 from services.games.poker.definitions import ForcedBets
 from services.games.poker.events import Action
 from services.games.poker.legal import LegalActions
-from services.games.poker.state import TableState
-from services.games.poker.views import HIDDEN, view_for
+from services.games.poker.state import HandPlayer, TableState
 
 VARIANTS = {
     "texas-holdem": Variant.HOLDEM,
@@ -22,39 +21,54 @@ KINDS = {kind.value.replace("_", "-"): kind for kind in Kind}
 
 
 def to_bot_view(state: TableState, legal: LegalActions) -> BotView:
-    """What seat `legal.seat` sees at its decision, as the bots' `BotView`."""
+    """What seat `legal.seat` sees at its decision, as the bots' `BotView`.
+
+    Read straight from the hand's records: the same as `view_for(state, seat)` shows (own
+    cards, the board, open discards, other seats' cards once shown; the pot is every chip
+    committed this hand), without building a view of every seat, the pots and the legal
+    actions again (tests/unit/bots/test_engine_view.py holds it to `view_for`).
+    """
     seat = legal.seat
-    view = view_for(state, seat)
+    hand = state.hand
+    if hand is None:
+        raise ValueError("no hand is being played")
     config = state.config
-    seats = {s.seat: s for s in view.seats}
-    me = seats[seat]
-    others = [s for s in view.seats if s.seat != seat and s.in_hand and not s.folded]
+    me: HandPlayer | None = None
+    pot = others = 0
     dead: list[str] = []
     shown: list[tuple[str, ...]] = []
-    for other in view.seats:
-        if other.seat == seat:
+    for player in hand.players:
+        pot += player.committed
+        if player.seat == seat:
+            me = player
             continue
-        dead.extend(other.open_discards)
-        visible = tuple(card for card in other.cards if card != HIDDEN)
-        dead.extend(visible)
-        if other.shown and visible and other in others:
-            shown.append(visible)
-    board = tuple(view.board)
-    unit = config.big_blind if config.game.forced_bets is ForcedBets.BLINDS else config.small_bet
+        dead.extend(player.open_discards)
+        if player.shown:
+            dead.extend(player.cards)
+            if player.cards and not player.folded:
+                shown.append(player.cards)
+        if not player.folded:
+            others += 1
+    sitting = state.seats[seat]
+    if me is None or sitting is None:
+        raise ValueError(f"seat {seat} is not in the hand")
+    board = hand.board
+    game = config.game
+    unit = config.big_blind if game.forced_bets is ForcedBets.BLINDS else config.small_bet
     return BotView(
-        variant=VARIANTS[config.game.name],
+        variant=VARIANTS[game.name],
         seat=seat,
-        hole=tuple(card for card in me.cards if card != HIDDEN),
+        hole=me.cards,
         board=board,
         legal=_legal(legal, me.cards),
-        pot=sum(view.pots),
+        pot=pot,
         to_call=legal.to_call,
-        stack=me.stack,
+        stack=sitting.stack,
         bet=me.bet,
         unit=max(unit, 1),
-        opponents=max(len(others), 1),
+        opponents=max(others, 1),
         dead=tuple(dead),
-        wild_rank=board[0][0] if config.game.board_rank_wild and board else None,
+        wild_rank=board[0][0] if game.board_rank_wild and board else None,
         five_of_a_kind_high=config.five_of_a_kind_beats_straight_flush,
         shown=tuple(shown),
     )

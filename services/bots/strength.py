@@ -12,7 +12,9 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
+from services.bots import preflop
 from services.bots.view import BotView, Variant
+from services.ranking import quick_equity
 from services.ranking.draw_equity import keep_equities as library_keep_equities
 from services.ranking.sampling import Scoring, sample_equity
 
@@ -82,6 +84,12 @@ def _scoring(view: BotView, hand_size: int, board_total: int) -> Scoring:
     )
 
 
+def _quick_mode(scoring: Scoring) -> int:
+    if scoring.board_rank_wild:
+        return quick_equity.WILD_BELOW if scoring.five_kind_below else quick_equity.WILD
+    return quick_equity.HIGH_LOW if scoring.low else quick_equity.HIGH
+
+
 def _board_total(view: BotView) -> int:
     if view.variant is Variant.SPIT:
         return max(board_size(view), 1)  # the spit card names the wild rank
@@ -106,14 +114,21 @@ def equity(
     """Expected share of the pot at showdown against random hands (ties and splits shared).
 
     `hole` overrides the bot's hand (to value a draw: the kept cards plus random replacements
-    are dealt per sample when it is shorter than the current hand). The deals and the scoring
-    are the ranking library's vectorised Monte Carlo (`services.ranking.sampling`), seeded
-    from `rng`: a few hundred samples cost a fraction of a millisecond, where dealing and
-    ranking each sample in Python cost milliseconds a decision. (`ranker` ranks single hands
-    for the policies; equity needs none.)
+    are dealt per sample when it is shorter than the current hand). Before the flop in
+    hold'em the answer is the precomputed table's (`preflop`); otherwise `samples` deals
+    seeded from `rng`, by the ranking library's one-deal-at-a-time Monte Carlo
+    (`services.ranking.quick_equity`, compiled: tens of microseconds for a few hundred
+    deals) where it knows the deal's shape, else by its vectorised one
+    (`services.ranking.sampling`). (`ranker` ranks single hands for the policies; equity
+    needs none.)
     """
     if hole is not None:
         return keep_equities(view, [hole], rng, samples)[0]
+    tabled = preflop.lookup(view)
+    if tabled is not None:
+        return tabled
+    if len(view.hole) == opponent_hole_count(view):
+        return keep_equities(view, [view.hole], rng, samples)[0]
     mine = [_INDEX[c] for c in view.hole]
     hand_size = max(len(mine), opponent_hole_count(view))
     board_total = _board_total(view)
@@ -146,6 +161,21 @@ def keep_equities(
     seen = set(view.hole) | set(view.board) | set(view.dead)
     missing = hole_size - min(len(k) for k in keeps) + board_total - len(view.board)
     per_opponent = opponent_hole_count(view)
+    scoring = _scoring(view, max(hole_size, per_opponent), board_total)
+    mode = _quick_mode(scoring)
+    if hole_size == per_opponent and quick_equity.supports(mode, scoring.hand_size):
+        return quick_equity.keep_equities(
+            [[_INDEX[c] for c in keep] for keep in keeps],
+            hole_size,
+            [_INDEX[c] for c in view.board],
+            board_total,
+            [_INDEX[c] for c in seen],
+            _opponents(view, len(seen), missing),
+            per_opponent,
+            mode,
+            max(1, samples),
+            rng.getrandbits(32),
+        )
     return library_keep_equities(
         [[_INDEX[c] for c in keep] for keep in keeps],
         hole_size,
@@ -154,7 +184,7 @@ def keep_equities(
         [_INDEX[c] for c in seen],
         _opponents(view, len(seen), missing),
         per_opponent,
-        _scoring(view, max(hole_size, per_opponent), board_total),
+        scoring,
         samples=max(1, samples),
         seed=rng.getrandbits(64),
     )

@@ -79,6 +79,36 @@ def eval7_ints(a: int, b: int, c: int, d: int, e: int, f: int, g: int) -> int:
     return _VALUES7[_CLASSES7[at] | _CLASSES7[at + 1] << 8]
 
 
+class _SixCardTables:
+    """The six-card dense class table, built on first use (a second or so, 14 MB): most
+    processes that import this module never rank six natural cards one at a time."""
+
+    def __init__(self) -> None:
+        table = dense_tables(6)[0]
+        self.offset: int = table.offset
+        self.classes: bytes = table.shared_bytes()
+        self.values: tuple[int, ...] = tuple(int(v) for v in table.values)
+        self.flush_suits: tuple[int, ...] = tuple(flush_suit_table(6))
+
+
+_SIX: Final[list[_SixCardTables]] = []
+
+
+def eval6_ints(a: int, b: int, c: int, d: int, e: int, f: int) -> int:
+    """Value of the best five of six cards given as `FAST_INTS` (as `eval7_ints`: five or
+    more of a suit leave at most a pair beside the flush, so the flush is the hand)."""
+    if not _SIX:
+        _SIX.append(_SixCardTables())
+    six = _SIX[0]
+    k = a + b + c + d + e + f
+    suit = six.flush_suits[k & 255]
+    if suit:
+        bit = _SUIT_BITS_C[suit]
+        return _FLUSH_BEST_C[bit[a] | bit[b] | bit[c] | bit[d] | bit[e] | bit[f]]
+    at = 2 * ((k >> 8) - six.offset)
+    return six.values[six.classes[at] | six.classes[at + 1] << 8]
+
+
 def eval_wild5_ints(a: int, b: int, c: int, d: int, e: int, _r: dict[int, int] = _WR,
                     _fl: dict[int, int] = _WF, _f: tuple[bool, ...] = _WFLUSH) -> int:  # fmt: skip
     """Value of five cards given as `wild_encoding(wilds)` integers (five of a kind on top)."""
