@@ -8,6 +8,7 @@ discards, shown hands) removed from the deck, by the library's vectorised Monte 
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 from typing import Protocol
@@ -23,6 +24,10 @@ SUITS = "cdhs"
 DECK = tuple(rank + suit for suit in SUITS for rank in RANKS)
 _INDEX = {card: i for i, card in enumerate(DECK)}  # the ranking library's card numbers
 CATEGORY_SHIFT = 20  # evaluator values: category strength << 20 | five 4-bit ranks
+# A decision's equity is dealt in rounds of ROUND deals, and stops once every line the
+# decision draws lies more than Z standard errors from the estimate.
+ROUND = 40
+Z = 3.0
 
 
 class Ranker(Protocol):
@@ -151,6 +156,69 @@ def equity(
     return result.players[0].equity
 
 
+def decision_equity(
+    view: BotView,
+    ranker: Ranker,
+    rng: random.Random,
+    samples: int,
+    lines: Sequence[float],
+) -> float:
+    """`equity` for a decision that asks only on which side of each of `lines` the equity
+    lies (raise above this, call above that): up to `samples` deals, in rounds of `ROUND`,
+    stopping as soon as every line is more than `Z` standard errors from the estimate. A
+    clear decision (trash facing a bet, the nuts) takes one round; one near a line takes
+    them all, as `equity` would."""
+    tabled = preflop.lookup(view)
+    if tabled is not None:
+        return tabled
+    if len(view.hole) != opponent_hole_count(view) or _quick_shape(view) is None:
+        return equity(view, ranker, rng, samples)
+    total = 0.0
+    done = 0
+    while done < samples:
+        count = min(ROUND, samples - done)
+        total += keep_equities(view, [view.hole], rng, count)[0] * count
+        done += count
+        mean = total / done
+        # A share's variance is at most p (1 - p) (ties and splits only lower it); the floor
+        # keeps a run of all-wins or all-losses from looking certain after one round.
+        error = math.sqrt(max(mean * (1.0 - mean), 0.01) / done)
+        if all(abs(mean - line) > Z * error for line in lines):
+            break
+    return total / done
+
+
+def _quick_args(
+    view: BotView, keeps: Sequence[Sequence[str]]
+) -> tuple[list[list[int]], int, list[int], int, list[int], int, int]:
+    """`quick_equity`'s arguments for these keep-sets, up to the mode."""
+    hole_size = len(view.hole)
+    board_total = _board_total(view)
+    seen = set(view.hole) | set(view.board) | set(view.dead)
+    missing = hole_size - min(len(k) for k in keeps) + board_total - len(view.board)
+    return (
+        [[_INDEX[c] for c in keep] for keep in keeps],
+        hole_size,
+        [_INDEX[c] for c in view.board],
+        board_total,
+        [_INDEX[c] for c in seen],
+        _opponents(view, len(seen), missing),
+        opponent_hole_count(view),
+    )
+
+
+def _quick_shape(view: BotView) -> int | None:
+    """The `quick_equity` mode for this deal shape, or None when only the vectorised Monte
+    Carlo takes it."""
+    hole_size = len(view.hole)
+    per_opponent = opponent_hole_count(view)
+    scoring = _scoring(view, max(hole_size, per_opponent), _board_total(view))
+    mode = _quick_mode(scoring)
+    if hole_size == per_opponent and quick_equity.supports(mode, scoring.hand_size):
+        return mode
+    return None
+
+
 def keep_equities(
     view: BotView, keeps: Sequence[Sequence[str]], rng: random.Random, samples: int
 ) -> list[float]:
@@ -162,19 +230,10 @@ def keep_equities(
     missing = hole_size - min(len(k) for k in keeps) + board_total - len(view.board)
     per_opponent = opponent_hole_count(view)
     scoring = _scoring(view, max(hole_size, per_opponent), board_total)
-    mode = _quick_mode(scoring)
-    if hole_size == per_opponent and quick_equity.supports(mode, scoring.hand_size):
+    mode = _quick_shape(view)
+    if mode is not None:
         return quick_equity.keep_equities(
-            [[_INDEX[c] for c in keep] for keep in keeps],
-            hole_size,
-            [_INDEX[c] for c in view.board],
-            board_total,
-            [_INDEX[c] for c in seen],
-            _opponents(view, len(seen), missing),
-            per_opponent,
-            mode,
-            max(1, samples),
-            rng.getrandbits(32),
+            *_quick_args(view, keeps), mode, max(1, samples), rng.getrandbits(32)
         )
     return library_keep_equities(
         [[_INDEX[c] for c in keep] for keep in keeps],

@@ -1,6 +1,8 @@
-"""`equity`: Monte Carlo equity against random hands, bets sized by equity and pot odds.
+"""`equity`: equity against random hands, bets sized by equity and pot odds.
 
-Each decision deals the unseen cards `samples` times (more with higher difficulty). It bets
+Before the flop in hold'em the equity comes from a precomputed table; otherwise each decision
+deals the unseen cards up to `samples` times (more with higher difficulty), stopping early
+once the estimate is clearly on one side of every line the decision draws. It bets
 for value when its equity clearly beats its fair share of the pot (1 / players), calls when
 equity covers the pot odds, and otherwise checks or folds. Draws: it simulates every sensible
 keep-set on the same deals and keeps the one with the best equity; in the open discard it
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from services.bots.betting import call_or_check, check_or_fold, fallback, raise_to_fraction
 from services.bots.draws import best_open_discard, discards_for, keep_candidates
 from services.bots.showdown import showdown_choice
-from services.bots.strength import Ranker, equity, keep_equities
+from services.bots.strength import Ranker, decision_equity, keep_equities
 from services.bots.view import BETTING_KINDS, BotAction, BotView, Kind
 
 
@@ -37,9 +39,15 @@ class EquityPolicy:
         return fallback(view)
 
     def _bet(self, view: BotView, rng: random.Random) -> BotAction:
-        share = equity(view, self.ranker, rng, self.samples)
         fair = 1.0 / (max(1, view.opponents) + 1)
-        if share >= max(0.5, 1.8 * fair):
+        value_line = max(0.5, 1.8 * fair)
+        # The lines this decision draws; the estimate stops once it is clear of them all.
+        if view.to_call > 0:
+            lines: tuple[float, ...] = (value_line, 0.7, view.pot_odds * 1.1)
+        else:
+            lines = (value_line, 1.4 * fair)
+        share = decision_equity(view, self.ranker, rng, self.samples, lines)
+        if share >= value_line:
             if view.to_call > 0 and share < 0.7:
                 return call_or_check(view)  # good but not good enough to re-raise
             return raise_to_fraction(view, min(1.0, share))

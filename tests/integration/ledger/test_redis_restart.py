@@ -13,6 +13,7 @@ import random
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 
 import grpc
 import pytest
@@ -102,12 +103,14 @@ def test_audit_is_clean_after_redis_restarts_mid_run(
         threads = [threading.Thread(target=client, args=(n,)) for n in range(8)]
         for thread in threads:
             thread.start()
-        time.sleep(0.4)
+        # Wait on the transfers themselves, not a fixed time: on a loaded machine 0.4 s
+        # once passed before the first transfer was acknowledged.
+        _wait_until(lambda: len(keys) > 0 or bool(failures))
         before_kill = len(keys)
         restartable_redis.kill()
         time.sleep(0.2)
         restartable_redis.restart()
-        time.sleep(0.4)
+        _wait_until(lambda: len(keys) > before_kill or bool(failures))
         stop.set()
         for thread in threads:
             thread.join(timeout=30)
@@ -132,3 +135,11 @@ def test_audit_is_clean_after_redis_restarts_mid_run(
         for channel in ledger.channels:
             channel.close()
         server.stop(0).wait()
+
+
+def _wait_until(condition: Callable[[], bool], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no progress within {timeout} s")
+        time.sleep(0.02)
