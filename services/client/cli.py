@@ -9,7 +9,6 @@ your own module and register it with ONE line at the bottom of this file, e.g.
 
 from __future__ import annotations
 
-import os
 import runpy
 from pathlib import Path
 from typing import Annotated
@@ -20,7 +19,8 @@ from services.bots.simulation.cli import simulate
 from services.client.launcher import has_module, run_platform
 from services.dealer.verify_cli import verify
 from services.shared import auth
-from services.shared.settings import AUTH_KEY_ENV
+from services.shared.operator_keys import keys_dir, operator_credentials
+from services.shared.settings import AUTH_KEY_ENV, PUBLIC_KEYS_ENV, SIGNING_KEY_ENV
 from services.table.history_cli import history
 from services.videopoker_analysis.cli import vp_app
 
@@ -55,16 +55,46 @@ def token(
     ttl: Annotated[int, typer.Option(help="Lifetime in seconds.")] = 3600,
     state_dir: StateDir = DEFAULT_STATE_DIR,
 ) -> None:
-    """Print a development bearer token signed with CROUPIER_AUTH_KEY (or `run`'s key)."""
-    key = os.environ.get(AUTH_KEY_ENV, "").strip()
-    key_file = state_dir / "auth-key"
-    if not key and key_file.exists():
-        key = key_file.read_text().strip()
-        typer.echo(f"(signed with the key `croupier run` keeps in {key_file})", err=True)
-    if not key:
-        typer.echo(f"set {AUTH_KEY_ENV} (or start `croupier run` once to generate one)", err=True)
+    """Print a bearer token signed with the operator's key (the one `run` keeps in
+    <state>/keys, or CROUPIER_AUTH_SIGNING_KEY_FILE, or the development CROUPIER_AUTH_KEY)."""
+    try:
+        found = operator_credentials(state_dir)
+    except ValueError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from exc
+    if found is None:
+        typer.echo(
+            f"no operator key: start `croupier run` once (it keeps one in {keys_dir(state_dir)}), "
+            f"run `croupier keys DIR` and set {SIGNING_KEY_ENV} and {PUBLIC_KEYS_ENV}, "
+            f"or in development set {AUTH_KEY_ENV}",
+            err=True,
+        )
         raise typer.Exit(2)
-    typer.echo(auth.issue_token(key, subject, role, ttl))
+    creds, source = found
+    if source != AUTH_KEY_ENV:
+        typer.echo(f"(signed with {source})", err=True)
+    try:
+        typer.echo(auth.issue_token(creds, subject, role, ttl))
+    except ValueError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from exc
+
+
+@app.command()
+def keys(
+    directory: Annotated[Path, typer.Argument(help="Where to write the keys (made if missing).")],
+) -> None:
+    """Make an Ed25519 signing key per token issuer (operator, table, workers; mode 0600, an
+    existing one is kept) and the public-keys file every service verifies with; give each
+    deployable only its own key (docs/dealer.md, "Service identities")."""
+    try:
+        written = auth.write_keys(directory)
+    except (OSError, ValueError) as exc:
+        typer.echo(f"cannot write keys in {directory}: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    for name, path in written.items():
+        what = "public keys (every service)" if name == "public" else f"signing key of {name}"
+        typer.echo(f"{path}  {what}")
 
 
 @app.command()

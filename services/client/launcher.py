@@ -1,7 +1,10 @@
 """`croupier run` (`make run`): the whole platform on one machine.
 
-1. A signing key: ``CROUPIER_AUTH_KEY`` when set, else the one kept in ``<state>/auth-key``,
-   else a new random one written there (so `croupier token` can sign with it).
+1. Service identities: an Ed25519 key per token issuer (the operator, the table, the workers)
+   kept in ``<state>/keys`` (made once, like `croupier keys`), and the public keys every
+   service verifies with. Each child gets only its own private key: the table and the worker
+   theirs, the dealer, ledger and evaluator none (they call nobody); only the dealer gets the
+   dealer key. ``CROUPIER_AUTH_KEY``, when set, switches to the shared development key instead.
 2. Redis: ``REDIS_URL`` when set, else a private redis-server/valkey-server with AOF on, its
    data in ``<state>/redis`` (see services.shared.redis_embedded).
 3. Every deployable built so far (a ``services/<name>/__main__.py`` exists), one child process
@@ -31,7 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from services.shared import auth
 from services.shared.healthcheck import wait_until_serving
+from services.shared.operator_keys import keys_dir
 from services.shared.redis_embedded import (
     EmbeddedRedis,
     ExternalRedis,
@@ -45,6 +50,9 @@ from services.shared.settings import (
     AUTH_KEY_ENV,
     DEFAULT_METRICS_PORTS,
     DEFAULT_PORTS,
+    ISSUER_ENV,
+    PUBLIC_KEYS_ENV,
+    SIGNING_KEY_ENV,
     env_prefix,
     target_env_name,
 )
@@ -116,20 +124,9 @@ def worker_command() -> list[str] | None:
     return None
 
 
-def signing_key(env: Mapping[str, str], state_dir: Path) -> str:
-    """The environment's key, else the persisted one, else a new one (written mode 0600)."""
-    key = env.get(AUTH_KEY_ENV, "").strip()
-    if key:
-        return key
-    path = state_dir / "auth-key"
-    if path.exists():
-        return path.read_text().strip()
-    state_dir.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_urlsafe(48)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(key + "\n")
-    return key
+def service_identities(state_dir: Path) -> dict[str, Path]:
+    """The issuers' private keys and the public keys file in ``<state>/keys`` (made once)."""
+    return auth.write_keys(keys_dir(state_dir))
 
 
 def dealer_key_file(state_dir: Path) -> Path:
@@ -156,16 +153,54 @@ def start_redis(env: Mapping[str, str], state_dir: Path) -> RedisHandle:
     return EmbeddedRedis(binary, data_dir=data_dir).start()
 
 
-def child_environment(env: Mapping[str, str], key: str, redis_url: str) -> dict[str, str]:
-    """Environment for every child: the key, Redis, and where each service listens/is found."""
-    child = dict(env)
-    child[AUTH_KEY_ENV] = key
+# What no child inherits from the launcher's environment: each gets only its own secrets.
+SECRET_ENV = (
+    AUTH_KEY_ENV,
+    SIGNING_KEY_ENV,
+    ISSUER_ENV,
+    PUBLIC_KEYS_ENV,
+    "CROUPIER_DEALER_KEY",
+    "CROUPIER_DEALER_KEY_FILE",
+)
+# The children that sign tokens: their issuer (each signs with its own key only).
+SIGNING_CHILDREN = {"table": "table", "worker": "workers"}
+
+
+def child_environment(
+    env: Mapping[str, str], redis_url: str, keys: Mapping[str, Path] | None = None
+) -> dict[str, str]:
+    """Environment every child shares: the public keys (or the shared development key when the
+    launcher's environment has one), Redis, and where each service listens and is found. No
+    private key: `secrets_for` adds the one a child may hold."""
+    child = {name: value for name, value in env.items() if name not in SECRET_ENV}
+    shared = env.get(AUTH_KEY_ENV, "").strip()
+    if shared:
+        child[AUTH_KEY_ENV] = shared
+    elif keys is not None:
+        child[PUBLIC_KEYS_ENV] = str(keys["public"])
     child["REDIS_URL"] = redis_url
     bind_host = child.get("CROUPIER_BIND_HOST", "127.0.0.1")
     for name in GRPC_DEPLOYABLES:
         prefix = env_prefix(name)
         address = child.setdefault(prefix + "ADDR", f"{bind_host}:{DEFAULT_PORTS[name]}")
         child.setdefault(target_env_name(name), address)
+    return child
+
+
+def secrets_for(
+    name: str,
+    shared: Mapping[str, str],
+    keys: Mapping[str, Path] | None,
+    dealer_key: Mapping[str, str],
+) -> dict[str, str]:
+    """`shared` plus the secrets child `name` needs: its own signing key, the dealer key."""
+    child = dict(shared)
+    issuer = SIGNING_CHILDREN.get(name)
+    if issuer is not None and keys is not None and PUBLIC_KEYS_ENV in child:
+        child[SIGNING_KEY_ENV] = str(keys[issuer])
+        child[ISSUER_ENV] = issuer
+    if name == "dealer":
+        child.update(dealer_key)
     return child
 
 
@@ -235,6 +270,9 @@ class Launcher:
         self.out = out
         self.children: list[Child] = []
         self.stop_requested = threading.Event()
+        self._shared_env: dict[str, str] = {}
+        self._keys: Mapping[str, Path] | None = None
+        self._dealer_key: dict[str, str] = {}
 
     def _say(self, line: str) -> None:
         self.out.write(line + "\n")
@@ -248,16 +286,22 @@ class Launcher:
         # otherwise kill only the launcher and orphan them.
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, self._request_stop)
-        key = signing_key(self.env, self.state_dir)
+        keys = (
+            None if self.env.get(AUTH_KEY_ENV, "").strip() else service_identities(self.state_dir)
+        )
         try:
             redis = start_redis(self.env, self.state_dir)
         except RedisUnavailableError as exc:
             self._say(f"cannot start Redis: {exc}")
             return 1
         try:
-            env = child_environment(self.env, key, redis.url)
-            if not env.get("CROUPIER_DEALER_KEY") and not env.get("CROUPIER_DEALER_KEY_FILE"):
-                env["CROUPIER_DEALER_KEY_FILE"] = str(dealer_key_file(self.state_dir))
+            env = child_environment(self.env, redis.url, keys)
+            dealer_key = {
+                name: self.env[name]
+                for name in ("CROUPIER_DEALER_KEY", "CROUPIER_DEALER_KEY_FILE")
+                if self.env.get(name, "").strip()
+            } or {"CROUPIER_DEALER_KEY_FILE": str(dealer_key_file(self.state_dir))}
+            self._shared_env, self._keys, self._dealer_key = env, keys, dealer_key
             if not self._start_all(env):
                 return 0 if self.stop_requested.is_set() else 1
             self._print_summary(redis)
@@ -272,7 +316,9 @@ class Launcher:
             started = []
             for deployable in (d for d in self.deployables if d.stage == stage):
                 name = deployable.name
-                child = spawn(name, [sys.executable, "-m", deployable.module], env, self.out)
+                child = spawn(
+                    name, [sys.executable, "-m", deployable.module], self._env_for(name), self.out
+                )
                 child.address = env.get(env_prefix(name) + "ADDR")
                 metrics = env.get(env_prefix(name) + "METRICS_PORT", "")
                 child.metrics_port = (
@@ -284,8 +330,11 @@ class Launcher:
                 return False
         command = worker_command() if self.with_worker else None
         if command is not None:
-            self.children.append(spawn("worker", command, env, self.out))
+            self.children.append(spawn("worker", command, self._env_for("worker"), self.out))
         return not self.stop_requested.is_set()
+
+    def _env_for(self, name: str) -> dict[str, str]:
+        return secrets_for(name, self._shared_env, self._keys, self._dealer_key)
 
     def _wait_healthy(self, child: Child) -> bool:
         if child.address is None:
@@ -321,11 +370,11 @@ class Launcher:
             listen = child.address or "(celery worker)"
             self._say(f"  {child.name:<9} {listen}{metrics}  pid {child.process.pid}")
         key_note = (
-            "from CROUPIER_AUTH_KEY"
+            "the shared development key CROUPIER_AUTH_KEY"
             if self.env.get(AUTH_KEY_ENV, "").strip()
-            else f"kept in {self.state_dir / 'auth-key'}"
+            else f"Ed25519 service identities in {keys_dir(self.state_dir)}"
         )
-        self._say(f"  signing key {key_note}")
+        self._say(f"  tokens: {key_note}")
         self._say("  a token: .venv/bin/croupier token --subject alice --role player")
 
     def _supervise(self, redis: RedisHandle) -> int:

@@ -101,7 +101,7 @@ def connect(
 class RenewingServiceToken:
     """A `service`-role token for this process, re-issued when within a minute of expiry."""
 
-    def __init__(self, key: str, subject: str, ttl_seconds: int = 3600) -> None:
+    def __init__(self, key: str | auth.Credentials, subject: str, ttl_seconds: int = 3600) -> None:
         self._key, self._subject, self._ttl = key, subject, ttl_seconds
         self._lock = threading.Lock()
         self._token = ""
@@ -120,5 +120,5 @@ class RenewingServiceToken:
 
 def service_channel(target: str, settings: RuntimeSettings) -> grpc.Channel:
     """A channel from this service to another, authenticated as role `service`."""
-    token = RenewingServiceToken(settings.auth_key, settings.service_name)
+    token = RenewingServiceToken(settings.credentials, settings.service_name)
     return connect(target, token, tls=settings.tls, max_message_bytes=settings.max_message_bytes)

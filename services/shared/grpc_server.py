@@ -89,7 +89,7 @@ def start_server(
         futures.ThreadPoolExecutor(
             max_workers=settings.max_workers, thread_name_prefix=f"{spec.name}-rpc"
         ),
-        interceptors=default_interceptors(settings.auth_key),
+        interceptors=default_interceptors(settings.credentials),
         options=server_options(settings),
     )
     spec.register(server)
@@ -130,6 +130,14 @@ def _host_of(address: str) -> str:
     return address.rpartition(":")[0]
 
 
+def _describe_tokens(settings: RuntimeSettings) -> str:
+    keys = settings.service_keys
+    if keys is None:
+        return "shared development key"
+    signs = f"signs as {keys.issuer}" if keys.private_key is not None else "signs nothing"
+    return f"Ed25519 service identities ({signs}; trusts {', '.join(sorted(keys.public_keys))})"
+
+
 def serve(spec: ServiceSpec, settings: RuntimeSettings) -> None:
     """Run `spec` until SIGTERM/SIGINT; then stop gracefully. Call from the main thread."""
     configure_logging(settings.log_level, settings.log_json)
@@ -161,7 +169,14 @@ def serve(spec: ServiceSpec, settings: RuntimeSettings) -> None:
         transport=settings.tls.describe(),
         services=list(spec.service_names),
         metrics=f"http://{settings.metrics_host}:{metrics_port}/metrics" if metrics_port else None,
+        tokens=_describe_tokens(settings),
     )
+    if settings.shared_key_mode:
+        log.warning(
+            "shared development key (CROUPIER_AUTH_KEY): whoever holds it can sign every role; "
+            "use service identities (croupier keys) outside development and tests",
+            service=spec.name,
+        )
     # Wake periodically so the signal handler runs promptly on every platform.
     while not stop_requested.wait(timeout=0.5):
         pass

@@ -235,7 +235,7 @@ def _bearer_token(context: grpc.ServicerContext) -> str:
 class AuthInterceptor(_WrappingInterceptor):
     """Verify the caller's token and make its principal `auth.current_principal()`."""
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str | auth.Credentials) -> None:
         super().__init__()
         self._tokens = auth.VerifiedTokens(key)
 
@@ -276,6 +276,6 @@ def _unbind(token: Any) -> None:
         auth.set_current_principal(None)
 
 
-def default_interceptors(auth_key: str) -> list[grpc.ServerInterceptor]:
+def default_interceptors(auth_key: str | auth.Credentials) -> list[grpc.ServerInterceptor]:
     """The interceptor stack in the order grpc.server() expects (outermost first)."""
     return [MetricsInterceptor(), ErrorInterceptor(), AuthInterceptor(auth_key)]

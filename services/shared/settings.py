@@ -17,7 +17,13 @@ Variables (``<SVC>`` is the upper-cased service name, e.g. ``TABLE``):
 ``CROUPIER_METRICS_HOST``       metrics bind host (defaults to the bind host)
 ``CROUPIER_<SVC>_TARGET``       where *clients* reach the service (``dealer:50052``); read by
                                 the services that call it, via `require_env`
-``CROUPIER_AUTH_KEY``           HMAC signing key for bearer tokens (required)
+``CROUPIER_AUTH_PUBLIC_KEYS_FILE`` the token issuers' Ed25519 public keys (service
+                                identities; `croupier keys DIR` writes ``DIR/public-keys``)
+``CROUPIER_AUTH_SIGNING_KEY_FILE`` this process's own Ed25519 private key, for a service that
+                                calls others (table, workers); the others hold none
+``CROUPIER_AUTH_ISSUER``        the issuer that key belongs to (defaults to the service name)
+``CROUPIER_AUTH_KEY``           development/test mode instead of the three above: one HMAC
+                                secret that signs and verifies every role
 ``CROUPIER_LOG_LEVEL``          debug / info / warning / error (info)
 ``CROUPIER_LOG_JSON``           1 for one JSON object per log line (0)
 ``CROUPIER_MAX_MESSAGE_BYTES``  cap on received and sent gRPC messages (4 MiB)
@@ -37,6 +43,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from services.shared import auth
 
 DEFAULT_PORTS: Mapping[str, int] = {
     "table": 50051,
@@ -52,6 +61,9 @@ DEFAULT_METRICS_PORTS: Mapping[str, int] = {
 }
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 AUTH_KEY_ENV = "CROUPIER_AUTH_KEY"
+PUBLIC_KEYS_ENV = "CROUPIER_AUTH_PUBLIC_KEYS_FILE"
+SIGNING_KEY_ENV = "CROUPIER_AUTH_SIGNING_KEY_FILE"
+ISSUER_ENV = "CROUPIER_AUTH_ISSUER"
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
 
@@ -203,7 +215,8 @@ class RuntimeSettings:
 
     service_name: str
     address: str
-    auth_key: str = field(repr=False)
+    # The shared development key; ignored when `service_keys` is set.
+    auth_key: str = field(default="", repr=False)
     metrics_port: int = 0
     metrics_host: str = "127.0.0.1"
     log_level: str = "info"
@@ -212,6 +225,18 @@ class RuntimeSettings:
     grace_seconds: float = 5.0
     max_workers: int = 32
     tls: TlsSettings = field(default_factory=TlsSettings)
+    service_keys: auth.ServiceKeys | None = None
+
+    @property
+    def credentials(self) -> auth.Credentials:
+        """How this service verifies tokens and signs its own."""
+        if self.service_keys is not None:
+            return self.service_keys
+        return auth.SharedKey(self.auth_key)
+
+    @property
+    def shared_key_mode(self) -> bool:
+        return self.service_keys is None
 
     @classmethod
     def from_env(
@@ -233,12 +258,8 @@ class RuntimeSettings:
         settings = cls(
             service_name=service_name,
             address=address,
-            auth_key=require_env(
-                AUTH_KEY_ENV,
-                "the key that signs and verifies bearer tokens "
-                "(any long random string; `make run` generates one)",
-                env=env,
-            ),
+            auth_key=env_str(AUTH_KEY_ENV, env=env),
+            service_keys=service_keys_from_env(service_name, env),
             metrics_port=env_int(
                 prefix + "METRICS_PORT", DEFAULT_METRICS_PORTS.get(service_name, 0), env=env
             ),
@@ -252,11 +273,42 @@ class RuntimeSettings:
             max_workers=env_int("CROUPIER_MAX_WORKERS", 32, env=env),
             tls=TlsSettings.from_env(env),
         )
+        if settings.service_keys is None and not settings.auth_key:
+            raise SettingsError(
+                f"{PUBLIC_KEYS_ENV} is not set: the token issuers' public keys "
+                "(`croupier keys DIR` writes them; `croupier run` does it for you), "
+                f"or for development and tests only {AUTH_KEY_ENV}, one shared secret"
+            )
         if settings.max_message_bytes <= 0:
             raise SettingsError("CROUPIER_MAX_MESSAGE_BYTES must be positive")
         if settings.max_workers <= 0:
             raise SettingsError("CROUPIER_MAX_WORKERS must be positive")
         return settings
+
+
+def service_keys_from_env(
+    issuer: str, env: Mapping[str, str] | None = None
+) -> auth.ServiceKeys | None:
+    """The service identities the environment names, None in shared-key mode."""
+    public = env_str(PUBLIC_KEYS_ENV, env=env)
+    signing = env_str(SIGNING_KEY_ENV, env=env)
+    if not public:
+        if signing:
+            raise SettingsError(f"{SIGNING_KEY_ENV} needs {PUBLIC_KEYS_ENV} beside it")
+        return None
+    if env_str(AUTH_KEY_ENV, env=env):
+        raise SettingsError(
+            f"set {PUBLIC_KEYS_ENV} (service identities) or {AUTH_KEY_ENV} (shared development "
+            "key), not both"
+        )
+    try:
+        return auth.service_keys(
+            Path(public),
+            env_str(ISSUER_ENV, issuer, env=env),
+            Path(signing) if signing else None,
+        )
+    except ValueError as exc:
+        raise SettingsError(f"{exc} ({PUBLIC_KEYS_ENV} / {SIGNING_KEY_ENV})") from exc
 
 
 def _check_address(name: str, address: str) -> None:

@@ -3,7 +3,7 @@
 Talks to the table service like any client: the address comes from --target or
 CROUPIER_TABLE_TARGET (default 127.0.0.1:50051); the bearer token from --token or
 CROUPIER_TOKEN, else one is signed for --as (role admin: the complete history) with
-CROUPIER_AUTH_KEY or the key `croupier run` keeps in .run/auth-key.
+the operator key `croupier run` keeps in .run/keys (services.shared.operator_keys).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import typer
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.shared import auth
 from services.shared.channels import connect
+from services.shared.operator_keys import operator_credentials
 from services.shared.settings import AUTH_KEY_ENV
 
 DEFAULT_TARGET = "127.0.0.1:50051"
@@ -27,14 +28,19 @@ def _token(token: str, subject: str, role: auth.Role) -> str:
     token = token or os.environ.get("CROUPIER_TOKEN", "").strip()
     if token:
         return token
-    key = os.environ.get(AUTH_KEY_ENV, "").strip()
-    key_file = Path(".run") / "auth-key"
-    if not key and key_file.exists():
-        key = key_file.read_text().strip()
-    if not key:
-        typer.echo(f"pass --token, or set CROUPIER_TOKEN or {AUTH_KEY_ENV}", err=True)
-        raise typer.Exit(2)
-    return auth.issue_token(key, subject, role, 300)
+    try:
+        found = operator_credentials(Path(".run"))
+        if found is None:
+            typer.echo(
+                f"pass --token, or set CROUPIER_TOKEN, or start `croupier run` here "
+                f"(or set {AUTH_KEY_ENV} in development)",
+                err=True,
+            )
+            raise typer.Exit(2)
+        return auth.issue_token(found[0], subject, role, 300)
+    except ValueError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from exc
 
 
 def history(

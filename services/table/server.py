@@ -45,7 +45,7 @@ def build(
     """The table's ServiceSpec; keyword arguments override adapters (tests, benchmarks)."""
     # The adapters send the service token as call metadata on plain channels (an intercepted
     # channel costs more CPU per call; see adapters.py).
-    token = RenewingServiceToken(runtime.auth_key, runtime.service_name)
+    token = RenewingServiceToken(runtime.credentials, runtime.service_name)
 
     def channel(target: str) -> grpc.Channel:
         return connect(target, tls=runtime.tls, max_message_bytes=runtime.max_message_bytes)

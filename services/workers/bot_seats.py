@@ -149,7 +149,9 @@ class GrpcBotSeater:
     that does not sit down keeps nothing.
     """
 
-    def __init__(self, table: grpc.Channel, ledger: grpc.Channel, auth_key: str) -> None:
+    def __init__(
+        self, table: grpc.Channel, ledger: grpc.Channel, auth_key: str | auth.Credentials
+    ) -> None:
         self._table = table_pb2_grpc.TableServiceStub(table)
         self._ledger = ledger_pb2_grpc.LedgerServiceStub(ledger)
         self._key = auth_key

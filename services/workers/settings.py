@@ -2,7 +2,10 @@
 
 - `REDIS_URL`: broker and deadline index (required).
 - `CROUPIER_TABLE_TARGET`: the table service `host:port` (required once a task calls it).
-- `CROUPIER_AUTH_KEY`: signs the service and bot tokens the workers present (likewise).
+- `CROUPIER_AUTH_PUBLIC_KEYS_FILE` and `CROUPIER_AUTH_SIGNING_KEY_FILE`: the workers' own
+  Ed25519 identity (issuer `workers`), which signs only the workers' service token and the
+  tokens of the built-in bots they play; or, in development and tests only,
+  `CROUPIER_AUTH_KEY`, the shared key (see services.shared.auth).
 - `CROUPIER_WORKERS_VISIBILITY_TIMEOUT`: seconds before Redis redelivers an unacked task
   (3600).
 - `CROUPIER_WORKERS_MAX_COUNTDOWN`: longest single ETA hop in seconds, at most a quarter of
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from services.scheduling.settings import (
     BOT_DELAY_S,
@@ -38,6 +41,10 @@ from services.scheduling.settings import (
     check_resends,
     seconds,
 )
+from services.shared import auth
+from services.shared.settings import AUTH_KEY_ENV, service_keys_from_env
+
+ISSUER = "workers"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +53,8 @@ class WorkerSettings:
     table_target: str = ""
     # Where bots seated by the table (CreateTable bots) get their buy-in deposited.
     ledger_target: str = ""
-    auth_key: str = ""
+    auth_key: str = field(default="", repr=False)
+    service_keys: auth.ServiceKeys | None = None
     visibility_timeout: float = VISIBILITY_TIMEOUT_S
     max_countdown: float = MAX_COUNTDOWN_S
     sweep_interval: float = 1.0
@@ -65,6 +73,13 @@ class WorkerSettings:
         if self.rebuild_interval < 0:
             raise ValueError("CROUPIER_WORKERS_REBUILD_INTERVAL must not be negative")
         check_resends(self.bot_resend, self.seat_resend)
+
+    @property
+    def credentials(self) -> auth.Credentials | None:
+        """The workers' signing identity, None when none is configured."""
+        if self.service_keys is not None:
+            return self.service_keys
+        return auth.SharedKey(self.auth_key) if self.auth_key else None
 
     @property
     def scheduling(self) -> SchedulingSettings:
@@ -94,7 +109,8 @@ class WorkerSettings:
             redis_url=source.get("REDIS_URL", ""),
             table_target=source.get("CROUPIER_TABLE_TARGET", ""),
             ledger_target=source.get("CROUPIER_LEDGER_TARGET", ""),
-            auth_key=source.get("CROUPIER_AUTH_KEY", ""),
+            auth_key=source.get(AUTH_KEY_ENV, ""),
+            service_keys=service_keys_from_env(ISSUER, source),
             visibility_timeout=number("CROUPIER_WORKERS_VISIBILITY_TIMEOUT", VISIBILITY_TIMEOUT_S),
             max_countdown=number("CROUPIER_WORKERS_MAX_COUNTDOWN", MAX_COUNTDOWN_S),
             sweep_interval=number("CROUPIER_WORKERS_SWEEP_INTERVAL", 1.0),

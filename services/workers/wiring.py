@@ -22,17 +22,17 @@ from services.workers.bot_seats import GrpcBotSeater
 from services.workers.bot_turns import BotMoveOutcome, TurnClaims
 from services.workers.grpc_table import GrpcTableGateway
 from services.workers.seat_give_ups import RedisSeatGiveUps
-from services.workers.settings import WorkerSettings
+from services.workers.settings import ISSUER, WorkerSettings
 from services.workers.table_scan import GrpcTableScan
 
-SERVICE_SUBJECT = "workers"
+SERVICE_SUBJECT = ISSUER
 BOT_TOKEN_TTL = 3600
 
 
 class GrpcBotPlayer:
     """Plays a built-in bot's turn through the public TableService API, as the bot."""
 
-    def __init__(self, channel: grpc.Channel, auth_key: str) -> None:
+    def __init__(self, channel: grpc.Channel, auth_key: str | auth.Credentials) -> None:
         self._stub = table_pb2_grpc.TableServiceStub(channel)
         self._key = auth_key
         self._policies: dict[tuple[str, float], Policy] = {}
@@ -90,19 +90,21 @@ class WorkerRuntime:
 def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
     if not settings.table_target:
         raise ValueError("CROUPIER_TABLE_TARGET is required: where the workers reach the table")
-    if not settings.auth_key:
-        raise ValueError("CROUPIER_AUTH_KEY is required: the workers sign service and bot tokens")
+    key = settings.credentials
+    if key is None:
+        raise ValueError(
+            "CROUPIER_AUTH_SIGNING_KEY_FILE and CROUPIER_AUTH_PUBLIC_KEYS_FILE are required "
+            "(or CROUPIER_AUTH_KEY in development): the workers sign service and bot tokens"
+        )
     client = redis.Redis.from_url(settings.redis_url)
-    service_channel = connect(
-        settings.table_target, RenewingServiceToken(settings.auth_key, SERVICE_SUBJECT)
-    )
+    service_channel = connect(settings.table_target, RenewingServiceToken(key, SERVICE_SUBJECT))
     bot_channel = connect(settings.table_target)
     return WorkerRuntime(
         settings=settings,
         index=RedisDeadlineIndex(client),
         claims=TurnClaims(client),
         gateway=GrpcTableGateway(service_channel),
-        bot_player=GrpcBotPlayer(bot_channel, settings.auth_key),
+        bot_player=GrpcBotPlayer(bot_channel, key),
         bot_turns=RedisResendIndex(client, BOT_TURNS_KEY),
         seat_bots=RedisResendIndex(client, SEAT_BOTS_KEY),
         seat_give_ups=RedisSeatGiveUps(client),
@@ -112,9 +114,9 @@ def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
                 bot_channel,
                 connect(
                     settings.ledger_target,
-                    RenewingServiceToken(settings.auth_key, SERVICE_SUBJECT),
+                    RenewingServiceToken(key, SERVICE_SUBJECT),
                 ),
-                settings.auth_key,
+                key,
             )
             if settings.ledger_target
             else None

@@ -45,6 +45,7 @@ def test_croupier_run_serves_every_built_service_and_ctrl_c_stops_everything(
         assert set(pids) == expected
         for name in _built_services():
             assert is_serving(addresses[name]), f"{name} is not SERVING"
+        _each_child_holds_only_its_own_secrets(pids)
         if "ledger" in _built_services():
             _a_token_from_croupier_token_is_accepted(command, tmp_path, addresses["ledger"])
         assert launcher.interrupt() == 0
@@ -52,7 +53,31 @@ def test_croupier_run_serves_every_built_service_and_ctrl_c_stops_everything(
         launcher.kill()
     assert "croupier stopped" in launcher.lines
     assert not [name for name, pid in pids.items() if pid_alive(pid)]
-    assert (tmp_path / ".run" / "auth-key").exists()
+    assert (tmp_path / ".run" / "keys" / "public-keys").exists()
+
+
+def _environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+def _each_child_holds_only_its_own_secrets(pids: dict[str, int]) -> None:
+    """Only the dealer sees the dealer key; only the table and the worker a signing key, each
+    its own; nobody the operator's key or a shared key."""
+    signing = {"table": "table.key", "worker": "workers.key"}
+    for name, pid in pids.items():
+        if name == "redis":
+            continue
+        env = _environ(pid)
+        assert "CROUPIER_AUTH_KEY" not in env, name
+        assert env["CROUPIER_AUTH_PUBLIC_KEYS_FILE"].endswith("public-keys"), name
+        assert ("CROUPIER_DEALER_KEY_FILE" in env) == (name == "dealer"), name
+        assert "CROUPIER_DEALER_KEY" not in env, name
+        key = env.get("CROUPIER_AUTH_SIGNING_KEY_FILE")
+        if name in signing:
+            assert key is not None and Path(key).name == signing[name], name
+        else:
+            assert key is None, f"{name} holds a signing key it never uses"
 
 
 def _a_token_from_croupier_token_is_accepted(

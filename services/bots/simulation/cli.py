@@ -77,14 +77,19 @@ def simulate(
 def _full_stack(spec: SimulationSpec, console: Console, hands: int) -> None:
     """Against the running platform (`croupier run`): targets and key from the environment."""
     from services.bots.simulation.full_stack import Platform, run_full_stack
-    from services.shared.settings import AUTH_KEY_ENV, DEFAULT_PORTS
+    from services.shared.operator_keys import operator_credentials
+    from services.shared.settings import DEFAULT_PORTS
 
-    key = os.environ.get(AUTH_KEY_ENV, "").strip()
-    key_file = Path(".run") / "auth-key"
-    if not key and key_file.exists():
-        key = key_file.read_text().strip()
-    if not key:
-        raise typer.BadParameter(f"--full-stack needs {AUTH_KEY_ENV} (or a running `croupier run`)")
+    try:
+        found = operator_credentials(Path(".run"))
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from exc
+    if found is None:
+        raise typer.BadParameter(
+            "--full-stack needs the operator's key (a running `croupier run`, or "
+            "CROUPIER_AUTH_SIGNING_KEY_FILE, or CROUPIER_AUTH_KEY in development)"
+        )
+    key = found[0]
     platform = Platform(
         table_target=os.environ.get("CROUPIER_TABLE_TARGET", f"127.0.0.1:{DEFAULT_PORTS['table']}"),
         ledger_target=os.environ.get(

@@ -52,7 +52,7 @@ BANKROLL_BUY_INS = 100  # deposited per bot: enough to buy back in after every b
 class Platform:
     table_target: str
     ledger_target: str
-    auth_key: str
+    auth_key: str | auth.Credentials
 
 
 def run_full_stack(

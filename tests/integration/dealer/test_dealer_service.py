@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import cast
 
 import grpc
+import jwt
 import pytest
 import redis
 from google.protobuf.json_format import MessageToDict
@@ -259,3 +260,56 @@ def test_one_deal_burns_then_deals_and_croupier_verify_checks_both(
     path.write_text(json.dumps(MessageToDict(closed, preserving_proto_field_name=True)))
     result = CliRunner().invoke(cli_app, ["verify", str(path)])
     assert result.exit_code == 0 and "all 8 dealt cards" in result.output, result.output
+
+
+def test_with_service_identities_the_workers_key_cannot_close_a_shuffle(
+    dealer_env: dict[str, str], key_prefix: str, tmp_path: Path
+) -> None:
+    # The audit closed an open shuffle mid-hand with a service token minted from the key every
+    # process held. Now the dealer verifies with public keys only: the table's own key works,
+    # the workers' key (which runs bot code) cannot pass for the table, however it signs.
+    from croupier.dealer.v1 import dealer_pb2_grpc
+    from services.dealer.server import build
+    from services.dealer.settings import DealerSettings
+    from services.shared.channels import connect
+    from services.shared.grpc_server import create_server
+
+    keys = auth.write_keys(tmp_path / "keys")
+    env = {k: v for k, v in dealer_env.items() if k != "CROUPIER_AUTH_KEY"}
+    env["CROUPIER_AUTH_PUBLIC_KEYS_FILE"] = str(keys["public"])
+    settings = DealerSettings.from_env(env)
+    server, port = create_server(build(settings), settings.runtime)
+    try:
+        address = f"127.0.0.1:{port}"
+
+        def as_(issuer: str, subject: str, role: auth.Role) -> dealer_pb2_grpc.DealerServiceStub:
+            signer = auth.service_keys(keys["public"], issuer, keys[issuer])
+            return dealer_pb2_grpc.DealerServiceStub(
+                connect(address, auth.issue_token(signer, subject, role, 60))
+            )
+
+        sid = f"{key_prefix}-identities"
+        table = as_("table", "table", auth.Role.SERVICE)
+        table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=STANDARD))
+        table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=2, purpose=HOLE))
+        workers = as_("workers", "workers", auth.Role.SERVICE)
+        code, _ = _code(lambda: workers.Close(dealer_pb2.CloseRequest(shuffle_id=sid)))
+        assert code == grpc.StatusCode.PERMISSION_DENIED
+        stolen = auth.service_keys(keys["public"], "workers", keys["workers"]).private_key
+        assert stolen is not None
+        forged = jwt.encode(
+            {"iss": "workers", "sub": "table", "role": "service", "exp": 2**31 - 1},
+            stolen,
+            algorithm="EdDSA",
+            headers={"kid": "workers"},
+        )
+        impostor = dealer_pb2_grpc.DealerServiceStub(connect(address, forged))
+        code, details = _code(lambda: impostor.Close(dealer_pb2.CloseRequest(shuffle_id=sid)))
+        assert code == grpc.StatusCode.UNAUTHENTICATED and "may not sign" in details
+        info = as_("croupier", "alice", auth.Role.PLAYER).GetShuffle(
+            dealer_pb2.GetShuffleRequest(shuffle_id=sid)
+        )
+        assert info.shuffle.status == dealer_pb2.SHUFFLE_STATUS_DEALING
+        assert not info.shuffle.revealed_seed
+    finally:
+        server.stop(0).wait()

@@ -1,4 +1,4 @@
-"""The launcher behind `croupier run`: key, private Redis, health-gated start, clean Ctrl-C."""
+"""The launcher behind `croupier run`: keys, private Redis, health-gated start, clean Ctrl-C."""
 
 from __future__ import annotations
 
@@ -33,9 +33,11 @@ def test_launcher_starts_redis_and_a_service_then_ctrl_c_leaves_nothing_behind(
         pids = launcher.pids()
         assert set(pids) == {"probe", "redis"}
         assert is_serving(address, SERVICE)
-        key_file = tmp_path / "auth-key"
-        assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
-        assert key_file.read_text().strip() not in "\n".join(launcher.lines)
+        for issuer in ("croupier", "table", "workers"):
+            key_file = tmp_path / "keys" / f"{issuer}.key"
+            assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+            secret = "".join(key_file.read_text().splitlines()[1:-1])
+            assert secret not in "".join(launcher.lines)
         assert launcher.interrupt() == 0
     finally:
         launcher.kill()

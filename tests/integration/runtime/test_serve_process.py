@@ -56,7 +56,7 @@ def test_a_missing_auth_key_stops_start_up_with_a_clear_message() -> None:
     proc = _start({"CROUPIER_PROBE_ADDR": f"127.0.0.1:{_free_port()}"})
     output, _ = proc.communicate(timeout=30)
     assert proc.returncode == 1
-    assert "missing required environment variable CROUPIER_AUTH_KEY" in output
+    assert "CROUPIER_AUTH_PUBLIC_KEYS_FILE is not set" in output and "croupier keys" in output
     assert "Traceback" not in output
 
 

@@ -12,7 +12,15 @@ import pytest
 import yaml
 
 from services.client.launcher import GRPC_DEPLOYABLES, has_module, worker_command
-from services.shared.settings import AUTH_KEY_ENV, RuntimeSettings, env_prefix, target_env_name
+from services.shared import auth
+from services.shared.settings import (
+    AUTH_KEY_ENV,
+    PUBLIC_KEYS_ENV,
+    SIGNING_KEY_ENV,
+    RuntimeSettings,
+    env_prefix,
+    target_env_name,
+)
 from tools import build_engine
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -31,7 +39,7 @@ def _substitute(value: object) -> str:
         name, kind, default = match.groups()
         if kind == "-":
             return default
-        return "x" * 48 if name == AUTH_KEY_ENV else f"<{name}>"
+        return f"<{name}>"
 
     return _SUBST.sub(replace, str(value))
 
@@ -84,11 +92,73 @@ def test_the_table_starts_after_the_services_it_calls() -> None:
     assert {"dealer", "evaluator", "ledger"} <= set(SERVICES["table"]["depends_on"])
 
 
+SECRETS = COMPOSE["secrets"]
+SECRETS_DIR = "/run/secrets/"
+
+
+def secrets_of(service: str) -> set[str]:
+    return {s if isinstance(s, str) else s["source"] for s in SERVICES[service].get("secrets", [])}
+
+
+def on_disk(service: str, keys_dir: Path) -> dict[str, str]:
+    """The service's environment with each /run/secrets/<name> it mounts mapped to the file
+    `croupier keys` wrote (and a dealer key) in `keys_dir`, as Docker would mount them."""
+    written = auth.write_keys(keys_dir)
+    (keys_dir / "dealer-key").write_text("ab" * 32 + "\n")
+    assert set(written) >= {"public", *auth.ISSUERS}
+    env = environment(service)
+    for name, value in env.items():
+        if value.startswith(SECRETS_DIR):
+            secret = value.removeprefix(SECRETS_DIR)
+            assert secret in secrets_of(service), f"{service}: {name} names unmounted {secret}"
+            source = Path(SECRETS[secret]["file"])
+            assert source.parent == Path("deploy/keys"), source
+            env[name] = str(keys_dir / source.name)
+    return env
+
+
+def test_compose_secrets_are_files_croupier_keys_writes() -> None:
+    names = {auth.PUBLIC_KEYS_NAME, "dealer-key", *map(auth.private_key_name, auth.ISSUERS)}
+    for secret in SECRETS.values():
+        assert Path(secret["file"]).name in names
+    ignored = (ROOT / ".gitignore").read_text().splitlines()
+    assert "/deploy/keys/" in ignored, "keys must never be committed"
+
+
+@pytest.mark.parametrize("service", [*GRPC_DEPLOYABLES, WORKER])
+def test_each_service_holds_only_its_own_secrets(service: str) -> None:
+    # The operator's key is mounted nowhere; a signing key only where that issuer runs; the
+    # dealer's key only in the dealer.
+    own = {"table": {"table_signing_key"}, WORKER: {"workers_signing_key"}}
+    expected = {"public_keys", *own.get(service, set())}
+    if service == "dealer":
+        expected.add("dealer_key")
+    assert secrets_of(service) == expected
+    env = environment(service)
+    assert AUTH_KEY_ENV not in env, "the shared development key has no place in a deployment"
+    assert "CROUPIER_DEALER_KEY" not in env
+    assert env[PUBLIC_KEYS_ENV] == SECRETS_DIR + "public_keys"
+    if service in own:
+        assert env[SIGNING_KEY_ENV] == SECRETS_DIR + next(iter(own[service]))
+    else:
+        assert SIGNING_KEY_ENV not in env
+
+
+def test_the_operator_key_is_mounted_nowhere() -> None:
+    operator = auth.private_key_name(auth.OPERATOR)
+    assert not [name for name, s in SECRETS.items() if Path(s["file"]).name == operator]
+
+
 @pytest.mark.parametrize("service", GRPC_DEPLOYABLES)
-def test_grpc_services_start_from_their_env_and_are_probed_where_they_listen(service: str) -> None:
+def test_grpc_services_start_from_their_env_and_are_probed_where_they_listen(
+    service: str, tmp_path: Path
+) -> None:
     spec = SERVICES[service]
     assert spec["command"] == ["croupier", "serve", service]
-    settings = RuntimeSettings.from_env(service, env=environment(service))
+    settings = RuntimeSettings.from_env(service, env=on_disk(service, tmp_path))
+    keys = settings.service_keys
+    assert keys is not None and set(keys.public_keys) == set(auth.ISSUERS)
+    assert (keys.private_key is not None) == (service == "table")
     port = _port(settings.address)
     assert settings.address.startswith("0.0.0.0:"), "bind all interfaces inside a container"
     assert spec["healthcheck"]["test"][-1] == f"127.0.0.1:{port}"
@@ -100,7 +170,16 @@ def test_every_service_gets_the_environment_its_settings_code_requires(service: 
     package = "workers" if service == WORKER else service
     missing = required_env_names(package) - set(environment(service))
     assert not missing, f"{service} needs {sorted(missing)} in docker-compose.yml"
-    assert AUTH_KEY_ENV in environment(service)
+    assert PUBLIC_KEYS_ENV in environment(service)
+
+
+def test_the_worker_starts_with_its_own_identity(tmp_path: Path) -> None:
+    from services.workers.settings import WorkerSettings
+
+    settings = WorkerSettings.from_env(on_disk(WORKER, tmp_path))
+    creds = settings.credentials
+    assert isinstance(creds, auth.ServiceKeys) and creds.issuer == "workers"
+    assert creds.private_key is not None
 
 
 @pytest.mark.parametrize("service", [*GRPC_DEPLOYABLES, WORKER])

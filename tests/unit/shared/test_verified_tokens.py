@@ -37,7 +37,7 @@ def counting_verifier(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     real = auth._verify
 
-    def spy(key: str, token: str) -> tuple[auth.Principal, float]:
+    def spy(key: auth.Credentials, token: str) -> tuple[auth.Principal, float]:
         calls.append(token)
         return real(key, token)
 
