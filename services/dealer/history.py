@@ -9,17 +9,23 @@ Format "croupier-hand-history/1" (docs/dealer.md has the full description):
       "commitment": "<64 hex>",
       "server_seed": "<64 hex>",
       "contributions": [{"contributor": "alice", "entropy": "<hex>"}],
+      "commitments": [{"contributor": "alice", "commitment": "<hex>", "revealed": true}],
       "steps": [
         {"deal": ["As", "Kd"], "purpose": "hole", "recipient": "seat-1"},
-        {"reshuffle": ["Kd"]}
+        {"reshuffle": ["Kd"], "nonce": 1, "size": 40, "needed": 3}
       ]
     }
+
+Also read, and converted to that form first: a closed shuffle's `ShuffleInfo` as protobuf JSON
+(either field spelling: `revealed_seed` or the standard `revealedSeed`), the table's
+`ShuffleRevealed` event (its `reveal_json` is that ShuffleInfo), alone or inside a TableEvent.
 
 Pure: parsing takes an already decoded JSON value; errors name the offending field.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +34,7 @@ from google.protobuf import json_format
 
 from croupier.dealer.v1 import dealer_pb2
 from services.dealer.decks import DECK_KINDS, DeckSpec, DeckSpecError
-from services.dealer.derivation import Contribution, DerivationError
+from services.dealer.derivation import Contribution, DerivationError, check_shuffle_id
 from services.dealer.verification import Dealt, Reshuffled, Step, VerificationResult, verify
 from services.games.cards import InvalidCardError, parse_cards
 
@@ -40,6 +46,23 @@ class HandHistoryError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class StepNote:
+    """What the record says about a step beyond its cards (not needed to verify them)."""
+
+    purpose: str = ""  # deals: hole, board, burn, draw, spit, ...
+    recipient: str = ""
+    nonce: int = 0  # reshuffles: the segment it started, its size and the draw's need
+    size: int = 0
+    needed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CommitmentNote:
+    contributor: str
+    revealed: bool
+
+
+@dataclass(frozen=True, slots=True)
 class HandHistoryRecord:
     shuffle_id: str
     deck: DeckSpec
@@ -47,6 +70,9 @@ class HandHistoryRecord:
     server_seed: bytes
     contributions: tuple[Contribution, ...]
     steps: tuple[Step, ...]
+    notes: tuple[StepNote, ...] = ()  # one per step when the file has them
+    commitments: tuple[CommitmentNote, ...] = ()
+    test_deck: bool = False
 
     def verify(self) -> VerificationResult:
         return verify(
@@ -96,6 +122,20 @@ def _deck(data: Any) -> DeckSpec:
         raise HandHistoryError(f"'deck': {exc}") from exc
 
 
+def _note(data: Any) -> StepNote:
+    def number(name: str) -> int:
+        value = data.get(name, 0)
+        return value if isinstance(value, int) else 0
+
+    def word(name: str) -> str:
+        value = data.get(name, "")
+        return value if isinstance(value, str) else ""
+
+    return StepNote(
+        word("purpose"), word("recipient"), number("nonce"), number("size"), number("needed")
+    )
+
+
 def _step(data: Any, number: int) -> Step:
     where = f"'steps[{number}]'"
     if isinstance(data, dict) and "deal" in data:
@@ -112,10 +152,10 @@ def parse_hand_history(data: Any) -> HandHistoryRecord:
     `GetShuffle` return, e.g. as the table service records it at the end of a hand); it is
     converted to the hand-history form first.
     """
-    if not isinstance(data, dict):
-        raise HandHistoryError("a hand history is a JSON object")
-    if "format" not in data and "revealed_seed" in data:
-        data = hand_history_json(history_from_info(_shuffle_info(data)))
+    data = _unwrap(data)
+    if "format" not in data and ("revealed_seed" in data or "revealedSeed" in data):
+        info = _shuffle_info(data)
+        data = hand_history_json(history_from_info(info)) | {"test_deck": info.test_deck}
     if data.get("format") != FORMAT:
         raise HandHistoryError(f"'format' must be {FORMAT!r}, got {data.get('format')!r}")
     contributions = []
@@ -130,14 +170,59 @@ def parse_hand_history(data: Any) -> HandHistoryRecord:
         except DerivationError as exc:
             raise HandHistoryError(f"'contributions[{number}]': {exc}") from exc
     steps = _field(data, "steps", list)
+    commitments = data.get("commitments", [])
+    if not isinstance(commitments, list) or not all(isinstance(c, dict) for c in commitments):
+        raise HandHistoryError("'commitments' must be a list of objects")
     return HandHistoryRecord(
-        shuffle_id=_field(data, "shuffle_id", str),
+        shuffle_id=_shuffle_id(data),
         deck=_deck(data.get("deck")),
         commitment=_hex(data, "commitment"),
         server_seed=_hex(data, "server_seed"),
         contributions=tuple(contributions),
         steps=tuple(_step(step, number) for number, step in enumerate(steps)),
+        notes=tuple(_note(step) for step in steps),
+        commitments=tuple(
+            CommitmentNote(str(c.get("contributor", "")), c.get("revealed") is True)
+            for c in commitments
+        ),
+        test_deck=data.get("test_deck") is True,
     )
+
+
+def _shuffle_id(data: Mapping[str, Any]) -> str:
+    shuffle_id: str = _field(data, "shuffle_id", str)
+    try:
+        check_shuffle_id(shuffle_id)
+    except DerivationError as exc:
+        raise HandHistoryError(f"'shuffle_id': {exc}") from exc
+    return shuffle_id
+
+
+# The spellings of the table's ShuffleRevealed record: the event, or a TableEvent holding it.
+_REVEAL_KEYS = ("reveal_json", "revealJson")
+_EVENT_KEYS = ("shuffle_revealed", "shuffleRevealed")
+
+
+def _unwrap(data: Any) -> dict[str, Any]:
+    """The shuffle record inside whatever the table stored or a client exported."""
+    if not isinstance(data, dict):
+        raise HandHistoryError("a hand history is a JSON object")
+    for key in _EVENT_KEYS:
+        if isinstance(data.get(key), dict):
+            return _unwrap(data[key])
+    for key in _REVEAL_KEYS:
+        if key in data:
+            text = data[key]
+            if not isinstance(text, str):
+                raise HandHistoryError(f"{key!r} must be the reveal as a JSON string")
+            try:
+                inner = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise HandHistoryError(f"{key!r} is not JSON: {exc}") from exc
+            if not isinstance(inner, dict):
+                raise HandHistoryError(f"{key!r} must hold a JSON object")
+            return inner
+    return data
 
 
 def _shuffle_info(data: dict[str, Any]) -> dealer_pb2.ShuffleInfo:
@@ -173,7 +258,15 @@ def hand_history_json(history: dealer_pb2.HandHistory) -> dict[str, Any]:
                 }
             )
         else:
-            steps.append({"reshuffle": list(step.reshuffle.included)})
+            r = step.reshuffle
+            steps.append(
+                {
+                    "reshuffle": list(r.included),
+                    "nonce": r.nonce,
+                    "size": r.size,
+                    "needed": r.needed,
+                }
+            )
     return {
         "format": FORMAT,
         "shuffle_id": history.shuffle_id,
@@ -183,6 +276,14 @@ def hand_history_json(history: dealer_pb2.HandHistory) -> dict[str, Any]:
         "contributions": [
             {"contributor": c.contributor, "entropy": c.entropy.hex()}
             for c in history.contributions
+        ],
+        "commitments": [
+            {
+                "contributor": c.contributor,
+                "commitment": c.commitment.hex(),
+                "revealed": c.revealed,
+            }
+            for c in history.commitments
         ],
         "steps": steps,
     }
@@ -199,6 +300,7 @@ def history_from_info(info: dealer_pb2.ShuffleInfo) -> dealer_pb2.HandHistory:
         server_seed=info.revealed_seed,
         contributions=info.contributions,
         steps=info.steps,
+        commitments=info.commitments,
     )
 
 

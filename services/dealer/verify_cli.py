@@ -1,4 +1,10 @@
-"""`croupier verify FILE`: check a hand history offline, with no server and no network."""
+"""`croupier verify FILE`: check a hand's shuffle offline, with no server and no network.
+
+FILE is the documented hand history (croupier-hand-history/1), a closed shuffle's ShuffleInfo
+in protobuf JSON (either spelling), or the table's ShuffleRevealed record (docs/dealer.md 5).
+It prints the contributions, every deal (positions, purpose, cards), what a fair deal would
+not contain, and with --history which cards each player and the board received.
+"""
 
 from __future__ import annotations
 
@@ -8,23 +14,112 @@ from typing import Annotated
 
 import typer
 
-from services.dealer.history import HandHistoryError, describe, parse_hand_history
+from services.dealer.audit import HistoryFormatError, check_phh, unusual
+from services.dealer.history import (
+    HandHistoryError,
+    HandHistoryRecord,
+    describe,
+    parse_hand_history,
+)
+from services.dealer.verification import Dealt
 
 
 def verify(
     file: Annotated[
-        Path, typer.Argument(help="Hand history JSON (format croupier-hand-history/1).")
+        Path,
+        typer.Argument(
+            help="The hand's shuffle record: a hand history, a ShuffleInfo or the table's "
+            "ShuffleRevealed, as JSON."
+        ),
     ],
+    commitment: Annotated[
+        str,
+        typer.Option(
+            help="The commitment (hex) you saw before the hand (ShuffleAnnounced / "
+            "ShuffleCommitted, or TableView.shuffles): the record must carry the same one."
+        ),
+    ] = "",
+    history: Annotated[
+        Path | None,
+        typer.Option(
+            help="The hand's history in PHH (`croupier history TABLE HAND --phh`): check every "
+            "card it shows a player or the board received against the committed order."
+        ),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option(help="Fail (exit 1) on anything a fair deal would not contain too.")
+    ] = False,
 ) -> None:
-    """Verify a closed hand: commitment, seed, contributions and every dealt card.
+    """Verify a closed hand: commitment, seed, contributions, every dealt card and, with
+    --history, who received which card.
 
-    Exit status: 0 all match, 1 at the first mismatch, 2 when the file cannot be read.
+    Exit status: 0 all match, 1 at a mismatch (or, with --strict, a warning), 2 when a file
+    cannot be read.
     """
+    try:
+        expected = bytes.fromhex(commitment) if commitment else None
+    except ValueError as exc:
+        typer.echo(f"--commitment must be hexadecimal, got {commitment!r}", err=True)
+        raise typer.Exit(2) from exc
     try:
         record = parse_hand_history(json.loads(file.read_text()))
     except (OSError, json.JSONDecodeError, HandHistoryError) as exc:
         typer.echo(f"cannot read {file}: {exc}", err=True)
         raise typer.Exit(2) from exc
+    try:
+        phh = history.read_text() if history is not None else None
+    except OSError as exc:
+        typer.echo(f"cannot read {history}: {exc.strerror}", err=True)
+        raise typer.Exit(2) from exc
+    failed = False
+    if expected is not None and expected != record.commitment:
+        typer.echo(
+            f"MISMATCH (commitment): the record commits to {record.commitment.hex()}, "
+            f"not the {expected.hex()} you were shown"
+        )
+        failed = True
     result = record.verify()
     typer.echo(f"shuffle {record.shuffle_id}: {describe(result, record.steps)}")
-    raise typer.Exit(0 if result.ok else 1)
+    failed = failed or not result.ok
+    _contributions(record)
+    _deals(record)
+    if phh is not None:
+        try:
+            check = check_phh(record, phh)
+        except HistoryFormatError as exc:
+            typer.echo(f"cannot read {history}: {exc}", err=True)
+            raise typer.Exit(2) from exc
+        for card in check.received:
+            verdict = "ok" if card.ok else f"MISMATCH: the committed order has {card.recorded}"
+            typer.echo(f"  {card.who}: {card.claimed} at position {card.position}: {verdict}")
+        typer.echo(
+            f"received: {sum(r.ok for r in check.received)} of {len(check.received)} cards "
+            f"match their positions ({check.hidden} hidden in this history)"
+        )
+        failed = failed or not check.ok
+    warnings = unusual(record)
+    for warning in warnings:
+        typer.echo(f"WARNING: {warning}")
+    raise typer.Exit(1 if failed or (strict and warnings) else 0)
+
+
+def _contributions(record: HandHistoryRecord) -> None:
+    names = [c.contributor for c in record.contributions]
+    typer.echo(f"entropy from: {', '.join(names) if names else 'nobody (the house seed alone)'}")
+
+
+def _deals(record: HandHistoryRecord) -> None:
+    position = 0
+    notes = record.notes or ()
+    for number, step in enumerate(record.steps):
+        note = notes[number] if number < len(notes) else None
+        if isinstance(step, Dealt):
+            end = position + len(step.cards) - 1
+            what = note.purpose if note is not None and note.purpose else "deal"
+            to = f" to {note.recipient}" if note is not None and note.recipient else ""
+            cards = " ".join(str(c) for c in step.cards)
+            typer.echo(f"  #{position}-{end} {what}{to}: {cards}")
+            position += len(step.cards)
+        else:
+            returned = " ".join(str(c) for c in step.include) or "nothing"
+            typer.echo(f"  reshuffle returning {returned}")
