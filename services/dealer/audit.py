@@ -156,3 +156,33 @@ def check_phh(record: HandHistoryRecord, phh: str) -> RecipientCheck:
         position, recorded = flat[k] if k < len(flat) else (-1, None)
         received.append(Received("board", position, card, recorded))
     return RecipientCheck(tuple(received), hidden)
+
+
+@dataclass(frozen=True, slots=True)
+class Mine:
+    """What the record holds of one contributor's entropy."""
+
+    committed: bool
+    revealed: bool  # in the order (the key mixes it in)
+    matches: bool | None  # the entropy recorded is the one given (None: none given)
+
+    @property
+    def ok(self) -> bool:
+        return self.revealed and self.matches is not False
+
+    def describe(self) -> str:
+        if not self.committed and not self.revealed:
+            return "NOT IN THIS RECORD: no commitment and no entropy under this name"
+        if not self.revealed:
+            return "committed but WITHHELD: the entropy was not revealed in time, not in the order"
+        if self.matches is False:
+            return "MISMATCH: the entropy recorded under this name is not the one given"
+        checked = ", the entropy you gave" if self.matches else ""
+        return f"committed and revealed{checked}: mixed into this deck's order"
+
+
+def contribution_of(record: HandHistoryRecord, contributor: str, entropy: bytes | None) -> Mine:
+    revealed = [c for c in record.contributions if c.contributor == contributor]
+    committed = any(c.contributor == contributor for c in record.commitments) or bool(revealed)
+    matches = None if entropy is None or not revealed else revealed[0].entropy == entropy
+    return Mine(committed, bool(revealed), matches)

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from services.dealer.audit import HistoryFormatError, check_phh, unusual
+from services.dealer.audit import HistoryFormatError, check_phh, contribution_of, unusual
 from services.dealer.history import (
     HandHistoryError,
     HandHistoryRecord,
@@ -46,6 +46,19 @@ def verify(
             "card it shows a player or the board received against the committed order."
         ),
     ] = None,
+    contributor: Annotated[
+        str,
+        typer.Option(
+            help="Your player id: say whether your entropy is in this deck (committed, "
+            "revealed, mixed into the order); fail if it is not."
+        ),
+    ] = "",
+    entropy: Annotated[
+        str,
+        typer.Option(
+            help="With --contributor: the entropy (hex) you sent, which must be the one recorded."
+        ),
+    ] = "",
     strict: Annotated[
         bool, typer.Option(help="Fail (exit 1) on anything a fair deal would not contain too.")
     ] = False,
@@ -58,8 +71,9 @@ def verify(
     """
     try:
         expected = bytes.fromhex(commitment) if commitment else None
+        bytes.fromhex(entropy)
     except ValueError as exc:
-        typer.echo(f"--commitment must be hexadecimal, got {commitment!r}", err=True)
+        typer.echo("--commitment and --entropy must be hexadecimal", err=True)
         raise typer.Exit(2) from exc
     try:
         record = parse_hand_history(json.loads(file.read_text()))
@@ -97,6 +111,10 @@ def verify(
             f"match their positions ({check.hidden} hidden in this history)"
         )
         failed = failed or not check.ok
+    if contributor:
+        mine = contribution_of(record, contributor, bytes.fromhex(entropy) if entropy else None)
+        typer.echo(f"{contributor}: {mine.describe()}")
+        failed = failed or not mine.ok
     warnings = unusual(record)
     for warning in warnings:
         typer.echo(f"WARNING: {warning}")

@@ -191,3 +191,15 @@ def test_a_shuffle_id_outside_the_one_rule_is_refused(tmp_path: Path) -> None:
     doc["shuffle_id"] = "x" * 129
     code, output = run(tmp_path, doc)
     assert code == 2 and "'shuffle_id'" in output
+
+
+def test_a_contributor_checks_their_entropy_is_in_the_deck() -> None:
+    alice = example()["contributions"][0]
+    code, output = invoke(str(EXAMPLE), "--contributor", "alice", "--entropy", alice["entropy"])
+    assert code == 0 and "alice: committed and revealed, the entropy you gave" in output
+    code, output = invoke(str(EXAMPLE), "--contributor", "alice", "--entropy", "00" * 16)
+    assert code == 1 and "alice: MISMATCH" in output
+    code, output = invoke(str(EXAMPLE), "--contributor", "carol")
+    assert code == 1 and "carol: committed but WITHHELD" in output
+    code, output = invoke(str(EXAMPLE), "--contributor", "mallory")
+    assert code == 1 and "mallory: NOT IN THIS RECORD" in output
