@@ -15,6 +15,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 
+from services.dealer.derivation import derive_order
 from services.dealer.history import HandHistoryRecord, StepNote
 from services.dealer.verification import Dealt, Reshuffled
 
@@ -103,6 +104,35 @@ def _deal_spans(record: HandHistoryRecord, purpose: str) -> list[tuple[int, tupl
     return spans
 
 
+Spans = list[tuple[int, tuple[str, ...]]]
+
+
+def _conventional_spans(
+    record: HandHistoryRecord, hole_cards: int, board_groups: list[int]
+) -> tuple[Spans, Spans]:
+    """Where the dealing convention (module docstring) puts the hole and board cards in the
+    order derived from the record's seed and contributions (segment 0, a standard deck): the
+    hole deal first, then each board deal after its one-card burn."""
+    order = [
+        str(c)
+        for c in derive_order(
+            record.server_seed,
+            record.shuffle_id,
+            record.contributions,
+            0,
+            record.deck.card_multiset(),
+        )
+    ]
+    holes = [(0, tuple(order[:hole_cards]))]
+    boards = []
+    position = hole_cards
+    for size in board_groups:
+        position += 1  # the burn
+        boards.append((position, tuple(order[position : position + size])))
+        position += size
+    return holes, boards
+
+
 def _split(cards: str) -> list[str]:
     return [cards[i : i + 2] for i in range(0, len(cards), 2)]
 
@@ -110,7 +140,7 @@ def _split(cards: str) -> list[str]:
 def check_phh(record: HandHistoryRecord, phh: str) -> RecipientCheck:
     """Each card the hand history (PHH, as `croupier history --phh` or GetHandHistory gives
     it) says a player or the board received, against the record's card at that position."""
-    if not record.notes:
+    if not record.notes and not record.public_reveal:
         raise HistoryFormatError("the shuffle record names no deal purposes to check against")
     try:
         data = tomllib.loads(phh)
@@ -122,6 +152,7 @@ def check_phh(record: HandHistoryRecord, phh: str) -> RecipientCheck:
         raise HistoryFormatError("the hand history has no 'actions' list")
     hole_deals: list[tuple[int, list[str]]] = []  # (player index, cards), first round only
     board: list[str] = []
+    board_groups: list[int] = []
     for action in actions:
         parts = action.split()
         if parts[:2] == ["d", "dh"] and len(parts) == 4 and not board:
@@ -131,9 +162,15 @@ def check_phh(record: HandHistoryRecord, phh: str) -> RecipientCheck:
             hole_deals.append((index, _split(parts[3])))
         elif parts[:2] == ["d", "db"] and len(parts) == 3:
             board += _split(parts[2])
+            board_groups.append(len(_split(parts[2])))
     received: list[Received] = []
     hidden = 0
-    holes = _deal_spans(record, "hole")
+    if record.public_reveal:
+        holes, boards = _conventional_spans(
+            record, sum(len(c) for _, c in hole_deals), board_groups
+        )
+    else:
+        holes, boards = _deal_spans(record, "hole"), _deal_spans(record, "board")
     if hole_deals:
         start, cards = holes[0] if holes else (0, ())
         n = len(hole_deals)
@@ -147,8 +184,7 @@ def check_phh(record: HandHistoryRecord, phh: str) -> RecipientCheck:
                 offset = j * n + order
                 recorded = cards[offset] if offset < len(cards) else None
                 received.append(Received(who, start + offset, card, recorded))
-    spans = _deal_spans(record, "board")
-    flat = [(start + k, card) for start, cards in spans for k, card in enumerate(cards)]
+    flat = [(start + k, card) for start, cards in boards for k, card in enumerate(cards)]
     for k, card in enumerate(board):
         if card == UNKNOWN:
             hidden += 1

@@ -25,6 +25,7 @@ Pure: parsing takes an already decoded JSON value; errors name the offending fie
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -73,6 +74,8 @@ class HandHistoryRecord:
     notes: tuple[StepNote, ...] = ()  # one per step when the file has them
     commitments: tuple[CommitmentNote, ...] = ()
     test_deck: bool = False
+    # the table's public reveal to watchers: no deck spec or steps (a standard deck is assumed)
+    public_reveal: bool = False
 
     def verify(self) -> VerificationResult:
         return verify(
@@ -153,6 +156,8 @@ def parse_hand_history(data: Any) -> HandHistoryRecord:
     converted to the hand-history form first.
     """
     data = _unwrap(data)
+    if "format" not in data and "revealed_seed_hex" in data and "steps" not in data:
+        data = _from_watchers_reveal(data)
     if "format" not in data and ("revealed_seed" in data or "revealedSeed" in data):
         info = _shuffle_info(data)
         data = hand_history_json(history_from_info(info)) | {"test_deck": info.test_deck}
@@ -186,7 +191,35 @@ def parse_hand_history(data: Any) -> HandHistoryRecord:
             for c in commitments
         ),
         test_deck=data.get("test_deck") is True,
+        public_reveal=data.get("public_reveal") is True,
     )
+
+
+def _from_watchers_reveal(data: dict[str, Any]) -> dict[str, Any]:
+    """The hand-history form of the reveal a table watcher receives (seed, commitment and
+    contributions only, entropies in base64): a standard deck and no recorded steps, so the
+    cards are checked against the derived order under the dealing convention (--history)."""
+    contributions = []
+    for number, item in enumerate(
+        _field(data, "contributions", list) if "contributions" in data else []
+    ):
+        if not isinstance(item, dict) or not isinstance(item.get("entropy"), str):
+            raise HandHistoryError(f"'contributions[{number}]' must name an entropy")
+        try:
+            entropy = base64.b64decode(item["entropy"], validate=True)
+        except ValueError as exc:
+            raise HandHistoryError(f"'contributions[{number}].entropy' must be base64") from exc
+        contributions.append({"contributor": item.get("contributor"), "entropy": entropy.hex()})
+    return {
+        "format": FORMAT,
+        "shuffle_id": data.get("shuffle_id"),
+        "deck": {"kind": "standard", "copies": 1},
+        "commitment": data.get("commitment_hex"),
+        "server_seed": data.get("revealed_seed_hex"),
+        "contributions": contributions,
+        "steps": [],
+        "public_reveal": True,
+    }
 
 
 def _shuffle_id(data: Mapping[str, Any]) -> str:

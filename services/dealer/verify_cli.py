@@ -93,7 +93,14 @@ def verify(
         )
         failed = True
     result = record.verify()
-    typer.echo(f"shuffle {record.shuffle_id}: {describe(result, record.steps)}")
+    if record.public_reveal and result.ok:
+        typer.echo(
+            f"shuffle {record.shuffle_id}: OK: the revealed seed matches the commitment (a "
+            "watcher's reveal lists no deals: --history checks the cards you saw against the "
+            "derived order; GetShuffle from the dealer gives the whole record)"
+        )
+    else:
+        typer.echo(f"shuffle {record.shuffle_id}: {describe(result, record.steps)}")
     failed = failed or not result.ok
     _contributions(record)
     _deals(record)

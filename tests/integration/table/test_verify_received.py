@@ -67,6 +67,25 @@ def reveal_record(redis_url: str, table_id: str, hand: int, tmp_path: Path) -> P
     return path
 
 
+def watched_reveal(
+    stub: table_pb2_grpc.TableServiceStub, table_id: str, hand: int
+) -> events_pb2.TableEvent:
+    """The ShuffleRevealed of `hand` as the table streams it to a watcher (a TableEvent)."""
+    stream = stub.WatchTable(
+        table_pb2.WatchTableRequest(table_id=table_id, from_version=1), timeout=60
+    )
+    for message in stream:
+        events = [message.event] if message.HasField("event") else list(message.events.events)
+        for event in events:
+            if (
+                event.WhichOneof("event") == "shuffle_revealed"
+                and event.shuffle_revealed.hand == hand
+            ):
+                stream.cancel()
+                return event
+    raise AssertionError(f"no ShuffleRevealed for hand {hand}")
+
+
 def phh_of(stub: table_pb2_grpc.TableServiceStub, table_id: str, hand: int, path: Path) -> Path:
     reply = stub.GetHandHistory(
         table_pb2.GetHandHistoryRequest(table_id=table_id, hand_number=hand)
@@ -99,6 +118,17 @@ def test_a_player_verifies_the_commitment_they_saw_and_every_card_they_received(
     mine = [line for line in result.output.splitlines() if " alice: " in line]
     assert len(mine) == 2 and all(line.endswith(": ok") for line in mine), result.output
     assert "board: " in result.output
+    # What a watcher of the table receives is a shorter reveal (seed, commitment and
+    # contributions): her cards still check against the order it derives.
+    watched = tmp_path / "watched-2.json"
+    watched.write_text(MessageToJson(watched_reveal(alice, table_id, 2)))
+    result = runner.invoke(
+        cli.app, ["verify", str(watched), "--commitment", seen, "--history", str(history)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "the revealed seed matches the commitment" in result.output
+    assert len([line for line in result.output.splitlines() if " alice: " in line]) == 2
+    assert "MISMATCH" not in result.output
     # The commitment she saw must be the record's: another one fails.
     other = runner.invoke(cli.app, ["verify", str(record), "--commitment", "00" * 32])
     assert other.exit_code == 1 and "MISMATCH (commitment)" in other.output

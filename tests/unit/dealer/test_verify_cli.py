@@ -203,3 +203,31 @@ def test_a_contributor_checks_their_entropy_is_in_the_deck() -> None:
     assert code == 1 and "carol: committed but WITHHELD" in output
     code, output = invoke(str(EXAMPLE), "--contributor", "mallory")
     assert code == 1 and "mallory: NOT IN THIS RECORD" in output
+
+
+def test_the_reveal_a_watcher_receives_checks_the_cards_of_a_history(tmp_path: Path) -> None:
+    import base64
+
+    doc = example()
+    public = {
+        "shuffle_id": doc["shuffle_id"],
+        "commitment_hex": doc["commitment"],
+        "revealed_seed_hex": doc["server_seed"],
+        "contributions": [
+            {
+                "contributor": c["contributor"],
+                "entropy": base64.b64encode(bytes.fromhex(c["entropy"])).decode(),
+            }
+            for c in doc["contributions"]
+        ],
+    }
+    path = tmp_path / "watched.json"
+    path.write_text(json.dumps({"shuffleRevealed": {"revealJson": json.dumps(public)}}))
+    code, output = invoke(str(path), "--history", str(EXAMPLE.with_suffix(".phh")))
+    assert code == 0, output
+    assert "the revealed seed matches the commitment" in output
+    assert "received: 7 of 7 cards match their positions" in output
+    public["contributions"] = []  # another order: alice's cards are not where she got them
+    path.write_text(json.dumps(public))
+    code, output = invoke(str(path), "--history", str(EXAMPLE.with_suffix(".phh")))
+    assert code == 1 and "MISMATCH: the committed order has" in output
