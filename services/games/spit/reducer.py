@@ -1,6 +1,10 @@
 """`apply(state, event) -> state`: fold one event in. Never validates and never computes a
 hidden input: every card comes from an event; what follows from the state (the middle piles a
-deal starts, the cards each player gathers) is derived the same way on every replay."""
+deal starts, the cards each player gathers) is derived the same way on every replay.
+
+A card that turns up is read from the event that turns it, never from the face-down card
+under it, so folding a viewer's redacted events (face-down cards "??") keeps that viewer's
+picture exact: a client's mirror of the table (mirror.py) is this same reducer."""
 
 from __future__ import annotations
 
@@ -222,14 +226,14 @@ def _turned_up(state: SpitState, e: ev.CardTurnedUp) -> SpitState:
     deal = _game(state).deal
     side = deal.sides[e.seat]
     place = side.places[e.pile]
-    side = _with_place(side, e.pile, Place(down=place.down[:-1], up=place.down[-1]))
+    side = _with_place(side, e.pile, Place(down=place.down[:-1], up=e.card))
     return _with_deal(state, _with_side(deal, e.seat, side))
 
 
 def _filled(state: SpitState, e: ev.SlotFilled) -> SpitState:
     deal = _game(state).deal
     side = deal.sides[e.seat]
-    side = evolve(_with_place(side, e.slot, Place(up=side.spit[0])), spit=side.spit[1:])
+    side = evolve(_with_place(side, e.slot, Place(up=e.card)), spit=side.spit[1:])
     return _with_deal(state, _with_side(deal, e.seat, side))
 
 

@@ -1,0 +1,256 @@
+"""Spit's translation: croupier.spit.v1 <-> the Spit rules' values (services/games/spit). No
+I/O, no rules: the rules check every move they are given; this module only checks that a value
+is well formed (a card is a card, a move names one move) so the rules see typed values.
+
+- options: `SpitOptions` <-> `SpitConfig` (zero fields are the documented defaults);
+- moves: `SpitMove` (with its optional `Expected`) -> the rules' move and precondition;
+- views: the rules' `SpitView` -> `SpitView` (the viewer's own legal moves included);
+- events: each rules event <-> the croupier.spit.v1 message of the same name (stored under its
+  full name), and the `SpitEvent` wrapper a watcher receives in TableEvent.
+"""
+
+from __future__ import annotations
+
+from google.protobuf.message import Message
+
+from croupier.spit.v1 import events_pb2, spit_pb2
+from services.games.errors import RuleViolation
+from services.games.spit import events as ev
+from services.games.spit.cards import HIDDEN, is_card
+from services.games.spit.config import SpitConfig, Variation
+from services.games.spit.moves import Expected, MoveToSpace, PlayCard, Ready, Slap, SpitMove
+from services.games.spit.state import Phase
+from services.games.spit.views import SpitView
+from services.shared import errors, records
+
+GAME = "spit"
+
+VARIATIONS: dict[int, Variation] = {
+    spit_pb2.VARIATION_SPIT: Variation.SPIT,
+    spit_pb2.VARIATION_BICYCLE: Variation.BICYCLE,
+    spit_pb2.VARIATION_SPEED: Variation.SPEED,
+}
+VARIATION_NUMBERS = {value: number for number, value in VARIATIONS.items()}
+PHASE_NUMBERS: dict[str, int] = {
+    Phase.DEALING: spit_pb2.PHASE_DEALING,
+    Phase.READY: spit_pb2.PHASE_READY,
+    Phase.PLAYING: spit_pb2.PHASE_PLAYING,
+    Phase.SLAPPING: spit_pb2.PHASE_SLAPPING,
+    Phase.OVER: spit_pb2.PHASE_OVER,
+}
+DEFAULTS = SpitConfig()
+
+# Every rules event -> its message (same class name in croupier/spit/v1/events.proto), and
+# back by the message's full name (what the event store keeps).
+EVENT_MESSAGES: dict[type[ev.SpitEvent], type[Message]] = records.message_types(
+    ev.EVENT_TYPES, events_pb2
+)
+EVENT_RECORDS: dict[str, type[ev.SpitEvent]] = {
+    message.DESCRIPTOR.full_name: record for record, message in EVENT_MESSAGES.items()
+}
+# The SpitEvent wrapper's member for each message.
+WRAPPER_FIELDS: dict[str, str] = {
+    field.message_type.full_name: field.name
+    for field in events_pb2.SpitEvent.DESCRIPTOR.oneofs_by_name["event"].fields
+    if field.message_type is not None
+}
+
+
+# ---------------------------------------------------------------- options
+
+
+def config_from_options(options: spit_pb2.SpitOptions) -> SpitConfig:
+    """The rules' configuration for CreateTable's `options.spit` (INVALID_ARGUMENT naming the
+    option and what it may be)."""
+    variation = VARIATIONS.get(options.variation) if options.variation else Variation.SPIT
+    if variation is None:
+        raise errors.InvalidArgument(
+            f"options.spit.variation {options.variation} is not one of "
+            + ", ".join(spit_pb2.Variation.keys()[1:])
+        )
+    for name in ("piles", "stake", "slap_ms", "ready_ms", "stall_ms"):
+        if getattr(options, name) < 0:
+            raise errors.InvalidArgument(f"options.spit.{name} must not be negative")
+    try:
+        return SpitConfig(
+            variation=variation,
+            piles=options.piles or DEFAULTS.piles,
+            alternating_colours=options.alternating_colours,
+            stake=options.stake,
+            slap_ms=options.slap_ms or DEFAULTS.slap_ms,
+            ready_ms=options.ready_ms or DEFAULTS.ready_ms,
+            stall_ms=options.stall_ms if options.HasField("stall_ms") else DEFAULTS.stall_ms,
+        ).checked()
+    except RuleViolation as violation:
+        raise errors.InvalidArgument(f"options.spit: {violation.message}") from violation
+
+
+def options_to_proto(config: SpitConfig) -> spit_pb2.SpitOptions:
+    """Every option the table was created with (defaults filled in)."""
+    return spit_pb2.SpitOptions(
+        variation=VARIATION_NUMBERS[config.variation],  # type: ignore[arg-type]
+        piles=config.piles,
+        alternating_colours=config.alternating_colours,
+        stake=config.stake,
+        slap_ms=config.slap_ms,
+        ready_ms=config.ready_ms,
+        stall_ms=config.stall_ms,
+    )
+
+
+# ---------------------------------------------------------------- moves
+
+
+def _card(text: str, where: str) -> str | None:
+    if not text:
+        return None
+    if not is_card(text):
+        raise errors.InvalidArgument(
+            f"{where} {text!r} is not a card: a rank (2-9, T, J, Q, K, A) then a suit (c, d, h, "
+            's), as "Td"'
+        )
+    return text
+
+
+def move_from_proto(move: spit_pb2.SpitMove) -> tuple[SpitMove, Expected | None]:
+    """The rules' move and its precondition (None: decide against whatever state it meets)."""
+    kind = move.WhichOneof("move")
+    chosen: SpitMove
+    if kind == "ready":
+        chosen = Ready()
+    elif kind == "play_card":
+        play = move.play_card
+        chosen = PlayCard(play.source, play.target, _card(play.card, "spit.play_card.card"))
+    elif kind == "move_to_space":
+        chosen = MoveToSpace(move.move_to_space.source, move.move_to_space.target)
+    elif kind == "slap":
+        chosen = Slap(move.slap.pile)
+    else:
+        raise errors.InvalidArgument("spit: set one move: ready, play_card, move_to_space or slap")
+    if not move.HasField("expected"):
+        return chosen, None
+    expected = move.expected
+    return chosen, Expected(
+        deal=expected.deal if expected.HasField("deal") else None,
+        top=_card(expected.top, "spit.expected.top"),
+    )
+
+
+def move_to_proto(move: SpitMove, expected: Expected | None = None) -> spit_pb2.SpitMove:
+    """A rules move as the API spells it (a view's legal moves, a client's request)."""
+    message = spit_pb2.SpitMove()
+    if isinstance(move, Ready):
+        message.ready.SetInParent()
+    elif isinstance(move, PlayCard):
+        message.play_card.source, message.play_card.target = move.source, move.target
+        message.play_card.card = move.card or ""
+    elif isinstance(move, MoveToSpace):
+        message.move_to_space.source, message.move_to_space.target = move.source, move.target
+    else:
+        message.slap.pile = move.pile
+    if expected is not None:
+        message.expected.SetInParent()
+        if expected.deal is not None:
+            message.expected.deal = expected.deal
+        message.expected.top = expected.top or ""
+    return message
+
+
+# ---------------------------------------------------------------- views
+
+
+def view_to_proto(view: SpitView) -> spit_pb2.SpitView:
+    """The viewer's Spit view (hidden cards are "??" already: the rules' view hides them)."""
+    message = spit_pb2.SpitView(
+        variation=VARIATION_NUMBERS[Variation(view.variation)],  # type: ignore[arg-type]
+        piles=view.piles,
+        alternating_colours=view.alternating_colours,
+        stake=view.stake,
+        one_pile=view.one_pile,
+        side_stacks=view.side_stacks,
+        to_act=view.to_act,
+        result=view.result,
+    )
+    if view.game is not None:
+        message.game = view.game
+    if view.deal is not None:
+        message.deal = view.deal
+    if view.phase is not None:
+        message.phase = PHASE_NUMBERS[view.phase]  # type: ignore[assignment]
+    if view.winner is not None:
+        message.winner = view.winner
+    for seat in view.seats:
+        if seat is None:
+            continue
+        shown = message.seats.add(
+            seat=seat.seat,
+            player=seat.player,
+            stack=seat.stack,
+            sitting_out=seat.sitting_out,
+            spit=seat.spit,
+            ready=seat.ready,
+            cards=seat.cards,
+        )
+        for place in seat.places:
+            shown.places.add(down=place.down, up=place.up or "")
+        if seat.slapped is not None:
+            shown.slapped = seat.slapped
+        if seat.takes is not None:
+            shown.takes = seat.takes
+    for pile in view.middle:
+        added = message.middle.add(cards=pile.cards)
+        if pile.starter is not None:
+            added.starter = pile.starter
+    for cards in view.gathered:
+        message.gathered.add(cards=cards)
+    message.legal.extend(move_to_proto(m) for m in view.legal)
+    return message
+
+
+# ---------------------------------------------------------------- events
+
+
+def is_event(event: object) -> bool:
+    return type(event) in EVENT_MESSAGES
+
+
+def event_to_message(event: ev.SpitEvent) -> Message:
+    """The stored (and streamed) form of a rules event."""
+    return records.to_message(event, EVENT_MESSAGES[type(event)])
+
+
+def event_from_message(message: Message) -> ev.SpitEvent | None:
+    """The rules event a stored message stands for (None: not one of Spit's)."""
+    record = EVENT_RECORDS.get(message.DESCRIPTOR.full_name)
+    return None if record is None else records.from_message(message, record)
+
+
+def wrapped(message: Message) -> events_pb2.SpitEvent:
+    """A Spit event message inside the SpitEvent a watcher receives (TableEvent.spit)."""
+    wrapper = events_pb2.SpitEvent()
+    getattr(wrapper, WRAPPER_FIELDS[message.DESCRIPTOR.full_name]).CopyFrom(message)
+    return wrapper
+
+
+def unwrapped(wrapper: events_pb2.SpitEvent) -> Message:
+    """The event message a SpitEvent carries (INVALID_ARGUMENT when it carries none)."""
+    member = wrapper.WhichOneof("event")
+    if member is None:
+        raise errors.InvalidArgument("SpitEvent carries no event")
+    message: Message = getattr(wrapper, member)
+    return message
+
+
+__all__ = [
+    "GAME",
+    "HIDDEN",
+    "config_from_options",
+    "event_from_message",
+    "event_to_message",
+    "move_from_proto",
+    "move_to_proto",
+    "options_to_proto",
+    "unwrapped",
+    "view_to_proto",
+    "wrapped",
+]

@@ -1,0 +1,199 @@
+"""Spit's translation (services/table/games/spit.py) and the client's side of it
+(services/bots/spit_wire.py): options, moves, views and every event, through their bytes on
+the wire and back, for every variation; bad values get INVALID_ARGUMENT naming them."""
+
+from __future__ import annotations
+
+import pytest
+
+from croupier.spit.v1 import events_pb2, spit_pb2
+from services.bots import spit_wire
+from services.games.spit import RULES, SpitConfig, Variation
+from services.games.spit import events as ev
+from services.games.spit.moves import Expected, MoveToSpace, PlayCard, Ready, Slap
+from services.games.spit.reducer import apply
+from services.shared import errors
+from services.table.games import spit
+from tests.unit.games.spit.simulation import Report, play_game
+
+CONFIGS = {
+    "spit": SpitConfig(),
+    "four-piles": SpitConfig(piles=4, alternating_colours=True),
+    "bicycle": SpitConfig(variation=Variation.BICYCLE),
+    "speed": SpitConfig(variation=Variation.SPEED, stake=25),
+}
+
+
+@pytest.fixture(scope="module")
+def games() -> dict[str, list[ev.SpitEvent]]:
+    return {
+        name: play_game(config, 7, Report(), full_checks=False).events
+        for name, config in CONFIGS.items()
+    }
+
+
+def test_every_event_type_has_its_message_and_a_wrapper_member() -> None:
+    assert set(spit.EVENT_MESSAGES) == set(ev.EVENT_TYPES.values())
+    for message in spit.EVENT_MESSAGES.values():
+        assert message.DESCRIPTOR.full_name == f"croupier.spit.v1.{message.DESCRIPTOR.name}"
+        assert message.DESCRIPTOR.full_name in spit.WRAPPER_FIELDS
+
+
+def test_every_event_of_every_variation_round_trips_through_bytes(
+    games: dict[str, list[ev.SpitEvent]],
+) -> None:
+    seen: set[type[ev.SpitEvent]] = set()
+    for events in games.values():
+        for event in events:
+            for viewer in (None, 0, 1):
+                shown = RULES.redact(event, viewer)
+                assert shown is not None
+                message = spit.event_to_message(shown)
+                stored = type(message).FromString(message.SerializeToString())
+                assert spit.event_from_message(stored) == shown
+                wire = events_pb2.SpitEvent.FromString(spit.wrapped(message).SerializeToString())
+                assert spit.unwrapped(wire) == message
+                assert spit_wire.event_from_proto(wire) == shown
+            seen.add(type(event))
+    # Every kind a game can produce without seats leaving or chips added mid-game.
+    assert seen >= set(ev.EVENT_TYPES.values()) - {
+        ev.PlayerLeft,
+        ev.PlayerSatOut,
+        ev.PlayerSatIn,
+        ev.ChipsAdded,
+        ev.Stalled,
+    }
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        ev.PlayerLeft(1, "bob", 90),
+        ev.PlayerSatOut(0),
+        ev.PlayerSatIn(0),
+        ev.ChipsAdded(1, 40),
+        ev.Stalled(0),
+        ev.Spat(None, 1, "Kd"),
+        ev.Slapped(1, None, 0, timed_out=True),
+        ev.DealEnded(4, "cleared", (None, 0), (0, 31)),
+        ev.GameEnded(2, None, "void: dealer down", (5, 5), (100, 100)),
+        ev.DealOver(3, "stuck", None),
+    ],
+)
+def test_absent_values_and_rare_events_round_trip(event: ev.SpitEvent) -> None:
+    message = spit.event_to_message(event)
+    assert spit.event_from_message(type(message).FromString(message.SerializeToString())) == event
+
+
+def test_a_message_of_another_game_is_not_a_spit_event() -> None:
+    assert spit.event_from_message(spit_pb2.SpitOptions()) is None
+    with pytest.raises(errors.InvalidArgument, match="carries no event"):
+        spit.unwrapped(events_pb2.SpitEvent())
+
+
+def test_default_options_are_the_documented_defaults() -> None:
+    config = spit.config_from_options(spit_pb2.SpitOptions())
+    assert config == SpitConfig()
+    assert spit.config_from_options(spit.options_to_proto(config)) == config
+
+
+def test_every_option_set_to_a_non_default_value_reads_back() -> None:
+    options = spit_pb2.SpitOptions(
+        variation=spit_pb2.VARIATION_SPIT,
+        piles=4,
+        alternating_colours=True,
+        stake=30,
+        slap_ms=2_500,
+        ready_ms=9_000,
+        stall_ms=0,
+    )
+    config = spit.config_from_options(options)
+    assert config == SpitConfig(
+        piles=4, alternating_colours=True, stake=30, slap_ms=2_500, ready_ms=9_000, stall_ms=0
+    )
+    assert spit.options_to_proto(config) == options
+    speed = spit.config_from_options(spit_pb2.SpitOptions(variation=spit_pb2.VARIATION_SPEED))
+    assert speed.variation is Variation.SPEED and speed.stall_ms == SpitConfig().stall_ms
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (
+            spit_pb2.SpitOptions(variation=spit_pb2.Variation.ValueType(9)),
+            "VARIATION_SPIT, VARIATION_BICYCLE, VARIATION_SPEED",
+        ),
+        (spit_pb2.SpitOptions(piles=3), "piles must be 4 or 5"),
+        (spit_pb2.SpitOptions(piles=4, variation=spit_pb2.VARIATION_SPEED), "four piles"),
+        (spit_pb2.SpitOptions(stake=-1), "stake must not be negative"),
+        (spit_pb2.SpitOptions(slap_ms=-5), "slap_ms must not be negative"),
+        (spit_pb2.SpitOptions(stall_ms=-1), "stall_ms must not be negative"),
+    ],
+)
+def test_bad_options_are_invalid_argument_naming_the_option(
+    options: spit_pb2.SpitOptions, words: str
+) -> None:
+    with pytest.raises(errors.InvalidArgument, match=words):
+        spit.config_from_options(options)
+
+
+@pytest.mark.parametrize(
+    ("move", "expected"),
+    [
+        (Ready(), None),
+        (Ready(), Expected(deal=3)),
+        (PlayCard(2, 1, "Td"), Expected(deal=1, top="9c")),
+        (PlayCard(0, 0), Expected(top="As")),
+        (PlayCard(4, 1), None),
+        (MoveToSpace(3, 0), Expected(deal=2)),
+        (Slap(1), Expected(deal=5)),
+        (Slap(0), Expected()),
+    ],
+)
+def test_moves_and_preconditions_round_trip(move: object, expected: Expected | None) -> None:
+    sent = spit_wire.move_to_proto(move, expected)  # type: ignore[arg-type]
+    assert sent == spit.move_to_proto(move, expected)  # type: ignore[arg-type]
+    wire = spit_pb2.SpitMove.FromString(sent.SerializeToString())
+    assert spit.move_from_proto(wire) == (move, expected)
+    assert spit_wire.move_from_proto(wire) == move
+
+
+@pytest.mark.parametrize(
+    ("move", "words"),
+    [
+        (spit_pb2.SpitMove(), "set one move: ready, play_card, move_to_space or slap"),
+        (
+            spit_pb2.SpitMove(play_card=spit_pb2.PlayCard(source=0, target=1, card="1x")),
+            "spit.play_card.card '1x' is not a card",
+        ),
+        (
+            spit_pb2.SpitMove(ready=spit_pb2.Ready(), expected=spit_pb2.Expected(top="??")),
+            "spit.expected.top '\\?\\?' is not a card",
+        ),
+    ],
+)
+def test_malformed_moves_are_invalid_argument(move: spit_pb2.SpitMove, words: str) -> None:
+    with pytest.raises(errors.InvalidArgument, match=words):
+        spit.move_from_proto(move)
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_views_of_every_moment_read_back_on_the_clients_side(
+    name: str, games: dict[str, list[ev.SpitEvent]]
+) -> None:
+    config = CONFIGS[name]
+    state = RULES.initial_state(config)
+    for index, event in enumerate(games[name]):
+        state = apply(state, event)
+        if index % 7:
+            continue
+        for viewer in (None, 0, 1):
+            view = RULES.view_for(state, viewer)
+            wire = spit_pb2.SpitView.FromString(spit.view_to_proto(view).SerializeToString())
+            assert spit_wire.view_from_proto(wire, viewer) == view
+            assert spit_wire.config_of(wire) == SpitConfig(
+                variation=config.variation,
+                piles=config.piles,
+                alternating_colours=config.alternating_colours,
+                stake=config.stake,
+            )
