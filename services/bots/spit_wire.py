@@ -105,7 +105,7 @@ def view_from_proto(view: spit_pb2.SpitView, viewer: int | None) -> SpitView:
         one_pile=view.one_pile,
         middle=tuple(MiddleView(tuple(p.cards), _optional(p, "starter")) for p in view.middle),
         side_stacks=tuple(view.side_stacks),
-        gathered=tuple(tuple(c.cards) for c in view.gathered),
+        gathered=tuple(view.gathered),
         to_act=tuple(view.to_act),
         legal=tuple(move_from_proto(m) for m in view.legal),
         winner=_optional(view, "winner"),

@@ -33,6 +33,10 @@ class SpitConfig:
     # How long the table waits, with no card moving, for a player who can play and does not
     # (then the game spits as if nobody could play); 0 waits for ever.
     stall_ms: int = 15_000
+    # The chips a player may bring to the table: `min_buy_in` to `max_buy_in`; adding chips
+    # never takes a stack above the maximum.
+    min_buy_in: int = 0
+    max_buy_in: int = 10**12
 
     @property
     def copies(self) -> int:
@@ -70,4 +74,9 @@ class SpitConfig:
                 raise InvalidAction(f"{name} must be positive, not {getattr(self, name)}")
         if self.stall_ms < 0:
             raise InvalidAction(f"stall_ms must be 0 (off) or positive, not {self.stall_ms}")
+        if not 0 <= self.min_buy_in <= self.max_buy_in:
+            raise InvalidAction(
+                f"the buy-in range must run from 0 or more up: not {self.min_buy_in} to "
+                f"{self.max_buy_in}"
+            )
         return self

@@ -90,7 +90,7 @@ def from_view(view: SpitView, config: SpitConfig) -> SpitState:
         stacks=tuple(_hidden(n) for n in view.side_stacks),
         decks=decks,
         dealt=_dealt(view, sides),
-        gathered=view.gathered,
+        gathered=tuple(_hidden(n) for n in view.gathered),
         one_pile=view.one_pile,
     )
     game = Game(

@@ -46,8 +46,12 @@ def sit_down(tape: Tape, command: SitDown) -> None:
         raise InvalidAction(f"a Spit table has seats 0 and 1, not {command.seat}")
     if not command.player:
         raise InvalidAction("a player id is required to sit down")
-    if command.stack < 0:
-        raise InvalidAction(f"a stack is 0 or more chips, not {command.stack}")
+    config = state.config
+    if not config.min_buy_in <= command.stack <= config.max_buy_in:
+        raise InvalidAction(
+            f"bring {config.min_buy_in} to {config.max_buy_in} chips to this table, "
+            f"not {command.stack}"
+        )
     taken = state.seats[command.seat]
     if taken is not None:
         raise NotAllowedNow(f"seat {command.seat} is taken by {taken.player}")
@@ -78,9 +82,14 @@ def sit_in(tape: Tape, command: SitIn) -> None:
 
 
 def add_chips(tape: Tape, command: AddChips) -> None:
-    owned_seat(tape.state, command.seat, command.by)
+    seat = owned_seat(tape.state, command.seat, command.by)
     if command.amount <= 0:
         raise InvalidAction(f"add a positive number of chips, not {command.amount}")
+    most = tape.state.config.max_buy_in - seat.stack
+    if command.amount > most:
+        raise InvalidAction(
+            f"a stack is at most {tape.state.config.max_buy_in} chips: add at most {max(most, 0)}"
+        )
     tape.emit(ev.ChipsAdded(command.seat, command.amount))
 
 

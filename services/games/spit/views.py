@@ -61,9 +61,9 @@ class SpitView:
     one_pile: bool = False
     middle: tuple[MiddleView, ...] = ()
     side_stacks: tuple[int, ...] = ()  # Speed: cards left in each side stack
-    # Speed: the middle cards gathered to be shuffled into new side stacks (all seen face
-    # up), per pile, until the dealer has dealt them; nobody plays meanwhile.
-    gathered: tuple[tuple[Card, ...], ...] = ()
+    # Speed: how many middle cards of each pile wait to be shuffled into a new side stack
+    # (until the dealer has dealt them; nobody plays meanwhile).
+    gathered: tuple[int, ...] = ()
     to_act: tuple[int, ...] = ()
     legal: tuple[SpitMove, ...] = ()  # the viewer's own moves now
     winner: int | None = None
@@ -128,7 +128,7 @@ def view_for(state: SpitState, viewer: Viewer) -> SpitView:
         one_pile=deal.one_pile,
         middle=tuple(MiddleView(p.cards, p.starter) for p in deal.middle),
         side_stacks=tuple(len(s) for s in deal.stacks),
-        gathered=deal.gathered,
+        gathered=tuple(len(cards) for cards in deal.gathered),
         to_act=tuple(sorted(to_act(state))),
         legal=legal_moves(state, viewer) if viewer in (0, 1) else (),
         winner=game.winner if deal.phase is Phase.OVER else None,

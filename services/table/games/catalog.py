@@ -14,10 +14,15 @@ import grpc
 
 from croupier.table.v1 import table_pb2
 from services.shared import errors
-from services.table.games import highcard, poker, videopoker, videopoker_service
+from services.table.games import highcard, poker, spit, videopoker, videopoker_service
 from services.table.games.adapter import GameTable
 
-ENTRIES: tuple[GameTable, ...] = (poker.ADAPTER, highcard.ADAPTER, videopoker.ADAPTER)
+ENTRIES: tuple[GameTable, ...] = (
+    poker.ADAPTER,
+    highcard.ADAPTER,
+    spit.ADAPTER,
+    videopoker.ADAPTER,
+)
 
 # gRPC services a game adds beside TableService, by full service name: each adds itself to
 # the table server given a function from a table id to (its game's name, its game state).

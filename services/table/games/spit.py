@@ -11,17 +11,25 @@ is well formed (a card is a card, a move names one move) so the rules see typed 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from google.protobuf.message import Message
 
 from croupier.spit.v1 import events_pb2, spit_pb2
+from croupier.table.v1 import events_pb2 as table_events_pb2
+from croupier.table.v1 import table_pb2
 from services.games.errors import RuleViolation
+from services.games.spit import RULES
 from services.games.spit import events as ev
 from services.games.spit.cards import HIDDEN, is_card
 from services.games.spit.config import SpitConfig, Variation
 from services.games.spit.moves import Expected, MoveToSpace, PlayCard, Ready, Slap, SpitMove
-from services.games.spit.state import Phase
+from services.games.spit.state import Phase, SpitState
 from services.games.spit.views import SpitView
 from services.shared import errors, records
+from services.shared.limits import MAX_CHIPS
+from services.table.games import spit_history
+from services.table.games.adapter import Rounds, Seating
 
 GAME = "spit"
 
@@ -59,34 +67,58 @@ WRAPPER_FIELDS: dict[str, str] = {
 # ---------------------------------------------------------------- options
 
 
-def config_from_options(options: spit_pb2.SpitOptions) -> SpitConfig:
-    """The rules' configuration for CreateTable's `options.spit` (INVALID_ARGUMENT naming the
-    option and what it may be)."""
-    variation = VARIATIONS.get(options.variation) if options.variation else Variation.SPIT
+def config_from_options(options: table_pb2.TableOptions) -> SpitConfig:
+    """The rules' configuration for CreateTable's options: `options.spit` and the envelope's
+    seats (two, or 0 for the usual two) and buy-in range (INVALID_ARGUMENT naming the option
+    and what it may be)."""
+    if options.seats not in (0, 2):
+        raise errors.InvalidArgument(
+            f"options.seats: a Spit table has 2 seats, not {options.seats}"
+        )
+    spit = options.spit
+    variation = VARIATIONS.get(spit.variation) if spit.variation else Variation.SPIT
     if variation is None:
         raise errors.InvalidArgument(
-            f"options.spit.variation {options.variation} is not one of "
+            f"options.spit.variation {spit.variation} is not one of "
             + ", ".join(spit_pb2.Variation.keys()[1:])
         )
-    for name in ("piles", "stake", "slap_ms", "ready_ms", "stall_ms"):
-        if getattr(options, name) < 0:
-            raise errors.InvalidArgument(f"options.spit.{name} must not be negative")
+    chips = {
+        "options.spit.stake": spit.stake,
+        "options.min_buy_in": options.min_buy_in,
+        "options.max_buy_in": options.max_buy_in,
+    }
+    for name, value in {
+        **chips,
+        "options.spit.piles": spit.piles,
+        "options.spit.slap_ms": spit.slap_ms,
+        "options.spit.ready_ms": spit.ready_ms,
+        "options.spit.stall_ms": spit.stall_ms,
+    }.items():
+        if value < 0:
+            raise errors.InvalidArgument(f"{name} must not be negative, not {value}")
+    for name, value in chips.items():
+        if value > MAX_CHIPS:
+            raise errors.InvalidArgument(
+                f"{name} is {value} chips; chip amounts are at most {MAX_CHIPS}"
+            )
     try:
         return SpitConfig(
             variation=variation,
-            piles=options.piles or DEFAULTS.piles,
-            alternating_colours=options.alternating_colours,
-            stake=options.stake,
-            slap_ms=options.slap_ms or DEFAULTS.slap_ms,
-            ready_ms=options.ready_ms or DEFAULTS.ready_ms,
-            stall_ms=options.stall_ms if options.HasField("stall_ms") else DEFAULTS.stall_ms,
+            piles=spit.piles or DEFAULTS.piles,
+            alternating_colours=spit.alternating_colours,
+            stake=spit.stake,
+            slap_ms=spit.slap_ms or DEFAULTS.slap_ms,
+            ready_ms=spit.ready_ms or DEFAULTS.ready_ms,
+            stall_ms=spit.stall_ms if spit.HasField("stall_ms") else DEFAULTS.stall_ms,
+            min_buy_in=options.min_buy_in or max(1, spit.stake),
+            max_buy_in=options.max_buy_in or MAX_CHIPS,
         ).checked()
     except RuleViolation as violation:
-        raise errors.InvalidArgument(f"options.spit: {violation.message}") from violation
+        raise errors.InvalidArgument(f"options: {violation.message}") from violation
 
 
 def options_to_proto(config: SpitConfig) -> spit_pb2.SpitOptions:
-    """Every option the table was created with (defaults filled in)."""
+    """Every Spit option the table was created with (defaults filled in)."""
     return spit_pb2.SpitOptions(
         variation=VARIATION_NUMBERS[config.variation],  # type: ignore[arg-type]
         piles=config.piles,
@@ -201,8 +233,7 @@ def view_to_proto(view: SpitView) -> spit_pb2.SpitView:
         added = message.middle.add(cards=pile.cards)
         if pile.starter is not None:
             added.starter = pile.starter
-    for cards in view.gathered:
-        message.gathered.add(cards=cards)
+    message.gathered.extend(view.gathered)
     message.legal.extend(move_to_proto(m) for m in view.legal)
     return message
 
@@ -241,7 +272,123 @@ def unwrapped(wrapper: events_pb2.SpitEvent) -> Message:
     return message
 
 
+# ---------------------------------------------------------------- the table adapter
+
+
+class SpitEvents:
+    """Spit's events <-> croupier.spit.v1 messages (adapter.EventCodec), inside TableEvent's
+    `spit` member (the SpitEvent wrapper) on a watch stream."""
+
+    def message_types(self) -> Sequence[type[Message]]:
+        return list(EVENT_MESSAGES.values())
+
+    def to_message(self, event: object) -> Message:
+        if type(event) not in EVENT_MESSAGES:
+            raise ValueError(f"{type(event).__name__} is not one of Spit's events")
+        return event_to_message(event)  # type: ignore[arg-type]
+
+    def from_message(self, message: Message) -> object | None:
+        return event_from_message(message)
+
+    def table_event(self, message: Message, event: table_events_pb2.TableEvent) -> None:
+        event.spit.CopyFrom(wrapped(message))
+
+
+class SpitTableAdapter:
+    """Spit at the table (adapter.GameTable): Spit, four piles, alternating colours, Bicycle's
+    Spit and Speed, two seats."""
+
+    name = RULES.name
+    proto_field = "spit"
+    rules = RULES
+    events = SpitEvents()
+
+    def config_from_options(self, options: table_pb2.TableOptions) -> SpitConfig:
+        return config_from_options(options)
+
+    def opening_events(self, config: SpitConfig) -> Sequence[object]:
+        return ()
+
+    def initial_state(self, options: table_pb2.TableOptions) -> SpitState:
+        # TableCreated records every option (fill_options): the configuration is there.
+        return RULES.initial_state(config_from_options(options))
+
+    def fill_options(self, state: SpitState, options: table_pb2.TableOptions) -> None:
+        config = state.config
+        options.spit.CopyFrom(options_to_proto(config))
+        options.seats = 2
+        options.min_buy_in = config.min_buy_in
+        options.max_buy_in = config.max_buy_in
+
+    def seat_count(self, state: SpitState) -> int:
+        return 2
+
+    def move_from_request(self, request: table_pb2.ActRequest) -> tuple[object, object | None]:
+        if request.WhichOneof("move") != "spit":
+            raise errors.InvalidArgument(
+                "this is a Spit table: send the move in spit (a SpitMove: ready, play_card, "
+                "move_to_space or slap)"
+            )
+        if request.action or request.amount or request.cards:
+            raise errors.InvalidArgument(
+                "action, amount and cards are poker's; a Spit move is spit alone"
+            )
+        if request.expected_version and request.spit.HasField("expected"):
+            raise errors.InvalidArgument(
+                "guard a move with expected_version or with spit.expected, not both"
+            )
+        return move_from_proto(request.spit)
+
+    def sit_in_option(self, request: table_pb2.SitInRequest) -> object | None:
+        if request.post_big_blind:
+            raise errors.InvalidArgument("post_big_blind is poker's: Spit has no blinds")
+        return None
+
+    def rounds(self, state: SpitState) -> Rounds:
+        game = state.game
+        return Rounds(game.number if state.playing and game is not None else None, state.games)
+
+    def fill_view(
+        self, view: SpitView, message: table_pb2.TableView, seats: Mapping[int, table_pb2.SeatView]
+    ) -> None:
+        message.spit.CopyFrom(view_to_proto(view))
+
+    def fill_decision(
+        self, state: SpitState, seat: int, request: table_events_pb2.ActionRequested
+    ) -> None:
+        return None
+
+    def seating(self, event: object) -> Seating | None:
+        if isinstance(event, ev.PlayerSeated):
+            return Seating(event.seat, event.player)
+        if isinstance(event, ev.PlayerLeft):
+            return Seating(event.seat)
+        return None
+
+    def round_of(self, event: object) -> tuple[int, bool] | None:
+        if isinstance(event, ev.GameStarted):
+            return event.game, True
+        if isinstance(event, ev.GameEnded):
+            return event.game, False
+        return None
+
+    def history(
+        self,
+        state: SpitState,
+        players: Mapping[int, str],
+        events: Sequence[object],
+        viewer: int | None,
+        full: bool,
+        table_id: str,
+    ) -> tuple[str, str]:
+        return "", spit_history.text(players, events, viewer, full, table_id)
+
+
+ADAPTER = SpitTableAdapter()
+
+
 __all__ = [
+    "ADAPTER",
     "GAME",
     "HIDDEN",
     "config_from_options",

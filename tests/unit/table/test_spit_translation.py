@@ -4,16 +4,23 @@ the wire and back, for every variation; bad values get INVALID_ARGUMENT naming t
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from croupier.spit.v1 import events_pb2, spit_pb2
+from croupier.table.v1 import events_pb2 as table_events_pb2
+from croupier.table.v1 import table_pb2
 from services.bots import spit_wire
 from services.games.spit import RULES, SpitConfig, Variation
 from services.games.spit import events as ev
 from services.games.spit.moves import Expected, MoveToSpace, PlayCard, Ready, Slap
 from services.games.spit.reducer import apply
 from services.shared import errors
+from services.shared.limits import MAX_CHIPS
 from services.table.games import spit
+from services.table.games.adapter import Rounds
+from services.table.games.catalog import CATALOG
 from tests.unit.games.spit.simulation import Report, play_game
 
 CONFIGS = {
@@ -91,14 +98,31 @@ def test_a_message_of_another_game_is_not_a_spit_event() -> None:
         spit.unwrapped(events_pb2.SpitEvent())
 
 
+def _options(
+    seats: int = 0, min_buy_in: int = 0, max_buy_in: int = 0, **spit_options: Any
+) -> table_pb2.TableOptions:
+    return table_pb2.TableOptions(
+        seats=seats,
+        min_buy_in=min_buy_in,
+        max_buy_in=max_buy_in,
+        spit=spit_pb2.SpitOptions(**spit_options),
+    )
+
+
 def test_default_options_are_the_documented_defaults() -> None:
-    config = spit.config_from_options(spit_pb2.SpitOptions())
-    assert config == SpitConfig()
-    assert spit.config_from_options(spit.options_to_proto(config)) == config
+    config = spit.config_from_options(_options())
+    assert config == SpitConfig(min_buy_in=1, max_buy_in=MAX_CHIPS)
+    back = table_pb2.TableOptions()
+    spit.ADAPTER.fill_options(RULES.initial_state(config), back)
+    assert spit.config_from_options(back) == config
+    assert (back.seats, back.min_buy_in, back.max_buy_in) == (2, 1, MAX_CHIPS)
 
 
 def test_every_option_set_to_a_non_default_value_reads_back() -> None:
-    options = spit_pb2.SpitOptions(
+    options = _options(
+        seats=2,
+        min_buy_in=40,
+        max_buy_in=400,
         variation=spit_pb2.VARIATION_SPIT,
         piles=4,
         alternating_colours=True,
@@ -109,29 +133,42 @@ def test_every_option_set_to_a_non_default_value_reads_back() -> None:
     )
     config = spit.config_from_options(options)
     assert config == SpitConfig(
-        piles=4, alternating_colours=True, stake=30, slap_ms=2_500, ready_ms=9_000, stall_ms=0
+        piles=4,
+        alternating_colours=True,
+        stake=30,
+        slap_ms=2_500,
+        ready_ms=9_000,
+        stall_ms=0,
+        min_buy_in=40,
+        max_buy_in=400,
     )
-    assert spit.options_to_proto(config) == options
-    speed = spit.config_from_options(spit_pb2.SpitOptions(variation=spit_pb2.VARIATION_SPEED))
+    back = table_pb2.TableOptions()
+    spit.ADAPTER.fill_options(spit.ADAPTER.initial_state(options), back)
+    assert back == options
+    speed = spit.config_from_options(_options(variation=spit_pb2.VARIATION_SPEED, stake=5))
     assert speed.variation is Variation.SPEED and speed.stall_ms == SpitConfig().stall_ms
+    assert speed.min_buy_in == 5  # the least buy-in covers the stake
 
 
 @pytest.mark.parametrize(
     ("options", "words"),
     [
         (
-            spit_pb2.SpitOptions(variation=spit_pb2.Variation.ValueType(9)),
+            _options(variation=spit_pb2.Variation.ValueType(9)),
             "VARIATION_SPIT, VARIATION_BICYCLE, VARIATION_SPEED",
         ),
-        (spit_pb2.SpitOptions(piles=3), "piles must be 4 or 5"),
-        (spit_pb2.SpitOptions(piles=4, variation=spit_pb2.VARIATION_SPEED), "four piles"),
-        (spit_pb2.SpitOptions(stake=-1), "stake must not be negative"),
-        (spit_pb2.SpitOptions(slap_ms=-5), "slap_ms must not be negative"),
-        (spit_pb2.SpitOptions(stall_ms=-1), "stall_ms must not be negative"),
+        (_options(piles=3), "piles must be 4 or 5"),
+        (_options(piles=4, variation=spit_pb2.VARIATION_SPEED), "four piles"),
+        (_options(stake=-1), "options.spit.stake must not be negative"),
+        (_options(slap_ms=-5), "options.spit.slap_ms must not be negative"),
+        (_options(stall_ms=-1), "options.spit.stall_ms must not be negative"),
+        (_options(seats=3), "a Spit table has 2 seats, not 3"),
+        (_options(min_buy_in=50, max_buy_in=10), "buy-in range"),
+        (_options(stake=MAX_CHIPS + 1), "chip amounts are at most"),
     ],
 )
 def test_bad_options_are_invalid_argument_naming_the_option(
-    options: spit_pb2.SpitOptions, words: str
+    options: table_pb2.TableOptions, words: str
 ) -> None:
     with pytest.raises(errors.InvalidArgument, match=words):
         spit.config_from_options(options)
@@ -197,3 +234,77 @@ def test_views_of_every_moment_read_back_on_the_clients_side(
                 alternating_colours=config.alternating_colours,
                 stake=config.stake,
             )
+
+
+# ---------------------------------------------------------------- the table adapter
+
+
+def test_the_catalog_finds_spit_by_name_and_options() -> None:
+    assert CATALOG.named("spit") is spit.ADAPTER
+    assert CATALOG.for_options(_options()) is spit.ADAPTER
+    assert spit.ADAPTER.seat_count(RULES.initial_state(SpitConfig())) == 2
+
+
+def test_an_act_carries_the_move_in_spit_and_nothing_of_poker() -> None:
+    adapter = spit.ADAPTER
+    move = spit_pb2.SpitMove(
+        play_card=spit_pb2.PlayCard(source=1, target=0, card="9h"),
+        expected=spit_pb2.Expected(deal=2, top="8c"),
+    )
+    request = table_pb2.ActRequest(table_id="t", idempotency_key="k", spit=move)
+    assert adapter.move_from_request(request) == (PlayCard(1, 0, "9h"), Expected(2, "8c"))
+    with pytest.raises(errors.InvalidArgument, match="this is a Spit table: send the move"):
+        adapter.move_from_request(table_pb2.ActRequest(action=table_pb2.ACTION_FOLD))
+    with pytest.raises(errors.InvalidArgument, match="action, amount and cards are poker's"):
+        adapter.move_from_request(table_pb2.ActRequest(spit=move, amount=3))
+    with pytest.raises(errors.InvalidArgument, match=r"expected_version or with spit\.expected"):
+        adapter.move_from_request(table_pb2.ActRequest(spit=move, expected_version=7))
+    with pytest.raises(errors.InvalidArgument, match="post_big_blind is poker's"):
+        adapter.sit_in_option(table_pb2.SitInRequest(post_big_blind=True))
+    assert adapter.sit_in_option(table_pb2.SitInRequest()) is None
+
+
+def test_rounds_seating_and_histories_follow_the_games(
+    games: dict[str, list[ev.SpitEvent]],
+) -> None:
+    adapter = spit.ADAPTER
+    state = RULES.initial_state(CONFIGS["spit"])
+    assert adapter.rounds(state) == Rounds(None, 0)
+    seats: dict[int, str] = {}
+    game_events: list[object] = []
+    for event in games["spit"]:
+        state = apply(state, event)
+        seating = adapter.seating(event)
+        if seating is not None:
+            seats[seating.seat] = seating.player
+        bounds = adapter.round_of(event)
+        if bounds == (1, True):
+            assert adapter.rounds(state) == Rounds(1, 1)
+        if bounds is not None or game_events:
+            game_events.append(event)
+    assert seats == {0: "ann", 1: "bob"}
+    assert adapter.rounds(state) == Rounds(None, 1)
+    assert adapter.round_of(game_events[0]) == (1, True)
+    machine, text = adapter.history(state, seats, game_events, 0, False, "t9")
+    assert machine == ""
+    assert text.startswith("Spit at table t9: seat 0 ann, seat 1 bob\n")
+    assert "game 1 starts with deal 1" in text and "game 1 ends" in text
+    assert "??" in text  # face-down cards stay face down for a player
+    _, full = adapter.history(state, seats, game_events, None, True, "t9")
+    assert "??" not in full
+
+
+def test_a_watcher_gets_spit_events_inside_table_event_spit(
+    games: dict[str, list[ev.SpitEvent]],
+) -> None:
+    codec = spit.ADAPTER.events
+    assert set(codec.message_types()) == set(spit.EVENT_MESSAGES.values())
+    event = games["spit"][-1]
+    message = codec.to_message(event)
+    wrapper = table_events_pb2.TableEvent(table_id="t", version=9)
+    codec.table_event(message, wrapper)
+    assert wrapper.WhichOneof("event") == "spit"
+    assert spit_wire.event_from_proto(wrapper.spit) == event
+    assert codec.from_message(message) == event
+    with pytest.raises(ValueError, match="is not one of Spit's events"):
+        codec.to_message(object())

@@ -22,6 +22,20 @@ def test_sitting_down_in_a_taken_seat_or_twice_or_in_a_third_seat_is_refused() -
         RULES.decide(table.state, c.SitDown(2, "cat", 50))
 
 
+def test_a_buy_in_outside_the_range_and_chips_above_the_maximum_are_refused() -> None:
+    table = Table(SpitConfig(min_buy_in=20, max_buy_in=200))
+    with pytest.raises(InvalidAction, match="bring 20 to 200 chips to this table, not 19"):
+        RULES.decide(table.state, c.SitDown(0, "ann", 19))
+    with pytest.raises(InvalidAction, match="not 201"):
+        RULES.decide(table.state, c.SitDown(0, "ann", 201))
+    table.run(c.SitDown(0, "ann", 150))
+    with pytest.raises(InvalidAction, match="a stack is at most 200 chips: add at most 50"):
+        RULES.decide(table.state, c.AddChips(0, 51))
+    assert RULES.decide(table.state, c.AddChips(0, 50)) == [ev.ChipsAdded(0, 50)]
+    with pytest.raises(InvalidAction, match="buy-in range"):
+        SpitConfig(min_buy_in=30, max_buy_in=20).checked()
+
+
 def test_each_player_puts_up_the_stake_when_the_game_starts() -> None:
     table = Table(SpitConfig(stake=30))
     table.run(c.SitDown(0, "ann", 100))
