@@ -55,6 +55,8 @@ _PURPOSES = {
     "board": dealer_pb2.DEAL_PURPOSE_BOARD,
     "draw": dealer_pb2.DEAL_PURPOSE_DRAW,
     "spit": dealer_pb2.DEAL_PURPOSE_SPIT,
+    "up": dealer_pb2.DEAL_PURPOSE_UP,
+    "down": dealer_pb2.DEAL_PURPOSE_DOWN,
 }
 
 # Test decks: shuffle id -> the exact dealing order, or None for a real (seeded) shuffle.

@@ -4,8 +4,10 @@ reveal of every shuffle once the game is over.
 
 Every shuffle is the dealer's, committed before its first card: the first deal of a Spit or
 Speed game shuffles one 52-card deck ("deck"); each later Spit deal shuffles each player's own
-cards ("seat 0", "seat 1": a multiset `DeckSpec`); Bicycle's Spit shuffles one deck per
-player; Speed rebuilds a side stack by shuffling the middle pile's cards ("restock 2 pile 0").
+cards ("seat-0", "seat-1": a multiset `DeckSpec`); Bicycle's Spit shuffles one deck per
+player; Speed rebuilds a side stack by shuffling the middle pile's cards ("restock-2-pile-0").
+A shuffle's name is part of the dealer's shuffle id, so it is letters, digits and '-' only;
+the cards' recipients ("seat 0", "stack 1") only label them in the dealer's record.
 A shuffle's round is its deal. Shuffles are revealed when the game is over, not after each
 deal: a deal's never-turned-up cards go back into their holder's next shuffle, so revealing a
 deal's order early would tell the opponent what the holder's face-down cards are.
@@ -41,6 +43,11 @@ def seat_name(seat: int) -> str:
     return f"seat {seat}"
 
 
+def shuffle_name(seat: int) -> str:
+    """The shuffle of one player's own cards (a redeal; Bicycle's Spit: their deck)."""
+    return f"seat-{seat}"
+
+
 def stack_name(stack: int) -> str:
     return f"stack {stack}"
 
@@ -50,12 +57,15 @@ def deal_plan(state: SpitState, deal: Deal) -> tuple[PlannedShuffle, ...]:
     variation = state.config.variation
     if variation is Variation.BICYCLE:
         return tuple(
-            PlannedShuffle(seat_name(s), DeckSpec(copies=1), ((seat_name(s), 52),)) for s in (0, 1)
+            PlannedShuffle(shuffle_name(s), DeckSpec(copies=1), ((seat_name(s), 52),))
+            for s in (0, 1)
         )
     if deal.decks:  # a Spit redeal: each player's own cards
         return tuple(
             PlannedShuffle(
-                seat_name(s), DeckSpec(cards=deal.decks[s]), ((seat_name(s), len(deal.decks[s])),)
+                shuffle_name(s),
+                DeckSpec(cards=deal.decks[s]),
+                ((seat_name(s), len(deal.decks[s])),),
             )
             for s in (0, 1)
         )
@@ -69,7 +79,7 @@ def restock_plan(deal: Deal) -> tuple[PlannedShuffle, ...]:
     """Speed: the shuffles rebuilding the side stacks from the gathered middle cards."""
     return tuple(
         PlannedShuffle(
-            f"restock {deal.restocks} pile {i}",
+            f"restock-{deal.restocks}-pile-{i}",
             DeckSpec(cards=tuple(sorted(cards))),
             ((stack_name(i), len(cards)),),
         )
@@ -79,8 +89,9 @@ def restock_plan(deal: Deal) -> tuple[PlannedShuffle, ...]:
 
 
 def _draw(deal: Deal, shuffle: PlannedShuffle, recipient: str, count: int) -> DrawCards:
-    purpose = "side stack" if recipient.startswith("stack") else "layout"
-    return DrawCards(deal.number, shuffle.name, count, purpose=purpose, recipient=recipient)
+    # Every card is dealt face down (the dealer's "down"): a layout's top cards turn up, and
+    # everything else stays hidden, by the rules, not by the deal; `recipient` says whose.
+    return DrawCards(deal.number, shuffle.name, count, purpose="down", recipient=recipient)
 
 
 def next_request(deal: Deal, plan: tuple[PlannedShuffle, ...]) -> OpenShuffle | DrawCards | None:

@@ -282,6 +282,9 @@ class SpitEvents:
     def message_types(self) -> Sequence[type[Message]]:
         return list(EVENT_MESSAGES.values())
 
+    def former_names(self) -> Sequence[tuple[str, type[Message]]]:
+        return ()  # stored under these names since Spit had its own package
+
     def to_message(self, event: object) -> Message:
         if type(event) not in EVENT_MESSAGES:
             raise ValueError(f"{type(event).__name__} is not one of Spit's events")

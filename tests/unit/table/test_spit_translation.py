@@ -4,6 +4,7 @@ the wire and back, for every variation; bad values get INVALID_ARGUMENT naming t
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -308,3 +309,15 @@ def test_a_watcher_gets_spit_events_inside_table_event_spit(
     assert codec.from_message(message) == event
     with pytest.raises(ValueError, match="is not one of Spit's events"):
         codec.to_message(object())
+
+
+def test_every_shuffle_name_fits_in_a_dealer_shuffle_id(
+    games: dict[str, list[ev.SpitEvent]],
+) -> None:
+    # The shell names a game's shuffle "<table>.hand-<round>.<name>"; the dealer takes
+    # letters, digits, '_', '-' and '.' only.
+    names = {
+        e.name for events in games.values() for e in events if isinstance(e, ev.ShuffleCommitted)
+    }
+    assert {"deck", "seat-0", "seat-1"} <= names
+    assert all(re.fullmatch(r"[A-Za-z0-9_.-]+", name) for name in names), names

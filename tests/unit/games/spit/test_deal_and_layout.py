@@ -132,7 +132,7 @@ def test_bicycle_each_player_shuffles_their_own_deck_into_a_row_of_four_and_a_st
     table.run(c.SitDown(0, "ann", 0))
     table.run(c.SitDown(1, "bob", 0))
     table.run(c.RoundStarts(1))
-    assert RULES.pending_chance(table.state) == c.OpenShuffle(1, "seat 0", c.DeckSpec(copies=1))
+    assert RULES.pending_chance(table.state) == c.OpenShuffle(1, "seat-0", c.DeckSpec(copies=1))
     table.settle()
     for side in table.deal.sides:
         assert [p.size for p in side.places] == [1, 1, 1, 1]

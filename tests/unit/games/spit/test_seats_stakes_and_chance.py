@@ -118,8 +118,8 @@ def test_a_repeated_dealer_answer_changes_nothing_and_an_unasked_one_is_refused(
     table.run(opened)
     assert table.run(opened) == []
     assert table.run(c.RoundStarts(1)) == []
-    with pytest.raises(NotAllowedNow, match="did not ask to open shuffle 'seat 0'"):
-        RULES.decide(table.state, c.ShuffleOpened(1, "seat 0", "s2", "commit"))
+    with pytest.raises(NotAllowedNow, match="did not ask to open shuffle 'seat-0'"):
+        RULES.decide(table.state, c.ShuffleOpened(1, "seat-0", "s2", "commit"))
     with pytest.raises(NotAllowedNow, match="only once the game is over"):
         RULES.decide(table.state, c.ShuffleClosed(1, "deck", "{}"))
 

@@ -155,11 +155,11 @@ def test_each_player_collects_their_pile_and_leftovers_and_the_dealer_shuffles_e
     table.state = state
     ann = ("2s", "7d", "8c", "9c")
     bob = tuple(sorted(("Kh", "Qh", "Jd", *BOB_CARDS, *BOB_SPIT)))
-    assert RULES.pending_chance(state) == c.OpenShuffle(2, "seat 0", c.DeckSpec(cards=ann))
+    assert RULES.pending_chance(state) == c.OpenShuffle(2, "seat-0", c.DeckSpec(cards=ann))
     table.settle()
     assert [r for r in table.events if isinstance(r, ev.ShuffleCommitted)] == [
-        ev.ShuffleCommitted(2, "seat 0", "2/seat 0", _digest(table, 2, "seat 0")),
-        ev.ShuffleCommitted(2, "seat 1", "2/seat 1", _digest(table, 2, "seat 1")),
+        ev.ShuffleCommitted(2, "seat-0", "2/seat-0", _digest(table, 2, "seat-0")),
+        ev.ShuffleCommitted(2, "seat-1", "2/seat-1", _digest(table, 2, "seat-1")),
     ]
     deal = table.deal
     assert deal.number == 2 and deal.phase is Phase.READY
@@ -191,9 +191,9 @@ def _digest(table: Table, round_: int, name: str) -> str:
 def test_the_dealer_cannot_deal_a_player_cards_they_do_not_hold() -> None:
     state, _ = after(cleared_deal(), 0, Slap(0))
     state, _ = after(state, 1, Slap(1))
-    state = execute(state, c.ShuffleOpened(2, "seat 0", "id", "commit"))[0]
+    state = execute(state, c.ShuffleOpened(2, "seat-0", "id", "commit"))[0]
     with pytest.raises(InvalidAction, match="not the cards it holds"):
-        RULES.decide(state, c.CardsDrawn(2, "seat 0", ("2s", "7d", "8c", "Ac")))
+        RULES.decide(state, c.CardsDrawn(2, "seat-0", ("2s", "7d", "8c", "Ac")))
 
 
 # --- one middle pile -------------------------------------------------------------------------

@@ -144,9 +144,9 @@ def test_speed_when_the_side_stacks_are_empty_the_middle_is_shuffled_into_new_on
     assert events[-1] == ev.MiddleGathered(1, 1, (("Ad", "9c", "8c"), ("Qc",)))
     assert RULES.to_act(state) == frozenset() and RULES.deadlines(state) == []
     assert RULES.pending_chance(state) == c.OpenShuffle(
-        1, "restock 1 pile 0", c.DeckSpec(cards=("8c", "9c", "Ad"))
+        1, "restock-1-pile-0", c.DeckSpec(cards=("8c", "9c", "Ad"))
     )
-    table = Table(SPEED, Dealer(orders={"restock 1 pile 0": ["9c", "Ad", "8c"]}))
+    table = Table(SPEED, Dealer(orders={"restock-1-pile-0": ["9c", "Ad", "8c"]}))
     table.state = state
     table.settle()
     dealt = [e for e in table.events if isinstance(e, ev.SideStackDealt)]
