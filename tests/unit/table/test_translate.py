@@ -10,13 +10,14 @@ import pytest
 
 from croupier.highcard.v1 import events_pb2 as highcard_pb2
 from croupier.poker.v1 import events_pb2 as poker_pb2
+from croupier.spit.v1 import events_pb2 as spit_events_pb2
 from croupier.table.v1 import events_pb2, table_pb2
 from croupier.videopoker.v1 import events_pb2 as videopoker_events_pb2
 from services.games import contract as c
 from services.games.timebank import TimeBankOpened, TimeBanks
 from services.games.timebank import apply as apply_bank
 from services.table import codec, translate
-from services.table.games import highcard, poker, videopoker
+from services.table.games import highcard, poker, spit, videopoker
 from services.table.games.adapter import GameTable, Rounds
 from services.table.shell import Decision, ShellState, Table
 
@@ -141,6 +142,7 @@ def test_every_event_type_the_stream_holds_travels_in_a_field_of_table_event() -
     games: dict[str, GameTable] = {
         "croupier.poker.v1.": poker.ADAPTER,
         "croupier.highcard.v1.": highcard.ADAPTER,
+        "croupier.spit.v1.": spit.ADAPTER,
         "croupier.videopoker.v1.": videopoker.ADAPTER,
     }
     for type_name in codec.registry().type_names():
@@ -150,6 +152,7 @@ def test_every_event_type_the_stream_holds_travels_in_a_field_of_table_event() -
         package = {
             "croupier.poker.v1.": poker_pb2,
             "croupier.highcard.v1.": highcard_pb2,
+            "croupier.spit.v1.": spit_events_pb2,
             "croupier.videopoker.v1.": videopoker_events_pb2,
         }.get(prefix, events_pb2)
         message = getattr(package, type_name.rpartition(".")[2])()
@@ -157,7 +160,7 @@ def test_every_event_type_the_stream_holds_travels_in_a_field_of_table_event() -
         wrapped = translate.message_to_proto("t1", 3, 1000, message, game)
         field_name = wrapped.WhichOneof("event")
         assert field_name is not None, type_name
-        if prefix in ("croupier.highcard.v1.", "croupier.videopoker.v1."):
+        if prefix in ("croupier.highcard.v1.", "croupier.spit.v1.", "croupier.videopoker.v1."):
             member = prefix.split(".")[1]  # the game's wrapper: TableEvent.highcard, ...
             assert field_name == member
             assert getattr(wrapped, member).WhichOneof("event") is not None
