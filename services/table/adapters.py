@@ -2,7 +2,9 @@
 
 Each call translates port arguments into one request, with the port's deterministic
 idempotency key, and a gRPC failure into a domain error (UNAVAILABLE stays Unavailable, so
-the caller may retry the step; anything else means the step cannot be done as asked).
+the caller may retry the step; anything else means the step cannot be done as asked). The
+requests are built by the functions below, shared with the asyncio adapters
+(aio_adapters.py), so both send exactly the same ones.
 
 Given a `token` source, an adapter sends it as each call's bearer metadata itself, on a plain
 channel: a client interceptor (`channels.connect(target, token)`) costs ~60 us of CPU per call
@@ -63,9 +65,104 @@ _PURPOSES = {
 TestDecks = Callable[[str], Sequence[Card] | None]
 
 
-def _metadata(token: TokenSource | None) -> Metadata:
+def call_metadata(token: TokenSource | None) -> Metadata:
     """The call metadata carrying the current token (None: the channel adds it)."""
     return None if token is None else auth.bearer_metadata(token())
+
+
+_metadata = call_metadata
+
+
+# --- the dealer's requests and answers ------------------------------------------------------
+
+
+def create_shuffle_request(
+    shuffle_id: str, order: Sequence[Card] | None, deck_spec: DeckSpec = STANDARD_DECK
+) -> dealer_pb2.CreateShuffleRequest:
+    return dealer_pb2.CreateShuffleRequest(
+        shuffle_id=shuffle_id, deck=_deck(deck_spec), test_deck_order=list(order or ())
+    )
+
+
+def _deck(spec: DeckSpec) -> dealer_pb2.DeckSpec:
+    """The dealer's deck spec for a game's: standard decks, or exactly the listed cards (a
+    multiset when a card repeats)."""
+    if not spec.cards:
+        return dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD, copies=spec.copies)
+    kind = (
+        dealer_pb2.DECK_KIND_CARDS
+        if len(set(spec.cards)) == len(spec.cards)
+        else dealer_pb2.DECK_KIND_MULTISET
+    )
+    return dealer_pb2.DeckSpec(kind=kind, cards=list(spec.cards))
+
+
+def contribute_request(
+    shuffle_id: str, contributor: str, commitment: bytes
+) -> dealer_pb2.ContributeRequest:
+    return dealer_pb2.ContributeRequest(
+        shuffle_id=shuffle_id, contributor=contributor, entropy_commitment=commitment
+    )
+
+
+def seal_request(shuffle_id: str) -> dealer_pb2.SealRequest:
+    return dealer_pb2.SealRequest(shuffle_id=shuffle_id)
+
+
+def reveal_request(
+    shuffle_id: str, contributor: str, entropy: bytes
+) -> dealer_pb2.RevealEntropyRequest:
+    return dealer_pb2.RevealEntropyRequest(
+        shuffle_id=shuffle_id, contributor=contributor, entropy=entropy
+    )
+
+
+def deal_request(
+    shuffle_id: str, count: int, step: str, purpose: str, burn: int
+) -> dealer_pb2.DealRequest:
+    return dealer_pb2.DealRequest(
+        shuffle_id=shuffle_id,
+        count=count,
+        purpose=_PURPOSES[purpose],
+        idempotency_key=step[-200:],
+        burn=burn,
+    )
+
+
+def dealt_cards(
+    response: dealer_pb2.DealResponse, step: str, count: int, burn: int
+) -> tuple[Card, ...]:
+    """The burned cards then the dealt ones, checked against what was asked for."""
+    if len(response.burned) != burn or len(response.cards) != count:
+        # A retry key recorded for a different request (never by this table's keys).
+        raise errors.FailedPrecondition(
+            f"dealer Deal {step!r} returned {len(response.burned)} burned + "
+            f"{len(response.cards)} cards for a request of {burn} + {count}"
+        )
+    return (*response.burned, *response.cards)
+
+
+def reshuffle_request(
+    shuffle_id: str, cards: Sequence[Card], step: str, needed: int
+) -> dealer_pb2.ReshuffleRequest:
+    return dealer_pb2.ReshuffleRequest(
+        shuffle_id=shuffle_id,
+        cards_to_include=list(cards),
+        idempotency_key=step[-200:],
+        needed=needed,
+    )
+
+
+def close_request(shuffle_id: str, reason: str) -> dealer_pb2.CloseRequest:
+    return dealer_pb2.CloseRequest(shuffle_id=shuffle_id, reason=reason)
+
+
+def reveal_json(response: dealer_pb2.CloseResponse) -> str:
+    """A closed shuffle's reveal as `croupier verify` reads it."""
+    info: dict[str, Any] = MessageToDict(response.shuffle, preserving_proto_field_name=True)
+    info["commitment_hex"] = response.shuffle.commitment.hex()
+    info["revealed_seed_hex"] = response.shuffle.revealed_seed.hex()
+    return json.dumps(info, sort_keys=True)
 
 
 class GrpcDealer:
@@ -82,11 +179,8 @@ class GrpcDealer:
         self._token = token
 
     def open_shuffle(self, shuffle_id: str, deck_spec: DeckSpec = STANDARD_DECK) -> Commitment:
-        deck = _deck(deck_spec)
         order = self._test_decks(shuffle_id) if self._test_decks else None
-        request = dealer_pb2.CreateShuffleRequest(
-            shuffle_id=shuffle_id, deck=deck, test_deck_order=list(order or ())
-        )
+        request = create_shuffle_request(shuffle_id, order, deck_spec)
         created = call(
             "dealer CreateShuffle",
             lambda: self._stub.CreateShuffle(request, CALL_TIMEOUT_S, _metadata(self._token)),
@@ -95,9 +189,7 @@ class GrpcDealer:
         return Commitment(shuffle_id, created.shuffle.commitment.hex())
 
     def contribute(self, shuffle_id: str, contributor: str, commitment: bytes) -> int:
-        request = dealer_pb2.ContributeRequest(
-            shuffle_id=shuffle_id, contributor=contributor, entropy_commitment=commitment
-        )
+        request = contribute_request(shuffle_id, contributor, commitment)
         response = call(
             "dealer Contribute",
             lambda: self._stub.Contribute(request, CALL_TIMEOUT_S, _metadata(self._token)),
@@ -105,16 +197,14 @@ class GrpcDealer:
         return response.index
 
     def seal(self, shuffle_id: str) -> None:
-        request = dealer_pb2.SealRequest(shuffle_id=shuffle_id)
+        request = seal_request(shuffle_id)
         call(
             "dealer Seal",
             lambda: self._stub.Seal(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
 
     def reveal(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:
-        request = dealer_pb2.RevealEntropyRequest(
-            shuffle_id=shuffle_id, contributor=contributor, entropy=entropy
-        )
+        request = reveal_request(shuffle_id, contributor, entropy)
         response = call(
             "dealer RevealEntropy",
             lambda: self._stub.RevealEntropy(request, CALL_TIMEOUT_S, _metadata(self._token)),
@@ -124,47 +214,29 @@ class GrpcDealer:
     def deal(
         self, shuffle_id: str, count: int, step: str, purpose: str, burn: int = 0
     ) -> tuple[Card, ...]:
-        request = dealer_pb2.DealRequest(
-            shuffle_id=shuffle_id,
-            count=count,
-            purpose=_PURPOSES[purpose],
-            idempotency_key=step[-200:],
-            burn=burn,
-        )
+        request = deal_request(shuffle_id, count, step, purpose, burn)
         response = call(
             "dealer Deal", lambda: self._stub.Deal(request, CALL_TIMEOUT_S, _metadata(self._token))
         )
-        if len(response.burned) != burn or len(response.cards) != count:
-            # A retry key recorded for a different request (never by this table's keys).
-            raise errors.FailedPrecondition(
-                f"dealer Deal {step!r} returned {len(response.burned)} burned + "
-                f"{len(response.cards)} cards for a request of {burn} + {count}"
-            )
-        return (*response.burned, *response.cards)
+        return dealt_cards(response, step, count, burn)
 
     def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str, needed: int) -> None:
-        request = dealer_pb2.ReshuffleRequest(
-            shuffle_id=shuffle_id,
-            cards_to_include=list(cards),
-            idempotency_key=step[-200:],
-            needed=needed,
-        )
+        request = reshuffle_request(shuffle_id, cards, step, needed)
         call(
             "dealer Reshuffle",
             lambda: self._stub.Reshuffle(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
 
     def close(self, shuffle_id: str, reason: str) -> str:
-        request = dealer_pb2.CloseRequest(shuffle_id=shuffle_id, reason=reason)
+        request = close_request(shuffle_id, reason)
         response = call(
             "dealer Close",
             lambda: self._stub.Close(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
-        info: dict[str, Any] = MessageToDict(response.shuffle, preserving_proto_field_name=True)
-        info["commitment_hex"] = response.shuffle.commitment.hex()
-        info["revealed_seed_hex"] = response.shuffle.revealed_seed.hex()
-        return json.dumps(info, sort_keys=True)
+        return reveal_json(response)
 
+
+# --- the ledger's requests and answers ------------------------------------------------------
 
 _RESERVATION_STATUS = {
     ledger_pb2.RESERVATION_STATUS_PENDING: "pending",
@@ -181,6 +253,102 @@ def _leg(account: str, side: int, amount: int, currency: str) -> ledger_pb2.Leg:
     return ledger_pb2.Leg(account_id=account, side=side, amount=_amount(amount, currency))  # type: ignore[arg-type]
 
 
+def table_account(table_id: str, currency: str) -> str:
+    return f"table:{table_id}:{currency}"
+
+
+def house_account(currency: str) -> str:
+    return f"house:rake:{currency}"
+
+
+def player_account(player: str, currency: str) -> str:
+    return f"player:{player}:{currency}"
+
+
+def table_account_requests(table_id: str, currency: str) -> list[ledger_pb2.OpenAccountRequest]:
+    """The OpenAccounts of a table: its escrow and the house rake account (idempotent)."""
+    return [
+        ledger_pb2.OpenAccountRequest(kind=kind, name=name, currency=currency)
+        for kind, name in (
+            (ledger_pb2.ACCOUNT_KIND_TABLE, table_id),
+            (ledger_pb2.ACCOUNT_KIND_HOUSE, "rake"),
+        )
+    ]
+
+
+def reserve_request(
+    key: str, table_id: str, account: str, amount: int, currency: str
+) -> ledger_pb2.ReserveRequest:
+    return ledger_pb2.ReserveRequest(
+        idempotency_key=key,
+        legs=[
+            _leg(account, ledger_pb2.LEG_SIDE_DEBIT, amount, currency),
+            _leg(table_account(table_id, currency), ledger_pb2.LEG_SIDE_CREDIT, amount, currency),
+        ],
+        metadata=ledger_pb2.EntryMetadata(table_id=table_id, reason="buy-in"),
+    )
+
+
+def buy_in_hold(response: ledger_pb2.ReserveResponse) -> BuyInHold:
+    # A replayed Reserve tells its reservation's status now; a ledger that sends none
+    # (older than the field) reads "unknown", which no buy-in relies on.
+    status = _RESERVATION_STATUS.get(response.status, "unknown")
+    return BuyInHold(response.reservation_id, status)
+
+
+def post_request(key: str, reservation_id: str, table_id: str) -> ledger_pb2.PostRequest:
+    return ledger_pb2.PostRequest(
+        idempotency_key=key,
+        reservation_id=reservation_id,
+        metadata=ledger_pb2.EntryMetadata(table_id=table_id, reason="buy-in"),
+    )
+
+
+def void_request(key: str, reservation_id: str, reason: str) -> ledger_pb2.VoidRequest:
+    return ledger_pb2.VoidRequest(idempotency_key=key, reservation_id=reservation_id, reason=reason)
+
+
+def transfer_request(
+    key: str,
+    source: str,
+    target: str,
+    amount: int,
+    currency: str,
+    table_id: str,
+    hand: str,
+    reason: str,
+) -> ledger_pb2.TransferRequest:
+    return ledger_pb2.TransferRequest(
+        idempotency_key=key,
+        legs=[
+            _leg(source, ledger_pb2.LEG_SIDE_DEBIT, amount, currency),
+            _leg(target, ledger_pb2.LEG_SIDE_CREDIT, amount, currency),
+        ],
+        metadata=ledger_pb2.EntryMetadata(table_id=table_id, hand_id=hand, reason=reason),
+    )
+
+
+def pay_out_request(
+    key: str, table_id: str, account: str, amount: int, currency: str, reason: str
+) -> ledger_pb2.TransferRequest:
+    source = table_account(table_id, currency)
+    return transfer_request(key, source, account, amount, currency, table_id, "", reason)
+
+
+def rake_request(
+    key: str, table_id: str, hand: int, amount: int, currency: str
+) -> ledger_pb2.TransferRequest:
+    source, house = table_account(table_id, currency), house_account(currency)
+    return transfer_request(key, source, house, amount, currency, table_id, str(hand), "rake")
+
+
+def from_house_request(
+    key: str, table_id: str, hand: int, amount: int, currency: str
+) -> ledger_pb2.TransferRequest:
+    house, target = house_account(currency), table_account(table_id, currency)
+    return transfer_request(key, house, target, amount, currency, table_id, str(hand), "house pays")
+
+
 class GrpcLedger:
     """LedgerPort over croupier.ledger.v1.LedgerService (one escrow account per table)."""
 
@@ -188,23 +356,14 @@ class GrpcLedger:
         self._stub = ledger_pb2_grpc.LedgerServiceStub(channel)
         self._token = token
 
-    @staticmethod
-    def table_account(table_id: str, currency: str) -> str:
-        return f"table:{table_id}:{currency}"
-
-    @staticmethod
-    def house_account(currency: str) -> str:
-        return f"house:rake:{currency}"
+    table_account = staticmethod(table_account)
+    house_account = staticmethod(house_account)
 
     def player_account(self, player: str, currency: str) -> str:
-        return f"player:{player}:{currency}"
+        return player_account(player, currency)
 
     def ensure_accounts(self, table_id: str, currency: str) -> None:
-        for kind, name in (
-            (ledger_pb2.ACCOUNT_KIND_TABLE, table_id),
-            (ledger_pb2.ACCOUNT_KIND_HOUSE, "rake"),
-        ):
-            request = ledger_pb2.OpenAccountRequest(kind=kind, name=name, currency=currency)
+        for request in table_account_requests(table_id, currency):
             call("ledger OpenAccount", partial(self._open, request))
 
     def _open(self, request: ledger_pb2.OpenAccountRequest) -> ledger_pb2.OpenAccountResponse:
@@ -213,42 +372,21 @@ class GrpcLedger:
     def reserve_buy_in(
         self, key: str, table_id: str, account: str, amount: int, currency: str
     ) -> BuyInHold:
-        request = ledger_pb2.ReserveRequest(
-            idempotency_key=key,
-            legs=[
-                _leg(account, ledger_pb2.LEG_SIDE_DEBIT, amount, currency),
-                _leg(
-                    self.table_account(table_id, currency),
-                    ledger_pb2.LEG_SIDE_CREDIT,
-                    amount,
-                    currency,
-                ),
-            ],
-            metadata=ledger_pb2.EntryMetadata(table_id=table_id, reason="buy-in"),
-        )
+        request = reserve_request(key, table_id, account, amount, currency)
         response = call(
             "ledger Reserve",
             lambda: self._stub.Reserve(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
-        # A replayed Reserve tells its reservation's status now; a ledger that sends none
-        # (older than the field) reads "unknown", which no buy-in relies on.
-        status = _RESERVATION_STATUS.get(response.status, "unknown")
-        return BuyInHold(response.reservation_id, status)
+        return buy_in_hold(response)
 
     def post(self, key: str, reservation_id: str, table_id: str) -> None:
-        request = ledger_pb2.PostRequest(
-            idempotency_key=key,
-            reservation_id=reservation_id,
-            metadata=ledger_pb2.EntryMetadata(table_id=table_id, reason="buy-in"),
-        )
+        request = post_request(key, reservation_id, table_id)
         call(
             "ledger Post", lambda: self._stub.Post(request, CALL_TIMEOUT_S, _metadata(self._token))
         )
 
     def void(self, key: str, reservation_id: str, reason: str) -> None:
-        request = ledger_pb2.VoidRequest(
-            idempotency_key=key, reservation_id=reservation_id, reason=reason
-        )
+        request = void_request(key, reservation_id, reason)
         call(
             "ledger Void", lambda: self._stub.Void(request, CALL_TIMEOUT_S, _metadata(self._token))
         )
@@ -256,74 +394,17 @@ class GrpcLedger:
     def pay_out(
         self, key: str, table_id: str, account: str, amount: int, currency: str, reason: str
     ) -> None:
-        self._transfer(
-            key,
-            self.table_account(table_id, currency),
-            account,
-            amount,
-            currency,
-            table_id,
-            "",
-            reason,
-        )
+        request = pay_out_request(key, table_id, account, amount, currency, reason)
+        self._transfer(request)
 
     def rake(self, key: str, table_id: str, hand: int, amount: int, currency: str) -> None:
-        self._transfer(
-            key,
-            self.table_account(table_id, currency),
-            self.house_account(currency),
-            amount,
-            currency,
-            table_id,
-            str(hand),
-            "rake",
-        )
+        self._transfer(rake_request(key, table_id, hand, amount, currency))
 
     def from_house(self, key: str, table_id: str, hand: int, amount: int, currency: str) -> None:
-        self._transfer(
-            key,
-            self.house_account(currency),
-            self.table_account(table_id, currency),
-            amount,
-            currency,
-            table_id,
-            str(hand),
-            "house pays",
-        )
+        self._transfer(from_house_request(key, table_id, hand, amount, currency))
 
-    def _transfer(
-        self,
-        key: str,
-        source: str,
-        target: str,
-        amount: int,
-        currency: str,
-        table_id: str,
-        hand: str,
-        reason: str,
-    ) -> None:
-        request = ledger_pb2.TransferRequest(
-            idempotency_key=key,
-            legs=[
-                _leg(source, ledger_pb2.LEG_SIDE_DEBIT, amount, currency),
-                _leg(target, ledger_pb2.LEG_SIDE_CREDIT, amount, currency),
-            ],
-            metadata=ledger_pb2.EntryMetadata(table_id=table_id, hand_id=hand, reason=reason),
-        )
+    def _transfer(self, request: ledger_pb2.TransferRequest) -> None:
         call(
             "ledger Transfer",
             lambda: self._stub.Transfer(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
-
-
-def _deck(spec: DeckSpec) -> dealer_pb2.DeckSpec:
-    """The dealer's deck spec for a game's: standard decks, or exactly the listed cards (a
-    multiset when a card repeats)."""
-    if not spec.cards:
-        return dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD, copies=spec.copies)
-    kind = (
-        dealer_pb2.DECK_KIND_CARDS
-        if len(set(spec.cards)) == len(spec.cards)
-        else dealer_pb2.DECK_KIND_MULTISET
-    )
-    return dealer_pb2.DeckSpec(kind=kind, cards=list(spec.cards))
