@@ -688,7 +688,11 @@ def _medians(rows: list[dict[str, object]]) -> list[dict[str, object]]:
 
 
 async def _rounds(
-    variants: tuple[str, ...], rounds: int, warm_up_s: float, seconds: float
+    variants: tuple[str, ...],
+    rounds: int,
+    warm_up_s: float,
+    seconds: float,
+    plan: tuple[tuple[str, int], ...] = ROWS,
 ) -> list[dict[str, object]]:
     token = auth.issue_token(KEY, "bench", auth.Role.SERVICE, 7200)
     # Built once: a tuple would be converted to grpc.aio.Metadata on every call.
@@ -704,7 +708,7 @@ async def _rounds(
         rows = []
         for number in range(1, rounds + 1):
             order = servers if number % 2 else servers[::-1]
-            for workload, concurrency in ROWS:
+            for workload, concurrency in plan:
                 for server in order:
                     row = await _measure(
                         server, workload, concurrency, warm_up_s, seconds, metadata
@@ -728,11 +732,13 @@ def measure(
     rounds: int = 2,
     warm_up_s: float = 1.0,
     seconds: float = 6.0,
+    rows: tuple[tuple[str, int], ...] = ROWS,
 ) -> list[dict[str, object]]:
+    """The rows (workload, concurrency) of `rows` against every variant, `rounds` times."""
     # One loop for every row: grpc.aio binds its poller to the loop it first ran on.
     loop = asyncio.new_event_loop()
     try:
-        return loop.run_until_complete(_rounds(variants, rounds, warm_up_s, seconds))
+        return loop.run_until_complete(_rounds(variants, rounds, warm_up_s, seconds, rows))
     finally:
         loop.close()
 

@@ -110,6 +110,11 @@ WARM_UP_LIMIT = 30.0
 LAG_PROBE_S = 0.01
 # Tables set up at once (setup is not measured; this only bounds the burst on the services).
 SETUP_CONCURRENCY = 10
+# Rows with idle streams (`idle_streams`): WatchTable streams held open on this many quiet
+# tables, this many streams per client channel, all open (first message in) within this long.
+QUIET_TABLES = 10
+STREAMS_PER_CHANNEL = 100
+IDLE_STREAMS_OPEN_WITHIN_S = 120.0
 
 
 class Stack:
@@ -117,7 +122,7 @@ class Stack:
     instances, tables are sharded: table n is created on, played and watched through instance
     n % instances (all share one Redis, dealer and ledger)."""
 
-    def __init__(self, instances: int = 1) -> None:
+    def __init__(self, instances: int = 1, max_workers: int = 1024, runtime: str = "aio") -> None:
         binary = find_server_binary()
         if binary is None:
             raise RuntimeError("no redis-server/valkey-server found for the table benchmark")
@@ -133,7 +138,9 @@ class Stack:
             "CROUPIER_DEALER_KEY": secrets.token_hex(32),
             # Each stream holds a thread of the sync server: at 100 tables, 100 spectators'
             # WatchTable streams and, in the streamed rows, 600 players' Play streams.
-            "CROUPIER_MAX_WORKERS": "1024",
+            "CROUPIER_MAX_WORKERS": str(max_workers),
+            # The table's server: grpc.aio (the default) or the sync grpc.server.
+            "CROUPIER_TABLE_RUNTIME": runtime,
         }
         for name, port in self.ports.items():
             env[f"CROUPIER_{name.upper()}_ADDR"] = f"127.0.0.1:{port}"
@@ -169,6 +176,10 @@ class Stack:
             used[role] = used.get(role, 0.0) + cpu_seconds(pid)
         return used
 
+    def table_rss_mib(self) -> float:
+        """The resident memory of the largest table instance now, in MiB (/proc)."""
+        return max(rss_mib(pid) for role, pid in self.roles if role == "table")
+
     def table_port(self, n: int) -> int:
         return self.table_ports[n % self.instances]
 
@@ -181,6 +192,14 @@ class Stack:
             except subprocess.TimeoutExpired:
                 process.kill()
         self.redis.close()
+
+
+def rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
 
 
 class Client:
@@ -479,6 +498,65 @@ class Room:
         spectator = self.client(port, f"{table_id}-watcher", auth.Role.PLAYER)
         return TableBots(n, table_id, players, spectator, mean_think)
 
+    async def open_idle_streams(self, streams: int) -> list[asyncio.Task[None]]:
+        """`streams` WatchTable streams held open on quiet tables (created, nobody seated:
+        no events flow), spread over QUIET_TABLES tables of the first instance and one
+        channel per STREAMS_PER_CHANNEL streams, as many separate viewers' clients would hold
+        them; returns once every stream has its first message (the view), or raises."""
+        if not streams:
+            return []
+        admin = self.client(self.stack.table_ports[0], "house", auth.Role.ADMIN)
+        quiet = []
+        for n in range(QUIET_TABLES):
+            table_id = f"q{uuid.uuid4().hex[:12]}"
+            await admin.table.CreateTable(
+                A.CreateTableRequest(
+                    table_id=table_id,
+                    idempotency_key=f"quiet-{n}",
+                    options=A.TableOptions(
+                        game=A.GAME_TEXAS_HOLDEM,
+                        structure=A.STRUCTURE_NO_LIMIT,
+                        seats=SEATS,
+                        small_blind=1,
+                        big_blind=2,
+                    ),
+                ),
+                metadata=admin.metadata,
+            )
+            quiet.append(table_id)
+        viewers = [
+            self.client(self.stack.table_ports[0], f"viewer-{n}", auth.Role.PLAYER)
+            for n in range(-(-streams // STREAMS_PER_CHANNEL))
+        ]
+        opened = asyncio.Semaphore(0)
+
+        async def hold(n: int) -> None:
+            viewer = viewers[n // STREAMS_PER_CHANNEL]
+            stream = viewer.table.WatchTable(
+                A.WatchTableRequest(table_id=quiet[n % len(quiet)], batch=True),
+                metadata=viewer.metadata,
+            )
+            first = True
+            async for _message in stream:
+                if first:
+                    opened.release()
+                    first = False
+
+        tasks = [asyncio.create_task(hold(n)) for n in range(streams)]
+
+        async def all_open() -> None:
+            for _ in range(streams):
+                await opened.acquire()
+
+        try:
+            await asyncio.wait_for(all_open(), IDLE_STREAMS_OPEN_WITHIN_S)
+        except TimeoutError:
+            await _cancel(tasks)
+            raise RuntimeError(
+                f"{streams} WatchTable streams not all open within {IDLE_STREAMS_OPEN_WITHIN_S} s"
+            ) from None
+        return tasks
+
     async def close(self) -> None:
         await asyncio.gather(*(client.channel.close() for client in self.clients))
 
@@ -534,12 +612,15 @@ async def _play_row(
     offered_hands_per_s: float | None,
     warm_up: bool,
     streamed: bool = False,
+    idle_streams: int = 0,
 ) -> tuple[dict[str, object], dict[str, float]]:
     mean_think = None if offered_hands_per_s is None else mean_think_s(tables, offered_hands_per_s)
     room = Room(stack)
     drivers: list[TableBots] = []
+    idle: list[asyncio.Task[None]] = []
     try:
         await room.open(tables, mean_think)
+        idle = await room.open_idle_streams(idle_streams)
         drivers = room.tables
         for driver in drivers:
             driver.streamed = streamed
@@ -571,10 +652,14 @@ async def _play_row(
         ended = time.perf_counter()
         elapsed = ended - started
         cpu_after = stack.cpu()
+        rss = stack.table_rss_mib()
         await _cancel(players)
         await asyncio.sleep(0.3)  # the events of the window's last Acts still arrive
         await _cancel(watchers)
+        await _cancel(idle)
     finally:
+        for task in idle:
+            task.cancel()
         for driver in drivers:
             driver.close_plays()
         await room.close()
@@ -614,6 +699,8 @@ async def _play_row(
         "cpu_ms_per_hand_table": cpu_ms["table"],
         "cpu_ms_per_hand_client": cpu_ms["client"],
         "cpu_ms_per_hand_all": sum(cpu_ms.values()),
+        "idle_streams": idle_streams,
+        "table_rss_mib": rss,
         "load_1m": round(load, 1),
         "errors": sum(d.errors for d in drivers),
     }
@@ -645,12 +732,23 @@ def measure_with_roles(
     offered_hands_per_s: float | None = None,
     warm_up: bool = True,
     streamed: bool = False,
+    idle_streams: int = 0,
 ) -> tuple[dict[str, object], dict[str, float]]:
     """The row, and the CPU ms per finished hand of every process role in its window.
     `warm_up=False` starts the window as the players start (the benchmark before 30 Nov
-    2026 did), for comparisons with it."""
+    2026 did), for comparisons with it; `idle_streams` WatchTable streams are held open on
+    quiet tables of the first instance throughout (`Room.open_idle_streams`)."""
     return _loop().run_until_complete(
-        _play_row(stack, tables, seconds, players_watch, offered_hands_per_s, warm_up, streamed)
+        _play_row(
+            stack,
+            tables,
+            seconds,
+            players_watch,
+            offered_hands_per_s,
+            warm_up,
+            streamed,
+            idle_streams,
+        )
     )
 
 
