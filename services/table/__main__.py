@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import gc
 
+from services.shared.aio_server import serve_aio
 from services.shared.grpc_server import serve
 from services.shared.settings import RuntimeSettings, SettingsError, env_str
 from services.table.ports import NoScheduler, SchedulerPort
-from services.table.server import build
+from services.table.server import build, build_aio
 from services.table.settings import TableSettings
 
 
@@ -44,11 +45,30 @@ def tune_gc() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, middle, oldest)
 
 
+RUNTIMES = ("aio", "sync")
+
+
+def runtime_from_env() -> str:
+    """CROUPIER_TABLE_RUNTIME: ``aio`` (the default: grpc.aio, a stream holds no thread) or
+    ``sync`` (grpc.server: each WatchTable or Play stream holds one of CROUPIER_MAX_WORKERS
+    threads for its life)."""
+    choice = env_str("CROUPIER_TABLE_RUNTIME", "aio")
+    if choice not in RUNTIMES:
+        raise SettingsError(f"CROUPIER_TABLE_RUNTIME={choice!r}; use {' or '.join(RUNTIMES)}")
+    return choice
+
+
 def main() -> None:
     runtime = RuntimeSettings.from_env("table")
-    spec = build(TableSettings.from_env(), runtime, scheduler=scheduler_from_env())
+    settings = TableSettings.from_env()
+    if runtime_from_env() == "sync":
+        spec = build(settings, runtime, scheduler=scheduler_from_env())
+        tune_gc()
+        serve(spec, runtime)
+        return
+    aio_spec = build_aio(settings, runtime, scheduler=scheduler_from_env())
     tune_gc()
-    serve(spec, runtime)
+    serve_aio(aio_spec, runtime)
 
 
 if __name__ == "__main__":

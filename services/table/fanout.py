@@ -31,10 +31,11 @@ times.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
-from collections.abc import Callable, Generator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
+from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
@@ -58,6 +59,9 @@ SETTLE_MS = 1.0
 PAUSE_MS = 3.0
 
 Decode = Callable[[Message], object]
+T = TypeVar("T")
+# How an asyncio watcher runs a blocking call (a store read) without blocking its loop.
+RunBlocking = Callable[..., Awaitable[Any]]
 
 
 class HubEvent:
@@ -90,6 +94,35 @@ class _Hub:
         self.watchers = 0
         self.failure: BaseException | None = None
         self.last_version = last_version
+        # asyncio watchers: per event loop, the Event its watchers of this hub wait on. A
+        # change wakes each loop once (one call_soon_threadsafe, whoever made it: publish from
+        # an appending thread, the follower), not each watcher.
+        self.loops: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
+
+    def _wake_loops(self) -> None:
+        """(cond held) Wake every loop with asyncio watchers of this hub."""
+        for loop in list(self.loops):
+            try:
+                loop.call_soon_threadsafe(self._woken, loop)
+            except RuntimeError:  # that loop is closed: its watchers are gone
+                self.loops.pop(loop, None)
+
+    def _woken(self, loop: asyncio.AbstractEventLoop) -> None:
+        """(on `loop`) Set the Event its watchers hold and give later waits a fresh one."""
+        event = self.loops.get(loop)
+        if event is not None:
+            self.loops[loop] = asyncio.Event()
+            event.set()
+
+    def loop_event(self) -> asyncio.Event:
+        """(on the running loop) The Event that the next change of this hub sets: take it
+        before looking at the hub, then wait on it, and no change is missed."""
+        loop = asyncio.get_running_loop()
+        with self.cond:
+            event = self.loops.get(loop)
+            if event is None:
+                event = self.loops[loop] = asyncio.Event()
+            return event
 
     def add(self, batch: Sequence[HubEvent]) -> None:
         """Append the events that continue the hub's last version; ignore ones it has."""
@@ -109,6 +142,7 @@ class _Hub:
             if len(self.events) > 2 * WINDOW:
                 del self.events[: len(self.events) - WINDOW]
             self.cond.notify_all()
+            self._wake_loops()
 
     def settle(self, version: int, timeout_s: float) -> int:
         """The hub's last version once it reaches `version` or `timeout_s` has passed."""
@@ -121,6 +155,7 @@ class _Hub:
         with self.cond:
             self.failure = failure
             self.cond.notify_all()
+            self._wake_loops()
 
     def window_from(self, version: int, limit: int) -> list[HubEvent] | None:
         """At most `limit` events >= version held in memory; None when they start before the
@@ -292,6 +327,37 @@ class TableFanout:
                 if not batch:
                     continue
                 # (both start at next_version: the window has no gaps)
+                yield batch
+                next_version = batch[-1].version + 1
+        finally:
+            self._leave(hub)
+
+    async def alisten(
+        self, stream: str, from_version: int, run_blocking: RunBlocking
+    ) -> AsyncIterator[Sequence[HubEvent]]:
+        """`listen` for an asyncio watcher: the same batches, awaited. It holds no thread
+        while it waits (the hub wakes its loop); store reads (joining a hub, a watcher behind
+        the window) go through `run_blocking`. Ends when the caller stops iterating or is
+        cancelled; raises what failed the hub."""
+        hub = await run_blocking(self._join, stream)
+        try:
+            next_version = from_version
+            while True:
+                woken = hub.loop_event()
+                with hub.cond:
+                    if hub.failure is not None:
+                        raise hub.failure
+                    batch = (
+                        hub.window_from(next_version, MAX_BATCH)
+                        if hub.last_version >= next_version
+                        else []
+                    )
+                if batch is None:  # older than the hub's window: read the store
+                    records = await run_blocking(self.store.read, stream, next_version, PAGE)
+                    batch = [HubEvent.of(record, self.decode) for record in records]
+                if not batch:
+                    await woken.wait()
+                    continue
                 yield batch
                 next_version = batch[-1].version + 1
         finally:

@@ -1,20 +1,29 @@
 """Composition root: wire Redis, the event store, the dealer/ledger/ranker adapters, the
-application and the servicer."""
+application and the servicer, for the grpc.aio server (`build_aio`, the default) or the
+sync one (`build`)."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import cast
 
 import grpc
+import grpc.aio
 import redis
 
 from croupier.table.v1 import table_pb2
+from croupier.table.v1.table_pb2_grpc import TableServiceServicer
 from services.games.ranking import HandRanker
+from services.shared.aio_server import AioServiceSpec, Closer
 from services.shared.channels import RenewingServiceToken, connect
 from services.shared.eventstore import EventStore, RedisEventStore
 from services.shared.grpc_server import ServiceSpec
 from services.shared.settings import RuntimeSettings
 from services.table.adapters import GrpcDealer, GrpcLedger, TestDecks
+from services.table.aio_servicer import AioTableServicer
 from services.table.application import TableApplication
 from services.table.attention import AttentionSet, RedisAttentionSet
 from services.table.event_codec import TableCodec
@@ -29,9 +38,29 @@ from services.table.watching import TableWatcher
 
 REDIS_CONNECTIONS = 2048
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+SERVICE_NAMES = [SERVICE_NAME, *(name for name, _add in GAME_SERVICES)]
 
 
-def build(
+@dataclass(frozen=True, slots=True)
+class Wiring:
+    """The table service's parts, whichever server runs them."""
+
+    app: TableApplication
+    watcher: TableWatcher
+    sweep: RecoverySweep
+
+    def read_table(self, table_id: str) -> tuple[str, object]:
+        """A table's game and state, for the calls a game has beyond the table API."""
+        table = self.app.load(table_id)
+        return table.game.name, table.state
+
+    def add_game_services(self, server: grpc.Server) -> None:
+        # The calls a game has beyond the table API (video poker's pay tables and advisor).
+        for _name, add in GAME_SERVICES:
+            add(server, self.read_table)
+
+
+def wire(
     settings: TableSettings,
     runtime: RuntimeSettings,
     *,
@@ -41,8 +70,9 @@ def build(
     ranker: HandRanker | None = None,
     dealer: DealerPort | None = None,
     attention: AttentionSet | None = None,
-) -> ServiceSpec:
-    """The table's ServiceSpec; keyword arguments override adapters (tests, benchmarks)."""
+) -> Wiring:
+    """The application and its adapters; keyword arguments override adapters (tests,
+    benchmarks)."""
     # The adapters send the service token as call metadata on plain channels (an intercepted
     # channel costs more CPU per call; see adapters.py).
     token = RenewingServiceToken(runtime.credentials, runtime.service_name)
@@ -72,27 +102,85 @@ def build(
     # Events this instance appends reach its watchers without the Redis round trip.
     app.on_appended = watcher.appended
     sweep = RecoverySweep(app, interval_s=settings.recovery_interval_s)
+    return Wiring(app, watcher, sweep)
 
-    def read_table(table_id: str) -> tuple[str, object]:
-        table = app.load(table_id)
-        return table.game.name, table.state
+
+def _sweep_until(sweep: RecoverySweep, stopped: Callable[[float], bool]) -> None:
+    threading.Thread(target=sweep.run, args=(stopped,), name="table-recovery", daemon=True).start()
+
+
+def build(
+    settings: TableSettings,
+    runtime: RuntimeSettings,
+    *,
+    store: EventStore | None = None,
+    scheduler: SchedulerPort | None = None,
+    test_decks: TestDecks | None = None,
+    ranker: HandRanker | None = None,
+    dealer: DealerPort | None = None,
+    attention: AttentionSet | None = None,
+) -> ServiceSpec:
+    """The table's ServiceSpec on the sync server (a thread per RPC, a stream holds one);
+    keyword arguments override adapters (tests, benchmarks)."""
+    parts = wire(
+        settings,
+        runtime,
+        store=store,
+        scheduler=scheduler,
+        test_decks=test_decks,
+        ranker=ranker,
+        dealer=dealer,
+        attention=attention,
+    )
 
     def register(server: grpc.Server) -> None:
-        add_table_service(TableServicer(app, watcher), server)
-        # The calls a game has beyond the table API (video poker's pay tables and advisor).
-        for _name, add in GAME_SERVICES:
-            add(server, read_table)
+        add_table_service(TableServicer(parts.app, parts.watcher), server)
+        parts.add_game_services(server)
         # The recovery sweep runs as long as the server (wait_for_termination answers
         # False once it has stopped).
-        threading.Thread(
-            target=sweep.run,
-            args=(lambda timeout: not server.wait_for_termination(timeout),),
-            name="table-recovery",
-            daemon=True,
-        ).start()
+        _sweep_until(parts.sweep, lambda timeout: not server.wait_for_termination(timeout))
 
-    return ServiceSpec(
-        name="table",
-        register=register,
-        service_names=[SERVICE_NAME, *(name for name, _add in GAME_SERVICES)],
+    return ServiceSpec(name="table", register=register, service_names=SERVICE_NAMES)
+
+
+def build_aio(
+    settings: TableSettings,
+    runtime: RuntimeSettings,
+    *,
+    store: EventStore | None = None,
+    scheduler: SchedulerPort | None = None,
+    test_decks: TestDecks | None = None,
+    ranker: HandRanker | None = None,
+    dealer: DealerPort | None = None,
+    attention: AttentionSet | None = None,
+) -> AioServiceSpec:
+    """The table's spec on grpc.aio (aio_servicer.py: streams hold no thread; commands run on
+    a pool of `runtime.max_workers` threads); the same keyword arguments as `build`. A game's
+    own servicer (synchronous) runs its calls in worker threads (aio_interceptors)."""
+    parts = wire(
+        settings,
+        runtime,
+        store=store,
+        scheduler=scheduler,
+        test_decks=test_decks,
+        ranker=ranker,
+        dealer=dealer,
+        attention=attention,
     )
+
+    def register(server: grpc.aio.Server) -> Closer:
+        commands = ThreadPoolExecutor(runtime.max_workers, thread_name_prefix="table-command")
+        servicer = AioTableServicer(TableServicer(parts.app, parts.watcher), commands)
+        # (the generated registration reads the servicer's methods by name: the aio ones)
+        add_table_service(cast(TableServiceServicer, servicer), cast(grpc.Server, server))
+        parts.add_game_services(cast(grpc.Server, server))
+        stopping = threading.Event()
+        _sweep_until(parts.sweep, stopping.wait)
+
+        async def close() -> None:
+            stopping.set()
+            commands.shutdown(wait=False, cancel_futures=True)
+
+        return close
+
+    return AioServiceSpec(name="table", register=register, service_names=SERVICE_NAMES)

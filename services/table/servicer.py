@@ -132,7 +132,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
     def Act(  # noqa: N802
         self, request: table_pb2.ActRequest, context: grpc.ServicerContext
     ) -> table_pb2.ActResponse:
-        return self._act(request, current_principal())
+        return self.act_for(request, current_principal())
 
     def Play(  # noqa: N802
         self, request_iterator: Iterator[table_pb2.PlayRequest], context: grpc.ServicerContext
@@ -143,7 +143,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         for request in request_iterator:
             key = request.act.idempotency_key
             try:
-                applied = self._act(request.act, principal)
+                applied = self.act_for(request.act, principal)
             except errors.DomainError as exc:
                 yield table_pb2.PlayResponse(
                     idempotency_key=key,
@@ -152,7 +152,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
                 continue
             yield table_pb2.PlayResponse(idempotency_key=key, act=applied)
 
-    def _act(self, request: table_pb2.ActRequest, principal: Principal) -> table_pb2.ActResponse:
+    def act_for(self, request: table_pb2.ActRequest, principal: Principal) -> table_pb2.ActResponse:
         require_key(request.idempotency_key)
         game = self.app.catalog.for_move(request)
         move, precondition = game.move_from_request(request)

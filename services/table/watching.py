@@ -16,18 +16,18 @@ same bytes as the messages' own serialization.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 
 import structlog
 from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2, table_pb2
 from services.shared.auth import Principal
-from services.shared.eventstore import EventStore
+from services.shared.eventstore import EventStore, RecordedEvent
 from services.table import translate, watch_wire
 from services.table.application import TableApplication
 from services.table.event_codec import TableCodec
-from services.table.fanout import HubEvent, TableFanout
+from services.table.fanout import HubEvent, RunBlocking, TableFanout
 from services.table.folding import fold_recorded, table_stream
 from services.table.games.adapter import GameTable
 from services.table.reveals import public_reveal
@@ -127,34 +127,77 @@ class TableWatcher:
         stop: threading.Event,
         batch: bool,
     ) -> Iterator[WatchMessage]:
-        table_id = table.table_id
-        game = table.game
-        # Only the viewer's seat matters for redaction, and only seating events change it, so
-        # a watcher follows those instead of folding the whole table for every event.
-        seat = viewer_seat(table, principal)
+        follower = _Follower(table, principal, batch)
         for entries in self.fanout.listen(stream, table.version + 1, stop):
-            first_seat = seat
-            views: list[_View] = []
-            for entry in entries:
-                event = entry.event
-                seating = None if isinstance(event, Message) else game.seating(event)
-                if seating is not None and seating.player == principal.subject:
-                    seat = seating.seat
-                view = _view_for(table_id, entry, seat, game)
-                if seating is not None and not seating.player and seating.seat == seat:
-                    seat = None
-                if view is not None:
-                    views.append(view)
-            if not views:
-                continue  # only bookkeeping: nothing to send
-            if batch:
-                # A seat that changed inside the batch makes it this watcher's own.
-                yield _batch_for(entries, first_seat, views, shared=seat == first_seat)
-                continue
-            for view in views:
-                yield view.response()
+            for message in follower.messages(entries):
+                yield message
                 if stop.is_set():
                     return
+
+    async def awatch(
+        self,
+        table_id: str,
+        principal: Principal,
+        from_version: int,
+        batch: bool,
+        run_blocking: RunBlocking,
+    ) -> AsyncIterator[WatchMessage]:
+        """`watch` for an asyncio server: the same messages, and no thread held while the
+        stream waits for events (fanout.alisten); the table's load and store reads go through
+        `run_blocking`. Ends when the caller stops iterating (the RPC ended or was cancelled)."""
+        stream = table_stream(table_id)
+        if from_version <= 0:
+            table = await run_blocking(self.app.load, table_id)
+            yield table_pb2.WatchTableResponse(view=self.view(table, principal))
+        else:
+            recorded = await run_blocking(self.store.read, stream, 1, from_version)
+            if not recorded:
+                await run_blocking(self.app.load, table_id)  # NotFound for an unknown table
+            table = await run_blocking(self._fold, table_id, recorded)
+        follower = _Follower(table, principal, batch)
+        async for entries in self.fanout.alisten(stream, table.version + 1, run_blocking):
+            for message in follower.messages(entries):
+                yield message
+
+    def _fold(self, table_id: str, recorded: Sequence[RecordedEvent]) -> Table:
+        return fold_recorded(table_id, recorded, catalog=self.app.catalog)
+
+
+class _Follower:
+    """What one watcher makes of the hub's batches: its seat, as seating events change it
+    (only the viewer's seat matters for redaction, and only seating events change it, so a
+    watcher follows those instead of folding the whole table for every event), and each
+    batch's messages for it."""
+
+    __slots__ = ("batch", "game", "seat", "subject", "table_id")
+
+    def __init__(self, table: Table, principal: Principal, batch: bool) -> None:
+        self.table_id = table.table_id
+        self.game = table.game
+        self.subject = principal.subject
+        self.seat = viewer_seat(table, principal)
+        self.batch = batch
+
+    def messages(self, entries: Sequence[HubEvent]) -> list[WatchMessage]:
+        game = self.game
+        first_seat = self.seat
+        views: list[_View] = []
+        for entry in entries:
+            event = entry.event
+            seating = None if isinstance(event, Message) else game.seating(event)
+            if seating is not None and seating.player == self.subject:
+                self.seat = seating.seat
+            view = _view_for(self.table_id, entry, self.seat, game)
+            if seating is not None and not seating.player and seating.seat == self.seat:
+                self.seat = None
+            if view is not None:
+                views.append(view)
+        if not views:
+            return []  # only bookkeeping: nothing to send
+        if self.batch:
+            # A seat that changed inside the batch makes it this watcher's own.
+            return [_batch_for(entries, first_seat, views, shared=self.seat == first_seat)]
+        return [view.response() for view in views]
 
 
 class _View:

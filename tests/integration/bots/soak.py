@@ -71,8 +71,9 @@ from services.shared.grpc_server import create_server
 from services.shared.settings import RuntimeSettings
 from services.table import codec
 from services.table.application import table_stream
-from services.table.server import build as build_table
+from services.table.server import build_aio as build_table_aio
 from services.table.settings import TableSettings
+from tests.fixtures.aio_server_thread import AioServerThread
 from tests.fixtures.redis_server import RedisServer
 from tests.integration.ledger.conftest import KEY, start_ledger  # the ledger signs with KEY
 
@@ -174,16 +175,17 @@ def soak_stack() -> Iterator[SoakStack]:
             ranker="evaluator",  # every showdown through the evaluator service's RPC
             attention_key=f"croupier:table:attention:{namespace}",
         )
-        servers: list[grpc.Server] = []
+        servers: list[AioServerThread] = []
         clients: list[redis.Redis] = []
 
         def start_table() -> int:
+            """A table instance on its default runtime, grpc.aio (streams hold no thread)."""
             client = redis.Redis.from_url(url)
             clients.append(client)
             store = RedisEventStore(client, codec.registry())
-            server, port = create_server(build_table(settings, runtime, store=store), runtime)
+            server = AioServerThread(build_table_aio(settings, runtime, store=store), runtime)
             servers.append(server)
-            return port
+            return server.port
 
         stack = SoakStack(
             redis_url=url,
@@ -197,8 +199,8 @@ def soak_stack() -> Iterator[SoakStack]:
         finally:
             for channel in stack.channels:
                 channel.close()
-            for server in servers:
-                server.stop(0).wait()
+            for table_server in servers:
+                table_server.stop(0)
             for server in (ledger_server, dealer_server, evaluator_server):
                 server.stop(0).wait()
             for client in (*clients, ledger.client):

@@ -26,8 +26,9 @@ from services.shared.eventstore import RedisEventStore
 from services.shared.grpc_server import create_server
 from services.shared.settings import RuntimeSettings
 from services.table import codec
-from services.table.server import build
+from services.table.server import build, build_aio
 from services.table.settings import TableSettings
+from tests.fixtures.aio_server_thread import AioServerThread
 from tests.integration.ledger.conftest import start_ledger
 
 KEY = "ledger-test-signing-key-0123456789abcdef"
@@ -97,7 +98,11 @@ def new_table_id() -> str:
 
 
 @pytest.fixture
-def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
+def platform(redis_url: str, key_prefix: str, request: pytest.FixtureRequest) -> Iterator[Platform]:
+    """The platform with its table instances on the table's default runtime, grpc.aio
+    (server.build_aio); a module may run its tests on both runtimes with
+    `pytest.mark.parametrize("platform", ["aio", "sync"], indirect=True)`."""
+    runtime_name = getattr(request, "param", "aio")
     ledger_server, ledger = start_ledger(redis_url, key_prefix)
     runtime = RuntimeSettings(service_name="table", address="127.0.0.1:0", auth_key=KEY)
     settings = TableSettings(
@@ -124,6 +129,7 @@ def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
 
     clients: list[redis.Redis] = []
     servers: list[grpc.Server] = []
+    aio_servers: list[AioServerThread] = []
     settings = replace(settings, dealer_target=f"127.0.0.1:{dealer_port}")
 
     def start_instance() -> int:
@@ -131,6 +137,12 @@ def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
         client = redis.Redis.from_url(redis_url)
         clients.append(client)
         store = RedisEventStore(client, codec.registry())
+        if runtime_name == "aio":
+            aio = AioServerThread(
+                build_aio(settings, runtime, store=store, test_decks=pinned), runtime
+            )
+            aio_servers.append(aio)
+            return aio.port
         spec = build(settings, runtime, store=store, test_decks=pinned)
         server, port = create_server(spec, runtime)
         servers.append(server)
@@ -151,6 +163,8 @@ def platform(redis_url: str, key_prefix: str) -> Iterator[Platform]:
         channel.close()
     for server in servers:
         server.stop(0).wait()
+    for aio in aio_servers:
+        aio.stop()
     ledger_server.stop(0).wait()
     dealer_server.stop(0).wait()
     for client in clients:

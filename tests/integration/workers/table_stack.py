@@ -22,8 +22,9 @@ from services.shared.grpc_server import create_server
 from services.shared.settings import RuntimeSettings
 from services.table import codec
 from services.table.ports import SchedulerPort
-from services.table.server import build
+from services.table.server import build_aio
 from services.table.settings import TableSettings
+from tests.fixtures.aio_server_thread import AioServerThread
 from tests.integration.ledger.conftest import start_ledger
 from tests.integration.table.conftest import KEY, Platform
 
@@ -69,15 +70,17 @@ def table_stack(
     )
     client = redis.Redis.from_url(redis_url)
     store = RedisEventStore(client, codec.registry())
-    server, port = create_server(
-        build(settings, runtime, store=store, scheduler=scheduler), runtime
+    # The table on its default runtime, grpc.aio (a stream holds no thread).
+    server = AioServerThread(
+        build_aio(settings, runtime, store=store, scheduler=scheduler), runtime
     )
+    port = server.port
 
     def restart_table() -> None:
         nonlocal server
-        server.stop(0).wait()
-        server, _ = create_server(
-            build(settings, runtime, store=store, scheduler=scheduler),
+        server.stop(0)
+        server = AioServerThread(
+            build_aio(settings, runtime, store=store, scheduler=scheduler),
             runtime,
             address=f"127.0.0.1:{port}",
         )
@@ -88,7 +91,7 @@ def table_stack(
     finally:
         for channel in handle.channels:
             channel.close()
-        server.stop(0).wait()
+        server.stop(0)
         ledger_server.stop(0).wait()
         dealer_server.stop(0).wait()
         client.close()

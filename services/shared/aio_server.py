@@ -1,0 +1,134 @@
+"""gRPC server bootstrap for services that run on grpc.aio (one event loop; a stream holds no
+thread). The same equipment as `grpc_server.start_server`: grpc.health.v1 (SERVING for each
+service and for ""), server reflection, the message-size caps and port options, TLS, and the
+metrics / error-mapping / auth interceptors (aio_interceptors.py).
+
+    running = await start_aio_server(spec, settings)        # tests: port 0
+    serve_aio(spec, settings)                               # a process: until SIGTERM/SIGINT
+
+`AioServiceSpec.register(server)` adds the servicers and may return a coroutine function that
+the server awaits once it has stopped (to close what the servicers opened).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+import grpc
+import grpc.aio
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from services.shared.aio_interceptors import default_interceptors
+from services.shared.grpc_server import _credentials, _host_of, server_options
+from services.shared.logging import configure_logging
+from services.shared.metrics import start_metrics_endpoint
+from services.shared.settings import RuntimeSettings, env_prefix
+
+log = structlog.get_logger(__name__)
+
+Closer = Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class AioServiceSpec:
+    """What an aio deployable serves (see `grpc_server.ServiceSpec`); `register` may return
+    a closer, awaited after the server stopped."""
+
+    name: str
+    register: Callable[[grpc.aio.Server], Closer | None]
+    service_names: Sequence[str]
+
+
+@dataclass(slots=True)
+class AioRunningServer:
+    server: grpc.aio.Server
+    port: int
+    health: health.aio.HealthServicer
+    closers: list[Closer] = field(default_factory=list)
+
+    async def stop(self, grace: float | None) -> None:
+        """Report NOT_SERVING, let in-flight RPCs finish for up to `grace` seconds, then close
+        what the servicers opened."""
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+        for close in self.closers:
+            await close()
+
+
+async def start_aio_server(
+    spec: AioServiceSpec, settings: RuntimeSettings, *, address: str | None = None
+) -> AioRunningServer:
+    """Build, bind and start the server on the running loop; `address` overrides
+    ``settings.address``."""
+    server = grpc.aio.server(
+        interceptors=default_interceptors(settings.auth_key),
+        options=server_options(settings),
+    )
+    closer = spec.register(server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in ("", *spec.service_names):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection(
+        (*spec.service_names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    bind = address if address is not None else settings.address
+    credentials = _credentials(settings)
+    try:
+        if credentials is None:
+            port = server.add_insecure_port(bind)
+        else:
+            port = server.add_secure_port(bind, credentials)
+    except RuntimeError as exc:
+        raise OSError(f"{spec.name}: cannot listen on {bind}: {exc}") from exc
+    if port == 0:
+        raise OSError(f"{spec.name}: cannot listen on {bind} (address in use?)")
+    await server.start()
+    return AioRunningServer(server, port, health_servicer, [closer] if closer else [])
+
+
+def serve_aio(spec: AioServiceSpec, settings: RuntimeSettings) -> None:
+    """Run `spec` on a new event loop until SIGTERM/SIGINT; then stop gracefully."""
+    configure_logging(settings.log_level, settings.log_json)
+    try:
+        metrics_port = start_metrics_endpoint(settings.metrics_host, settings.metrics_port)
+    except OSError as exc:
+        raise SystemExit(
+            f"{spec.name}: cannot serve metrics on {settings.metrics_host}:"
+            f"{settings.metrics_port} ({exc.strerror or exc}); set "
+            f"{env_prefix(spec.name)}METRICS_PORT (0 disables)"
+        ) from exc
+    asyncio.run(_serve(spec, settings, metrics_port))
+
+
+async def _serve(spec: AioServiceSpec, settings: RuntimeSettings, metrics_port: int | None) -> None:
+    stop_requested = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+
+        def request_stop(signum: int = signum) -> None:
+            log.info("stop requested", service=spec.name, signal=signal.Signals(signum).name)
+            stop_requested.set()
+
+        loop.add_signal_handler(signum, request_stop)
+    try:
+        running = await start_aio_server(spec, settings)
+    except OSError as exc:
+        raise SystemExit(f"{exc}; set {env_prefix(spec.name)}ADDR to a free host:port") from exc
+    log.info(
+        "listening",
+        service=spec.name,
+        address=f"{_host_of(settings.address)}:{running.port}",
+        transport=settings.tls.describe(),
+        services=list(spec.service_names),
+        runtime="grpc.aio",
+        metrics=f"http://{settings.metrics_host}:{metrics_port}/metrics" if metrics_port else None,
+    )
+    await stop_requested.wait()
+    await running.stop(settings.grace_seconds)
+    log.info("stopped", service=spec.name)

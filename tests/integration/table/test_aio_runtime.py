@@ -1,0 +1,189 @@
+"""The table on grpc.aio (the default runtime): what only an asynchronous server shows. Open
+streams hold no thread (more streams than the command pool has threads, and the table still
+answers); a WatchTable or Play stream that is dropped or cancelled leaves nothing behind; an
+Act whose caller went away mid-command is applied once (its retry answers the same version);
+two instances serve one table. The rest of tests/integration/table runs on this runtime too."""
+
+from __future__ import annotations
+
+import time
+
+from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.shared import auth
+from tests.integration.table.conftest import (
+    Platform,
+    PlayStream,
+    create_table,
+    events_in,
+    seat,
+    view_of,
+    wait_for_turn,
+)
+
+# More than the command pool's threads (RuntimeSettings.max_workers, 32 in these tests): on
+# the sync server each would hold one of them and the table would stop answering.
+STREAMS = 120
+
+
+def heads_up(
+    platform: Platform,
+) -> tuple[str, table_pb2_grpc.TableServiceStub, table_pb2_grpc.TableServiceStub]:
+    table_id = create_table(platform, seats=2)
+    alice = seat(platform, table_id, "alice", 0, 200)
+    bob = seat(platform, table_id, "bob", 1, 200)
+    assert wait_for_turn(alice, table_id).to_act == 0
+    return table_id, alice, bob
+
+
+def test_open_streams_hold_no_thread_and_every_watcher_gets_the_next_event(
+    platform: Platform,
+) -> None:
+    table_id, alice, _ = heads_up(platform)
+    stub = platform.table("rail", auth.Role.PLAYER)
+    streams = [
+        stub.WatchTable(table_pb2.WatchTableRequest(table_id=table_id, batch=True))
+        for _ in range(STREAMS)
+    ]
+    try:
+        for stream in streams:
+            assert next(stream).HasField("view")  # every stream is open and served
+        before = view_of(alice, table_id)
+        acted = alice.Act(
+            table_pb2.ActRequest(
+                table_id=table_id,
+                hand_number=before.hand_number,
+                action=table_pb2.ACTION_CALL,
+                idempotency_key="alice-call",
+            ),
+            timeout=30,
+        )
+        for stream in streams:
+            seen: list[int] = []
+            while acted.version not in seen:
+                seen += [event.version for event in events_in(next(stream))]
+    finally:
+        for stream in streams:
+            stream.cancel()
+
+
+def test_dropped_streams_leave_no_watcher_behind(platform: Platform) -> None:
+    table_id, alice, _ = heads_up(platform)
+    stub = platform.table("rail", auth.Role.PLAYER)
+    streams = [stub.WatchTable(table_pb2.WatchTableRequest(table_id=table_id)) for _ in range(10)]
+    for stream in streams:
+        assert next(stream).HasField("view")
+    for stream in streams:
+        stream.cancel()
+    view = view_of(alice, table_id)
+    alice.Act(
+        table_pb2.ActRequest(
+            table_id=table_id,
+            hand_number=view.hand_number,
+            action=table_pb2.ACTION_CALL,
+            idempotency_key="call-1",
+        ),
+        timeout=30,
+    )
+    # The server forgets the dropped streams: a new watcher still works, from a fresh view,
+    # and nothing the dropped ones left keeps the table from playing on.
+    fresh = stub.WatchTable(table_pb2.WatchTableRequest(table_id=table_id))
+    try:
+        assert next(fresh).view.version == view_of(alice, table_id).version
+    finally:
+        fresh.cancel()
+
+
+def test_an_act_whose_caller_went_away_is_applied_once(platform: Platform) -> None:
+    """Cancel Acts at once after sending them (the server may or may not have started the
+    command): each retry with the same key is answered with one version, and the table moves
+    by exactly one decision per key."""
+    table_id, alice, bob = heads_up(platform)
+    players = {0: alice, 1: bob}
+    for number in range(4):
+        view = wait_for_turn(alice, table_id)
+        if not view.hand_in_progress:
+            break
+        stub = players[view.to_act]
+        key = f"cancelled-{number}"
+        request = table_pb2.ActRequest(
+            table_id=table_id,
+            hand_number=view.hand_number,
+            action=table_pb2.ACTION_CALL
+            if any(a.action == table_pb2.ACTION_CALL for a in view.legal_actions)
+            else table_pb2.ACTION_CHECK,
+            idempotency_key=key,
+        )
+        future = stub.Act.future(request)
+        future.cancel()
+        first = stub.Act(request, timeout=30)
+        again = stub.Act(request, timeout=30)
+        assert again.version == first.version
+        after = view_of(alice, table_id)
+        assert (after.hand_number, after.action_number) != (view.hand_number, view.action_number)
+
+
+def test_a_play_stream_cancelled_mid_act_leaves_the_act_applied_at_most_once(
+    platform: Platform,
+) -> None:
+    table_id, alice, _ = heads_up(platform)
+    view = view_of(alice, table_id)
+    requests = [
+        table_pb2.PlayRequest(
+            act=table_pb2.ActRequest(
+                table_id=table_id,
+                hand_number=view.hand_number,
+                action=table_pb2.ACTION_CALL,
+                idempotency_key="streamed-call",
+            )
+        )
+    ]
+    call = alice.Play(iter(requests))
+    call.cancel()
+    retried = PlayStream(alice)
+    answer = retried.act(
+        table_id, table_pb2.ACTION_CALL, key="streamed-call", hand=view.hand_number
+    )
+    assert answer.WhichOneof("result") == "act"
+    again = retried.act(table_id, table_pb2.ACTION_CALL, key="streamed-call", hand=view.hand_number)
+    assert again.act.version == answer.act.version
+    retried.close()
+
+
+def test_two_instances_serve_one_table_and_watch_each_other_s_writes(platform: Platform) -> None:
+    assert platform.start_instance is not None
+    other = platform.start_instance()
+    table_id, alice, _ = heads_up(platform)
+    bob_there = platform.table("bob", auth.Role.PLAYER, port=other)
+    watcher = platform.table("rail", auth.Role.PLAYER, port=other).WatchTable(
+        table_pb2.WatchTableRequest(table_id=table_id, batch=True)
+    )
+    try:
+        assert next(watcher).HasField("view")
+        view = view_of(alice, table_id)
+        called = alice.Act(  # on the first instance
+            table_pb2.ActRequest(
+                table_id=table_id,
+                hand_number=view.hand_number,
+                action=table_pb2.ACTION_CALL,
+                idempotency_key="alice-call",
+            ),
+            timeout=30,
+        )
+        # Bob checks through the other instance, which must see alice's call first.
+        checked = bob_there.Act(
+            table_pb2.ActRequest(
+                table_id=table_id,
+                hand_number=view.hand_number,
+                action=table_pb2.ACTION_CHECK,
+                idempotency_key="bob-check",
+            ),
+            timeout=30,
+        )
+        assert checked.version > called.version
+        seen: set[int] = set()
+        deadline = time.monotonic() + 30
+        while checked.version not in seen and time.monotonic() < deadline:
+            seen |= {event.version for event in events_in(next(watcher))}
+        assert {called.version, checked.version} <= seen
+    finally:
+        watcher.cancel()
