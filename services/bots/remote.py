@@ -1,9 +1,11 @@
 """One bot decision over the public TableService API: GetTableView -> choose -> Act.
 
-Shared by the Celery bot task (built-in bots) and the SDK (external bots). The action is sent
-with the view's version as the expected version and a caller-chosen idempotency key, so a
-retried or duplicated decision is applied once; a version that moved on (someone else's
-event) makes it look again, a decision that is no longer the bot's is left alone.
+Shared by the Celery bot task (built-in bots, which send the Act on the bot's Play stream:
+play_acts.ActsOnPlay) and the SDK (external bots); a stub's unary Act works the same. The
+action is sent with the view's version as the expected version and a caller-chosen
+idempotency key, so a retried or duplicated decision is applied once; a version that moved
+on (someone else's event) makes it look again, a decision that is no longer the bot's is
+left alone.
 
 The chooser gets both forms of the one view it decides on, the `BotView` and the `TableView`
 it was built from, on every attempt: after an ABORTED Act both are the view read again.
@@ -18,8 +20,9 @@ from collections.abc import Callable
 
 import grpc
 
-from croupier.table.v1 import table_pb2, table_pb2_grpc
+from croupier.table.v1 import table_pb2
 from services.bots.betting import check_or_fold
+from services.bots.play_acts import TableCalls
 from services.bots.proto_view import is_my_decision, to_act_request, to_bot_view
 from services.bots.view import BotAction, BotView
 from services.shared.errors import Unavailable
@@ -40,7 +43,7 @@ class TurnResult(enum.Enum):
 
 
 def play_turn(
-    stub: table_pb2_grpc.TableServiceStub,
+    stub: TableCalls,
     metadata: Metadata,
     table_id: str,
     choose: Chooser,

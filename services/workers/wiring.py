@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import grpc
 import redis
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.bots.play_acts import ActsOnPlay, PlayActs
 from services.bots.policies import Policy, make_policy
 from services.bots.remote import TurnResult, play_turn
 from services.bots.view import BotAction, BotView
@@ -27,6 +29,8 @@ from services.workers.table_scan import GrpcTableScan
 
 SERVICE_SUBJECT = ISSUER
 BOT_TOKEN_TTL = 3600
+# Bots' Play streams one worker process keeps open (each bot's own, reused turn after turn).
+MAX_PLAY_STREAMS = 512
 
 
 class GrpcBotPlayer:
@@ -37,6 +41,9 @@ class GrpcBotPlayer:
         self._key = auth_key
         self._policies: dict[tuple[str, float], Policy] = {}
         self._lock = threading.Lock()
+        # Each bot acts on its own Play stream (the stream authenticates as the bot), kept
+        # for its next turns; at most MAX_PLAY_STREAMS, the least recently used closed first.
+        self._plays: OrderedDict[str, PlayActs] = OrderedDict()
 
     def play(self, turn: BotTurn) -> BotMoveOutcome:
         policy = self._policy(turn.policy, turn.difficulty)
@@ -47,9 +54,10 @@ class GrpcBotPlayer:
         def choose(view: BotView, table: table_pb2.TableView, turn_rng: random.Random) -> BotAction:
             return policy.choose(view, turn_rng)  # a built-in policy needs only the BotView
 
+        metadata = auth.bearer_metadata(token)
         result = play_turn(
-            self._stub,
-            auth.bearer_metadata(token),
+            ActsOnPlay(self._stub, self._play_for(turn.bot_id, metadata)),
+            metadata,
             turn.table_id,
             choose,
             rng,
@@ -58,6 +66,17 @@ class GrpcBotPlayer:
             action_number=turn.action_number,
         )
         return BotMoveOutcome.ACTED if result is TurnResult.ACTED else BotMoveOutcome.STALE
+
+    def _play_for(self, bot_id: str, metadata: tuple[tuple[str, str], ...]) -> PlayActs:
+        with self._lock:
+            acts = self._plays.get(bot_id)
+            if acts is None:
+                acts = self._plays[bot_id] = PlayActs(self._stub, metadata)
+                while len(self._plays) > MAX_PLAY_STREAMS:
+                    _, oldest = self._plays.popitem(last=False)
+                    oldest.close()
+            self._plays.move_to_end(bot_id)
+            return acts
 
     def _policy(self, name: str, difficulty: float) -> Policy:
         with self._lock:
