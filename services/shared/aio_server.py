@@ -32,6 +32,13 @@ from services.shared.settings import RuntimeSettings, env_prefix
 log = structlog.get_logger(__name__)
 
 Closer = Callable[[], Awaitable[None]]
+# Calls gRPC's core holds for the server before the event loop takes them (its defaults:
+# 1,000, hard limit 3,000). A burst of new streams (every watcher reconnecting after a
+# restart) waits there while the loop starts the calls one by one, and past the limit core
+# cancels the waiting ones: 2,000 WatchTable streams opened at once lost 140-230 to CANCELLED
+# at the defaults and none at these (docs/perf/table.md, "grpc.aio runtime").
+PENDING_CALLS = 20_000
+PENDING_CALLS_HARD_LIMIT = 40_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +74,11 @@ async def start_aio_server(
     ``settings.address``."""
     server = grpc.aio.server(
         interceptors=default_interceptors(settings.auth_key),
-        options=server_options(settings),
+        options=[
+            *server_options(settings),
+            ("grpc.server.max_pending_requests", PENDING_CALLS),
+            ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS_HARD_LIMIT),
+        ],
     )
     closer = spec.register(server)
     health_servicer = health.aio.HealthServicer()

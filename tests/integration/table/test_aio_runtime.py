@@ -6,11 +6,16 @@ two instances serve one table. The rest of tests/integration/table runs on this 
 
 from __future__ import annotations
 
+import asyncio
 import time
+
+import grpc
+import grpc.aio
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.shared import auth
 from tests.integration.table.conftest import (
+    KEY,
     Platform,
     PlayStream,
     create_table,
@@ -187,3 +192,43 @@ def test_two_instances_serve_one_table_and_watch_each_other_s_writes(platform: P
         assert {called.version, checked.version} <= seen
     finally:
         watcher.cancel()
+
+
+# Past gRPC core's default of 1,000 calls waiting for the server's loop (aio_server.py).
+BURST = 1500
+
+
+def test_a_burst_of_streams_opened_at_once_all_open(platform: Platform) -> None:
+    """Every watcher reconnecting at once (after a restart): none is cancelled while the
+    server's event loop starts the calls one by one."""
+    table_id, _, _ = heads_up(platform)
+    token = auth.issue_token(KEY, "rail", auth.Role.PLAYER, 600)
+
+    async def burst() -> dict[str, int]:
+        outcome = {"open": 0, "refused": 0}
+        done = asyncio.Event()
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{platform.port}") as channel:
+            stub = table_pb2_grpc.TableServiceStub(channel)
+
+            async def watch() -> None:
+                stream = stub.WatchTable(
+                    table_pb2.WatchTableRequest(table_id=table_id, batch=True),
+                    metadata=auth.bearer_metadata(token),
+                )
+                try:
+                    async for _message in stream:
+                        outcome["open"] += 1
+                        await done.wait()
+                        return
+                except grpc.RpcError:
+                    outcome["refused"] += 1
+
+            watchers = [asyncio.create_task(watch()) for _ in range(BURST)]
+            deadline = time.monotonic() + 120
+            while sum(outcome.values()) < BURST and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            done.set()
+            await asyncio.gather(*watchers, return_exceptions=True)
+        return outcome
+
+    assert asyncio.run(burst()) == {"open": BURST, "refused": 0}
