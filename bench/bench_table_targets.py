@@ -25,7 +25,9 @@ measured / goal, and `met`:
 * two table processes > one (hands/s ratio > 1);
 * Act->event p99 < 10 ms at 100 tables offering 30 hands/s (ratio < 1);
 * OPEN_STREAMS open streams: table memory < 1 GiB (ratio < 1), and Act p99 unchanged, read as
-  at most STREAMS_P99_SLACK times the p99 without them (ratio <= 1).
+  at most STREAMS_P99_SLACK times the p99 without them (ratio <= 1); both missed when the
+  server did not open every stream within bench_table.IDLE_STREAMS_OPEN_WITHIN_S
+  (`streams_open` says how many it did).
 
 `python -m bench --only table_targets` (about 4 minutes; `--quick`: shorter windows and 200
 streams, for a smoke run); `python -m bench.bench_table_targets`. docs/table.md keeps the
@@ -108,6 +110,7 @@ def _stack_row(
         "all_cpu_ms_per_hand": row["cpu_ms_per_hand_all"],
         "table_rss_mib": row["table_rss_mib"],
         "open_streams": open_streams,
+        "streams_open": row["idle_streams_open"],
         "load_1m": row["load_1m"],
         "errors": row["errors"],
     }
@@ -145,6 +148,8 @@ def targets(
     p99 = _number(paced, "p99_ms")
     rss = _number(crowded, "table_rss_mib")
     slowdown = _number(crowded, "p99_ms") / p99
+    # A server that could not hold every stream open missed both of those targets.
+    all_open = crowded.get("streams_open", open_streams) == open_streams
     return [
         _target(
             "full stack / aio+stream floor",
@@ -166,14 +171,14 @@ def targets(
             rss,
             MEMORY_GOAL_MIB,
             rss / MEMORY_GOAL_MIB,
-            rss < MEMORY_GOAL_MIB,
+            all_open and rss < MEMORY_GOAL_MIB,
         ),
         _target(
             f"Act p99 with {open_streams} open streams / without",
             slowdown,
             STREAMS_P99_SLACK,
             slowdown / STREAMS_P99_SLACK,
-            slowdown <= STREAMS_P99_SLACK,
+            all_open and slowdown <= STREAMS_P99_SLACK,
         ),
     ]
 
