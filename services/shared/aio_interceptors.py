@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -39,7 +40,37 @@ Wrapper = Callable[[Behavior, bool, str], Behavior]
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
+def as_coroutine(behavior: Behavior, streaming: bool) -> Behavior:
+    """`behavior` as the aio server runs it: a coroutine function (unary) or an async
+    generator function (streaming). A synchronous one (a sync servicer registered on the aio
+    server) runs in a worker thread, in a copy of the call's context (the principal goes
+    with it): each call, or each item of its stream, is one `asyncio.to_thread`."""
+    if inspect.iscoroutinefunction(behavior) or inspect.isasyncgenfunction(behavior):
+        return behavior
+    if not streaming:
+
+        async def unary(request: Any, context: Context) -> Any:
+            return await asyncio.to_thread(behavior, request, context)
+
+        return unary
+
+    async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
+        items = iter(await asyncio.to_thread(behavior, request, context))
+        done = object()
+        while (item := await asyncio.to_thread(next, items, done)) is not done:
+            yield item
+
+    return stream
+
+
 def _wrap_handler(handler: grpc.RpcMethodHandler[Any, Any], wrap: Wrapper, method: str) -> Any:
+    def wrap_async(behavior: Behavior, streaming: bool, method: str) -> Behavior:
+        return wrap(as_coroutine(behavior, streaming), streaming, method)
+
+    return _rewrap(handler, wrap_async, method)
+
+
+def _rewrap(handler: grpc.RpcMethodHandler[Any, Any], wrap: Wrapper, method: str) -> Any:
     if handler.unary_unary:
         return grpc.unary_unary_rpc_method_handler(
             wrap(handler.unary_unary, False, method),
