@@ -271,7 +271,7 @@ class ErrorInterceptor(_WrappingInterceptor):
 class AuthInterceptor(_WrappingInterceptor):
     """Verify the caller's token and make its principal `auth.current_principal()`."""
 
-    def __init__(self, key: str) -> None:
+    def __init__(self, key: str | auth.Credentials) -> None:
         super().__init__()
         self._tokens = auth.VerifiedTokens(key)
 
@@ -299,6 +299,6 @@ class AuthInterceptor(_WrappingInterceptor):
         return unary
 
 
-def default_interceptors(auth_key: str) -> list[grpc.aio.ServerInterceptor]:
+def default_interceptors(auth_key: str | auth.Credentials) -> list[grpc.aio.ServerInterceptor]:
     """The interceptor stack in the order grpc.aio.server() expects (outermost first)."""
     return [MetricsInterceptor(), ErrorInterceptor(), AuthInterceptor(auth_key)]

@@ -73,7 +73,7 @@ async def start_aio_server(
     """Build, bind and start the server on the running loop; `address` overrides
     ``settings.address``."""
     server = grpc.aio.server(
-        interceptors=default_interceptors(settings.auth_key),
+        interceptors=default_interceptors(settings.credentials),
         options=[
             *server_options(settings),
             ("grpc.server.max_pending_requests", PENDING_CALLS),
