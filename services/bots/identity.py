@@ -27,3 +27,17 @@ def bot_identity(player: str) -> tuple[str, float]:
     if len(parts) == 4 and parts[0] == "bot" and parts[1] and parts[2].isdigit():
         return parts[1], min(100, int(parts[2])) / 100
     return DEFAULT_POLICY, DEFAULT_DIFFICULTY
+
+
+# A seated built-in bot brings 100 big blinds (or 200 antes), within the table's buy-in range.
+BOT_BUY_IN_BIG_BLINDS = 100
+
+
+def bot_buy_in(big_blind: int, ante: int, min_buy_in: int, max_buy_in: int) -> int:
+    """The chips the house gives a requested bot at a table with these stakes (0 = unset):
+    the workers issue exactly this, and CreateTable bounds a table's bots by it."""
+    unit = max(big_blind, 2 * ante, 1)
+    target = BOT_BUY_IN_BIG_BLINDS * unit
+    if max_buy_in:
+        target = min(target, max_buy_in)
+    return max(target, min_buy_in)

@@ -10,6 +10,7 @@ import grpc
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from services.dealer import wire
 from services.dealer.application import DealerApplication, Loaded
+from services.dealer.derivation import DerivationError
 from services.dealer.verification import verify
 from services.dealer.views import shuffle_info
 from services.shared.auth import current_principal
@@ -113,12 +114,15 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
         if subject != "history":
             raise InvalidArgument("send a shuffle_id or a complete history to verify")
         history = request.history
-        result = verify(
-            history.commitment,
-            history.server_seed,
-            history.shuffle_id,
-            wire.deck_from_wire(history.deck),
-            [wire.contribution_from_wire(c) for c in history.contributions],
-            wire.steps_from_wire(history.steps),
-        )
+        try:
+            result = verify(
+                history.commitment,
+                history.server_seed,
+                history.shuffle_id,
+                wire.deck_from_wire(history.deck),
+                [wire.contribution_from_wire(c) for c in history.contributions],
+                wire.steps_from_wire(history.steps),
+            )
+        except DerivationError as exc:  # a history no shuffle could have (e.g. its id)
+            raise InvalidArgument(f"history: {exc}") from exc
         return wire.verification_to_wire(result)

@@ -54,7 +54,13 @@ from services.ledger.store import (
     StoredResponse,
 )
 from services.shared.auth import Principal
-from services.shared.errors import FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from services.shared.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    Unavailable,
+    shown,
+)
 from services.shared.lru_cache import LruCache
 
 R = TypeVar("R", bound=Message)
@@ -74,6 +80,15 @@ _RESPONSES: dict[type[Message], type[Message]] = {
 
 REUSED_KEY = "idempotency key reused with different parameters"
 _CURSOR = re.compile(r"^\d{1,20}-\d{1,20}$")
+
+
+def _is_cursor(text: str) -> bool:
+    """Whether `text` is a movement's cursor: a Redis stream id after 0-0 whose two parts
+    fit 64 bits (Redis refuses anything else, which must not reach it)."""
+    if not _CURSOR.match(text):
+        return False
+    millis, sequence = (int(part) for part in text.split("-"))
+    return (millis, sequence) != (0, 0) and max(millis, sequence) < 2**64
 
 
 def request_hash(method: str, request: Message) -> bytes:
@@ -145,12 +160,14 @@ class LedgerApplication:
         self, request: ledger_pb2.DepositRequest, principal: Principal
     ) -> ledger_pb2.DepositResponse:
         authorization.may_move_chips(principal, f"deposit into {request.account_id}")
+        self._may_use_key(principal, request.idempotency_key)
         return self._move_external("Deposit", request, Deposit, ledger_pb2.DepositResponse)
 
     def withdraw(
         self, request: ledger_pb2.WithdrawRequest, principal: Principal
     ) -> ledger_pb2.WithdrawResponse:
         authorization.may_withdraw(principal, request.account_id)
+        self._may_use_key(principal, request.idempotency_key)
         return self._move_external("Withdraw", request, Withdraw, ledger_pb2.WithdrawResponse)
 
     def _move_external(
@@ -185,6 +202,7 @@ class LedgerApplication:
         self, request: ledger_pb2.TransferRequest, principal: Principal
     ) -> ledger_pb2.TransferResponse:
         authorization.may_move_chips(principal, "transfer chips")
+        self._may_use_key(principal, request.idempotency_key)
         legs = codec.legs_from_pb(request.legs)
         command = Transfer(request.idempotency_key, legs, codec.metadata_from_pb(request.metadata))
         return self._mutate(
@@ -202,6 +220,7 @@ class LedgerApplication:
         self, request: ledger_pb2.ReserveRequest, principal: Principal
     ) -> ledger_pb2.ReserveResponse:
         authorization.may_move_chips(principal, "reserve chips")
+        self._may_use_key(principal, request.idempotency_key)
         legs = codec.legs_from_pb(request.legs)
         command = Reserve(request.idempotency_key, legs, codec.metadata_from_pb(request.metadata))
 
@@ -237,6 +256,7 @@ class LedgerApplication:
         self, request: ledger_pb2.PostRequest, principal: Principal
     ) -> ledger_pb2.PostResponse:
         authorization.may_move_chips(principal, "post a reservation")
+        self._may_use_key(principal, request.idempotency_key)
         command = Post(
             request.idempotency_key,
             request.reservation_id,
@@ -259,6 +279,7 @@ class LedgerApplication:
         self, request: ledger_pb2.VoidRequest, principal: Principal
     ) -> ledger_pb2.VoidResponse:
         authorization.may_move_chips(principal, "void a reservation")
+        self._may_use_key(principal, request.idempotency_key)
         command = Void(request.idempotency_key, request.reservation_id, request.reason)
 
         def respond(state: LedgerState, _: Sequence[Event]) -> ledger_pb2.VoidResponse:
@@ -298,11 +319,11 @@ class LedgerApplication:
             # A reservation's id is its Reserve's key: the same rule as validate_key's.
             raise InvalidArgument(
                 f"reservation_id must be 1-{MAX_KEY_LENGTH} printable characters (the "
-                f"Reserve's key), got {rid!r}"
+                f"Reserve's key), got {shown(rid)}"
             )
         reservation = self._store.load([], [rid], "").state.reservations.get(rid)
         if reservation is None:
-            raise NotFound(f"reservation {rid!r} does not exist")
+            raise NotFound(f"reservation {shown(rid)} does not exist")
         return ledger_pb2.GetReservationResponse(
             reservation_id=rid,
             status=_RESERVATION_STATUS[reservation.status],
@@ -317,9 +338,9 @@ class LedgerApplication:
         limit = request.limit or 50
         if not 1 <= limit <= 500:
             raise InvalidArgument(f"limit must be between 1 and 500 (0 means 50), got {limit}")
-        if request.before and not _CURSOR.match(request.before):
+        if request.before and not _is_cursor(request.before):
             raise InvalidArgument(
-                f"before {request.before!r} is not a cursor; pass a next_cursor from History"
+                f"before {shown(request.before)} is not a cursor; pass a next_cursor from History"
             )
         self._existing(self._store.load([request.account_id], [], "").state, request.account_id)
         page = self._store.history(request.account_id, limit, request.before)
@@ -438,13 +459,19 @@ class LedgerApplication:
             return cast(R, self._replay(first.idempotent, request_hash(method, request), request))
         reservation = first.state.reservations.get(rid)
         if reservation is None:
-            raise NotFound(f"reservation {rid!r} does not exist")
+            raise NotFound(f"reservation {shown(rid)} does not exist")
         accounts = tuple(self._accounts_of(reservation.legs))
         hinted = hint == accounts
         if not hinted:
             self._reservation_accounts.put(rid, accounts)
         loaded = first if hinted else None
         return self._mutate(method, request, command, accounts, [rid], respond, loaded)
+
+    @staticmethod
+    def _may_use_key(principal: Principal, key: str) -> None:
+        """A well-formed key (INVALID_ARGUMENT) from the caller's own namespace
+        (PERMISSION_DENIED), checked before anything is read: see `authorization`."""
+        authorization.may_use_key(principal, validate_key(key))
 
     @staticmethod
     def _replay(stored: StoredResponse, digest: bytes, request: Message) -> Any:

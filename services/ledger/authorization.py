@@ -5,15 +5,25 @@ principal's subject, so "own account" is read off the id with no lookup (and a p
 learns whether somebody else's account exists). Service callers (the table orchestrator)
 move chips; a player may only open and cash out of their own account and read their own
 accounts; admins may read anything and audit.
+
+Idempotency keys have owners too. A key names one effect forever, so whoever uses a key first
+decides what it means: a key that another principal could use first is a key that principal
+can squat. A player's (or bot's) keys therefore live in their own namespace, `player:<subject>/`,
+and every other key is the platform's: the services derive theirs from public data (a table's
+id and version, a hand number, a bot's seat), which a player must never be able to pre-empt.
+Table ids, hand numbers and service names never start with `player:`, so the two sets are
+disjoint by construction and the ledger refuses a key from outside the caller's namespace.
 """
 
 from __future__ import annotations
 
 from services.ledger.core.accounts import AccountKind, parse_account_id
 from services.shared.auth import Principal, Role
-from services.shared.errors import PermissionDenied
+from services.shared.errors import PermissionDenied, shown
 
 _PLAYERS = (Role.PLAYER, Role.BOT)
+# Every player's key namespace starts with this; the platform's keys never do.
+PLAYER_KEYS = "player:"
 
 
 def owns(principal: Principal, account_id: str) -> bool:
@@ -23,6 +33,32 @@ def owns(principal: Principal, account_id: str) -> bool:
 
 def _deny(principal: Principal, what: str) -> PermissionDenied:
     return PermissionDenied(f"{principal.role.value} '{principal.subject}' may not {what}")
+
+
+def key_namespace(principal: Principal) -> str:
+    """The prefix every idempotency key of `principal` must start with ("" = the platform's:
+    any key not in a player's namespace)."""
+    if principal.role in _PLAYERS:
+        return f"{PLAYER_KEYS}{principal.subject}/"
+    return ""
+
+
+def may_use_key(principal: Principal, key: str) -> None:
+    """PermissionDenied unless `key` lies in the caller's own key namespace."""
+    namespace = key_namespace(principal)
+    if namespace:
+        if not key.startswith(namespace):
+            raise _deny(
+                principal,
+                f"use idempotency key {shown(key)}: a {principal.role.value}'s keys start with "
+                f"{namespace!r} (every other key is the platform's)",
+            )
+    elif key.startswith(PLAYER_KEYS):
+        raise _deny(
+            principal,
+            f"use idempotency key {shown(key)}: keys starting with {PLAYER_KEYS!r} belong to "
+            "players (the platform's keys never start with it)",
+        )
 
 
 def may_move_chips(principal: Principal, what: str) -> None:

@@ -12,6 +12,42 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import ClassVar
 
+# Longest piece of a caller's input an error message repeats (see `shown`).
+SHOWN_INPUT_CHARS = 80
+# Longest message a status carries. It travels in the grpc-message trailer, percent-encoded
+# beyond printable ASCII, and a client refuses trailers over 8 KiB ("Stream removed",
+# RESOURCE_EXHAUSTED) instead of showing the real error: this leaves room for the rest.
+MAX_MESSAGE_BYTES = 2048
+
+
+def shown(value: object, limit: int = SHOWN_INPUT_CHARS) -> str:
+    """`repr(value)` of a caller's input for an error message, cut to `limit` characters
+    (saying how long it really was): an error must never grow with what the caller sent."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    length = f" ({len(value)} characters)" if isinstance(value, str | bytes) else ""
+    return f"{text[:limit]}...{length}"
+
+
+def _wire_size(char: str) -> int:
+    # grpc percent-encodes every byte of the UTF-8 message outside printable ASCII, and '%'.
+    if " " <= char <= "~" and char != "%":
+        return 1
+    return 3 * len(char.encode("utf-8", "replace"))
+
+
+def bounded(message: str, max_bytes: int = MAX_MESSAGE_BYTES) -> str:
+    """`message` cut so that it stays within `max_bytes` on the wire (with a marker)."""
+    if len(message) * 12 <= max_bytes:  # (at most 4 UTF-8 bytes a character, 3 wire bytes each)
+        return message
+    size = 0
+    for index, char in enumerate(message):
+        size += _wire_size(char)
+        if size > max_bytes - 40:
+            return f"{message[:index]}... (message cut: {len(message)} characters)"
+    return message
+
 
 class ErrorKind(StrEnum):
     """What kind of refusal an error is (the games' `RuleViolation.kind` spells the same)."""

@@ -5,7 +5,9 @@
    `services.shared.status`); a storage
    connection that is down (Redis refused, dropped, timed out, loading) becomes UNAVAILABLE;
    anything else becomes INTERNAL with a generic message and a logged traceback (no
-   internals leak).
+   internals leak). A call the client cancelled (or abandoned) is normal: whatever its
+   handler raises then ends it as CANCELLED, with no log above debug.
+   Every message is cut to a size a client accepts (`errors.bounded`).
 3. `AuthInterceptor` — verifies the bearer token and binds the caller's `Principal` for the
    duration of the call (health and reflection are exempt so probes need no token).
 
@@ -26,7 +28,7 @@ import redis
 import structlog
 
 from services.shared import auth
-from services.shared.errors import DomainError, Unauthenticated
+from services.shared.errors import DomainError, Unauthenticated, bounded
 from services.shared.metrics import REQUEST_LATENCY, REQUESTS
 from services.shared.status import status_of
 
@@ -131,7 +133,9 @@ class MetricsInterceptor(_WrappingInterceptor):
             context: grpc.ServicerContext, started: float, failed: bool, cancelled: bool = False
         ) -> None:
             code = _code_name(context)
-            if cancelled and code == "OK":
+            if code == "OK" and (cancelled or not context.is_active()):
+                # The client cancelled (a stream it no longer reads, a deadline it gave up
+                # on): however its handler stopped, that is the cancellation, not a fault.
                 code = "CANCELLED"
             elif failed and code == "OK":
                 code = "UNKNOWN"
@@ -177,8 +181,15 @@ _STORAGE_DOWN = (redis.ConnectionError, redis.TimeoutError)
 
 def _abort_for(exc: BaseException, context: grpc.ServicerContext, method: str) -> None:
     """Turn `exc` into the call's status; always raises (context.abort does)."""
+    if not context.is_active():
+        # The client cancelled or went away (a request iterator raises grpc.RpcError then,
+        # and a handler may fail on what it left half done): normal, and nobody is left to
+        # answer. An abort is the one way out gRPC takes quietly (anything else raised it
+        # logs with a traceback, unless it is the iterator's own error).
+        log.debug("call cancelled by the client", method=method, error=repr(exc)[:200])
+        context.abort(grpc.StatusCode.CANCELLED, "the client cancelled the call")
     if isinstance(exc, DomainError):
-        context.abort(status_of(exc), exc.message)
+        context.abort(status_of(exc), bounded(exc.message))
     if _status_code(context) not in (None, grpc.StatusCode.OK):
         # The servicer already aborted with a status of its own: keep it.
         raise exc

@@ -29,7 +29,9 @@ from services.games.errors import NotAllowedNow
 from services.games.ranking import HandRanker
 from services.shared.eventstore import EventStore
 from services.table.attention import AttentionSet, InMemoryAttentionSet
+from services.table.bot_requests import MAX_BOT_CHIPS_PER_TABLE
 from services.table.buy_ins import BuyIns, ToppedUp, own_seat, seat_of
+from services.table.command_keys import scoped
 from services.table.commands import CommandPath, Decider
 from services.table.creation import TableCreation, TablePage, TableSpec, require_key
 from services.table.decisions import Decisions
@@ -82,6 +84,7 @@ class TableApplication:
         attention: AttentionSet | None = None,
         recovery_grace_s: float = 5.0,
         catalog: Catalog = CATALOG,
+        max_bot_chips_per_table: int = MAX_BOT_CHIPS_PER_TABLE,
     ) -> None:
         self.store = store
         self.catalog = catalog
@@ -106,7 +109,9 @@ class TableApplication:
         self.tables.on_unfinished = self.retrier.retry_later
         self.buy_ins = BuyIns(self.tables, self.commands, self.retrier, ledger)
         self.timeouts = Timeouts(self.tables, self.commands, self.retrier, clock)
-        self.creation = TableCreation(self.tables, ledger, scheduler, self.retrier)
+        self.creation = TableCreation(
+            self.tables, ledger, scheduler, self.retrier, max_bot_chips_per_table
+        )
         self.entropy = Entropy(self.tables, dealer)
 
     @property
@@ -189,7 +194,7 @@ class TableApplication:
         seat = own_seat(self.load(table_id), player)
         table, version = self.execute(
             table_id,
-            f"{table_id}/{player}/{key}",
+            f"{table_id}/{scoped(player)}/{scoped(key)}",
             player,
             lambda t: t.game.rules.decide(t.state, make(seat)),
         )
@@ -217,7 +222,11 @@ class TableApplication:
 
         with self.receiving_act(table_id, player):
             table, version = self.execute(
-                table_id, f"{table_id}/act/{player}/{key}", player, decide, expected_version
+                table_id,
+                f"{table_id}/act/{scoped(player)}/{scoped(key)}",
+                player,
+                decide,
+                expected_version,
             )
         self.keep_going(table_id, table)
         return version

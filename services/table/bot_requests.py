@@ -6,6 +6,11 @@ the policy and the difficulty in percent (docs/workers.md). A policy they do not
 difficulty that id cannot spell (NaN, out of range) or more bots than seats make a table
 whose bots never sit down or never play, and nobody hears why, so CreateTable refuses them
 with INVALID_ARGUMENT before anything is created. Pure: no I/O.
+
+Requested bots play with the house's chips, so asking for them is an operator's decision
+(the table service lets only services and admins do it), and what one table's bots may take
+from the house is bounded (`check_bot_chips`); the workers draw every bot's chips from the
+house's bot bankroll, which bounds all tables together (docs/workers.md).
 """
 
 from __future__ import annotations
@@ -14,8 +19,13 @@ from collections.abc import Sequence
 
 # The policies' own list (their modules import only the standard library): one place to add
 # a policy.
+from services.bots.identity import bot_buy_in
 from services.bots.policies import NAMES as POLICIES
 from services.shared.errors import InvalidArgument
+
+# Most chips the bots of one table may bring from the house, all together (the default of
+# CROUPIER_TABLE_MAX_BOT_CHIPS).
+MAX_BOT_CHIPS_PER_TABLE = 10_000_000
 
 MIN_DIFFICULTY = 0.0
 MAX_DIFFICULTY = 1.0
@@ -41,3 +51,19 @@ def check_requested_bots(bots: Sequence[tuple[str, float]], seats: int) -> None:
                 f"bots[{index}] ({policy}): difficulty {difficulty} is outside "
                 f"{MIN_DIFFICULTY}..{MAX_DIFFICULTY} (0.0 the weakest, 1.0 the strongest)"
             )
+
+
+def check_bot_chips(
+    bots: int, big_blind: int, ante: int, min_buy_in: int, max_buy_in: int, limit: int
+) -> None:
+    """InvalidArgument when `bots` requested bots would bring more than `limit` chips of the
+    house's in all (each brings `bot_buy_in` of these stakes)."""
+    if not bots:
+        return
+    each = bot_buy_in(big_blind, ante, min_buy_in, max_buy_in)
+    if bots * each > limit:
+        raise InvalidArgument(
+            f"{bots} bots would bring {bots * each} of the house's chips ({each} each: 100 "
+            f"big blinds within the buy-in range); a table's bots may bring at most {limit}: "
+            "ask for fewer bots or lower stakes"
+        )

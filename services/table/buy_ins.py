@@ -17,6 +17,7 @@ from croupier.table.v1 import events_pb2
 from services.games import contract as c
 from services.games.errors import RuleViolation
 from services.shared import errors
+from services.table.command_keys import scoped
 from services.table.commands import CommandPath, domain_error
 from services.table.ports import LedgerPort
 from services.table.retrier import Retrier
@@ -94,7 +95,7 @@ class BuyIns:
                 "name another account"
             )
         already = seat_of(table, player)
-        command_key = f"{table_id}/join/{player}/{key}"
+        command_key = f"{table_id}/join/{scoped(player)}/{scoped(key)}"
         if already is not None and table.shell.version_of_key(command_key) is not None:
             return Seated(already, table.shell.version_of_key(command_key) or table.version)
         if seat < 0:
@@ -110,7 +111,7 @@ class BuyIns:
     def top_up(self, table_id: str, player: str, amount: int, key: str) -> ToppedUp:
         table = self.tables.load(table_id)
         seat = own_seat(table, player)
-        command_key = f"{table_id}/topup/{player}/{key}"
+        command_key = f"{table_id}/topup/{scoped(player)}/{scoped(key)}"
         done = table.shell.version_of_key(command_key)
         if done is None:
             currency = table.shell.currency

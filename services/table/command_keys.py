@@ -17,6 +17,17 @@ from typing import TypeVar, overload
 
 T = TypeVar("T")
 
+
+def scoped(part: str) -> str:
+    """A caller's part of a command key (their key, their id) with '/' escaped ('%' too, so
+    the escape is one-to-one). A command key then has a fixed number of '/'-separated parts,
+    so no caller can choose a key that is another command's key plus a suffix the table
+    derives from it (`<key>/post`, `<key>/post/recorded`, `<key>/void`): a join keyed
+    "k/post/recorded" once took the idempotency key of a later join's buy-in step, and the
+    table, finding the step "done", waited for it for ever."""
+    return part.replace("%", "%25").replace("/", "%2F")
+
+
 # How many command keys a table remembers for answering retries (per table, newest kept).
 REMEMBERED_KEYS = 512
 # Keys added since the last compaction, kept apart so a command copies at most this many.

@@ -17,7 +17,11 @@ import structlog
 from croupier.table.v1 import events_pb2, table_pb2
 from services.shared import errors
 from services.shared.eventstore import EventStore
-from services.table.bot_requests import check_requested_bots
+from services.table.bot_requests import (
+    MAX_BOT_CHIPS_PER_TABLE,
+    check_bot_chips,
+    check_requested_bots,
+)
 from services.table.folding import DIRECTORY_STREAM, table_stream
 from services.table.games.adapter import GameTable
 from services.table.ports import LedgerPort, SchedulerPort
@@ -86,8 +90,10 @@ class TableCreation:
         ledger: LedgerPort,
         scheduler: SchedulerPort,
         retrier: Retrier,
+        max_bot_chips_per_table: int = MAX_BOT_CHIPS_PER_TABLE,
     ) -> None:
         self.tables = tables
+        self.max_bot_chips_per_table = max_bot_chips_per_table
         self.store: EventStore = tables.store
         self.ledger = ledger
         self.scheduler = scheduler
@@ -108,6 +114,9 @@ class TableCreation:
         for event in opening:
             state = game.rules.apply(state, event)
         check_requested_bots(spec.bots, game.seat_count(state))
+        o = spec.options
+        limit = self.max_bot_chips_per_table
+        check_bot_chips(len(spec.bots), o.big_blind, o.ante, o.min_buy_in, o.max_buy_in, limit)
         table_id = spec.table_id or f"t{uuid.uuid5(uuid.NAMESPACE_URL, by + '/' + key).hex[:12]}"
         stream = table_stream(table_id)
         created = events_pb2.TableCreated(
@@ -165,10 +174,12 @@ class TableCreation:
             raise errors.InvalidArgument(
                 f"page_size is {page_size}; 1..{MAX_PAGE_SIZE} tables a page, or 0 for all"
             )
-        if page_token and not page_token.isdigit():
+        if page_token and not (
+            page_token.isascii() and page_token.isdigit() and len(page_token) < 19
+        ):
             raise errors.InvalidArgument(
-                f"page_token {page_token!r} is not one ListTables gave: pass next_page_token "
-                "as it came, or none to start from the first table"
+                f"page_token {errors.shown(page_token)} is not one ListTables gave: pass "
+                "next_page_token as it came, or none to start from the first table"
             )
         after = int(page_token or 0)
         size = page_size or None

@@ -97,6 +97,7 @@ def wire(
         attention=attention or RedisAttentionSet(client, settings.attention_key),
         recovery_grace_s=settings.recovery_grace_s,
         catalog=catalog,
+        max_bot_chips_per_table=settings.max_bot_chips_per_table,
     )
     watcher = TableWatcher(app, store)
     # Events this instance appends reach its watchers without the Redis round trip.

@@ -34,6 +34,12 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.CreateTableRequest, context: grpc.ServicerContext
     ) -> table_pb2.CreateTableResponse:
         principal = current_principal()
+        if request.bots and principal.role not in (Role.SERVICE, Role.ADMIN):
+            raise errors.PermissionDenied(
+                f"{principal.role.value} '{principal.subject}' may not ask for bots: they play "
+                "with the house's chips, which only the platform's services and admins commit;"
+                " create the table without bots"
+            )
         game = self.app.catalog.for_options(request.options)
         spec = TableSpec(
             config=game.config_from_options(request.options),
@@ -147,7 +153,9 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             except errors.DomainError as exc:
                 yield table_pb2.PlayResponse(
                     idempotency_key=key,
-                    error=table_pb2.PlayError(code=status_of(exc).value[0], message=exc.message),
+                    error=table_pb2.PlayError(
+                        code=status_of(exc).value[0], message=errors.bounded(exc.message)
+                    ),
                 )
                 continue
             yield table_pb2.PlayResponse(idempotency_key=key, act=applied)

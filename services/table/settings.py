@@ -17,6 +17,8 @@
 ``CROUPIER_TABLE_RECOVERY_INTERVAL_S`` seconds between two recovery sweeps (1)
 ``CROUPIER_TABLE_ATTENTION_KEY`` the Redis sorted set of tables being written
                                (``croupier:table:attention``; one per deployment)
+``CROUPIER_TABLE_MAX_BOT_CHIPS`` most chips of the house the bots requested at one table may
+                               bring in all (10,000,000)
 """
 
 from __future__ import annotations
@@ -27,11 +29,13 @@ from dataclasses import dataclass
 from services.shared.settings import (
     SettingsError,
     env_float,
+    env_int,
     env_str,
     require_env,
     target_env_name,
 )
 from services.table.attention import DEFAULT_KEY as DEFAULT_ATTENTION_KEY
+from services.table.bot_requests import MAX_BOT_CHIPS_PER_TABLE
 
 RANKERS = ("library", "evaluator")
 
@@ -47,6 +51,7 @@ class TableSettings:
     recovery_grace_s: float = 5.0
     recovery_interval_s: float = 1.0
     attention_key: str = DEFAULT_ATTENTION_KEY
+    max_bot_chips_per_table: int = MAX_BOT_CHIPS_PER_TABLE
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> TableSettings:
@@ -73,4 +78,7 @@ class TableSettings:
             recovery_grace_s=env_float("CROUPIER_TABLE_RECOVERY_GRACE_S", 5.0, env=env),
             recovery_interval_s=env_float("CROUPIER_TABLE_RECOVERY_INTERVAL_S", 1.0, env=env),
             attention_key=env_str("CROUPIER_TABLE_ATTENTION_KEY", DEFAULT_ATTENTION_KEY, env=env),
+            max_bot_chips_per_table=env_int(
+                "CROUPIER_TABLE_MAX_BOT_CHIPS", MAX_BOT_CHIPS_PER_TABLE, env=env
+            ),
         )

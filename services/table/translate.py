@@ -46,7 +46,8 @@ def parse_deadline_id(deadline_id: str) -> tuple[int, int]:
     round_text, _, number_text = deadline_id.partition("/")
     if not (round_text.isdigit() and number_text.isdigit()):
         raise errors.InvalidArgument(
-            f'deadline_id {deadline_id!r} is not a deadline id: they read "<round>/<n>" '
+            f"deadline_id {errors.shown(deadline_id)} is not a deadline id: "
+            'they read "<round>/<n>" '
             "(TableView.deadlines[].id)"
         )
     return int(round_text), int(number_text)

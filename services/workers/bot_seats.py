@@ -2,8 +2,16 @@
 
 The table records the requested bots in its first event (`TableCreated.bots`) and schedules one
 `seat_bot(table, index, policy, difficulty)` task per bot. The task names the bot
-`bot-<policy>-<difficulty %>-<table>-s<index>` (`bot_turns.bot_id`), issues its buy-in into
-the bot's ledger account (the house's chips for its bots) and joins with a `bot`-role token.
+`bot-<policy>-<difficulty %>-<table>-s<index>` (`bot_turns.bot_id`), moves its buy-in from
+the house's bot bankroll (`house:bots:<currency>`) into the bot's ledger account and joins
+with a `bot`-role token.
+
+The bankroll bounds what all bots together may ever take from the house: it is filled once
+from `external:world` with `CROUPIER_WORKERS_BOT_BANKROLL` chips (per currency, under a key
+naming the amount, so every worker deposits it exactly once), chips that did not find a seat
+go back to it, and like any house account it cannot go below zero: once it cannot cover a
+buy-in, bots are refused (and tried again later, with backoff) until an operator deposits
+more into it. Nothing a player does can make the house issue more.
 Issue, join and the return of chips that did not find a seat are keyed by the round they
 belong to (`bot_chips`), so a duplicate delivery changes nothing and a bot that does not sit
 down keeps nothing. From then on the table schedules the bot's turns as for any bot seat.
@@ -19,11 +27,12 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import grpc
+import structlog
 
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from croupier.table.v1 import table_pb2, table_pb2_grpc
-from services.bots.identity import bot_id
+from services.bots.identity import bot_buy_in, bot_id
 from services.shared import auth
 from services.shared.errors import DomainError
 from services.workers.bot_chips import (
@@ -38,9 +47,11 @@ from services.workers.grpc_table import RETRYABLE, RPC_TIMEOUT, translate
 from services.workers.ports import BotSeatRequest
 
 BOT_TOKEN_TTL = 600
-# A seated bot brings 100 big blinds (or 200 antes), within the table's buy-in range.
-BIG_BLINDS = 100
+# What the house's bot bankroll starts with, per currency (CROUPIER_WORKERS_BOT_BANKROLL).
+DEFAULT_BOT_BANKROLL = 1_000_000_000
+BANKROLL_NAME = "bots"
 _T = TypeVar("_T")
+log = structlog.get_logger(__name__)
 
 
 class SeatOutcome(enum.Enum):
@@ -59,6 +70,11 @@ class SeatLost(DomainError):
 _RACE_CODES = frozenset(
     {grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ALREADY_EXISTS, grpc.StatusCode.ABORTED}
 )
+
+
+def bankroll_account(currency: str) -> str:
+    """The house's account every requested bot's chips come from (and unused ones go back to)."""
+    return f"house:{BANKROLL_NAME}:{currency}"
 
 
 def seated_bot_id(table_id: str, index: int, policy: str, difficulty: float) -> str:
@@ -135,11 +151,7 @@ class _Refused(DomainError):
 
 
 def buy_in_for(options: table_pb2.TableOptions) -> int:
-    unit = options.big_blind or 2 * options.ante or 1
-    target = BIG_BLINDS * unit
-    if options.max_buy_in:
-        target = min(target, options.max_buy_in)
-    return max(target, options.min_buy_in)
+    return bot_buy_in(options.big_blind, options.ante, options.min_buy_in, options.max_buy_in)
 
 
 class GrpcBotSeater:
@@ -150,11 +162,17 @@ class GrpcBotSeater:
     """
 
     def __init__(
-        self, table: grpc.Channel, ledger: grpc.Channel, auth_key: str | auth.Credentials
+        self,
+        table: grpc.Channel,
+        ledger: grpc.Channel,
+        auth_key: str | auth.Credentials,
+        bankroll: int = DEFAULT_BOT_BANKROLL,
     ) -> None:
         self._table = table_pb2_grpc.TableServiceStub(table)
         self._ledger = ledger_pb2_grpc.LedgerServiceStub(ledger)
         self._key = auth_key
+        self._bankroll = bankroll
+        self._funded: set[str] = set()  # currencies whose bankroll this process deposited
 
     def seat(self, table_id: str, index: int, policy: str, difficulty: float) -> SeatOutcome:
         """Seat the bot, or say why not. Raises `SeatLost` (try again) and `Unavailable`."""
@@ -176,21 +194,7 @@ class GrpcBotSeater:
         amount = funding.issued or buy_in_for(view.options)
         if not funding.issued:
             try:
-                self._ledger_call(
-                    bot,
-                    "issuing its buy-in",
-                    lambda: self._ledger.Deposit(
-                        ledger_pb2.DepositRequest(
-                            idempotency_key=issue_key(table_id, index, funding.round),
-                            account_id=bot.account(currency),
-                            amount=chips_pb2.ChipAmount(currency=currency, amount=amount),
-                            metadata=ledger_pb2.EntryMetadata(
-                                table_id=table_id, reason="bot buy-in"
-                            ),
-                        ),
-                        timeout=RPC_TIMEOUT,
-                    ),
-                )
+                self._issue(bot, issue_key(table_id, index, funding.round), amount, currency)
             except _Refused:
                 return SeatOutcome.REFUSED
         # Its own seat number when free, so the table's bots do not race for one seat.
@@ -301,17 +305,109 @@ class GrpcBotSeater:
         The key names the round, so a second return of it is the ledger's replay."""
         if not funding.issued:
             return
-        self._ledger_call(
+        self._move(
             bot,
             "returning its buy-in",
-            lambda: self._ledger.Withdraw(
-                ledger_pb2.WithdrawRequest(
-                    idempotency_key=return_key(bot.table_id, bot.index, funding.round),
-                    account_id=bot.account(currency),
-                    amount=chips_pb2.ChipAmount(currency=currency, amount=funding.issued),
-                    metadata=ledger_pb2.EntryMetadata(
-                        table_id=bot.table_id, reason="bot not seated: buy-in returned"
+            return_key(bot.table_id, bot.index, funding.round),
+            bot.account(currency),
+            bankroll_account(currency),
+            funding.issued,
+            currency,
+            "bot not seated: buy-in returned",
+        )
+
+    def _issue(self, bot: _Bot, key: str, amount: int, currency: str) -> None:
+        """The bot's buy-in from the house's bankroll; `_Refused` when the bankroll cannot
+        cover it (no chips move), `Unavailable` when the ledger cannot be reached."""
+        self._fund_bankroll(bot, currency)
+        try:
+            self._move(
+                bot,
+                "taking its buy-in from the house's bot bankroll",
+                key,
+                bankroll_account(currency),
+                bot.account(currency),
+                amount,
+                currency,
+                "bot buy-in",
+            )
+        except DomainError as exc:
+            # (the bankroll is the only account of the two that can run short)
+            if f"insufficient funds in {bankroll_account(currency)}" not in exc.message:
+                raise
+            log.warning(
+                "the house's bot bankroll cannot cover a bot's buy-in; deposit more into "
+                f"{bankroll_account(currency)}",
+                bot=bot.player,
+                table=bot.table_id,
+                buy_in=amount,
+            )
+            raise _Refused(exc.message) from exc
+
+    def _fund_bankroll(self, bot: _Bot, currency: str) -> None:
+        """Open the bankroll account and deposit its first fill (once per currency, ever:
+        the key names the amount; a worker restarted with another amount adds that once)."""
+        if currency in self._funded:
+            return
+        account = bankroll_account(currency)
+
+        def open_account() -> object:
+            try:
+                return self._ledger.OpenAccount(
+                    ledger_pb2.OpenAccountRequest(
+                        kind=ledger_pb2.ACCOUNT_KIND_HOUSE, name=BANKROLL_NAME, currency=currency
                     ),
+                    timeout=RPC_TIMEOUT,
+                )
+            except grpc.RpcError as exc:
+                if _code(exc) is not grpc.StatusCode.ALREADY_EXISTS:
+                    raise
+                return None
+
+        self._ledger_call(bot, "opening the house's bot bankroll", open_account)
+        if self._bankroll > 0:
+            self._ledger_call(
+                bot,
+                "filling the house's bot bankroll",
+                lambda: self._ledger.Deposit(
+                    ledger_pb2.DepositRequest(
+                        idempotency_key=f"bot-bankroll/{currency}/{self._bankroll}",
+                        account_id=account,
+                        amount=chips_pb2.ChipAmount(currency=currency, amount=self._bankroll),
+                        metadata=ledger_pb2.EntryMetadata(reason="bot bankroll"),
+                    ),
+                    timeout=RPC_TIMEOUT,
+                ),
+            )
+        self._funded.add(currency)
+
+    def _move(
+        self,
+        bot: _Bot,
+        what: str,
+        key: str,
+        source: str,
+        target: str,
+        amount: int,
+        currency: str,
+        reason: str,
+    ) -> None:
+        chips = chips_pb2.ChipAmount(currency=currency, amount=amount)
+        self._ledger_call(
+            bot,
+            what,
+            lambda: self._ledger.Transfer(
+                ledger_pb2.TransferRequest(
+                    idempotency_key=key,
+                    legs=[
+                        ledger_pb2.Leg(
+                            account_id=source, side=ledger_pb2.LEG_SIDE_DEBIT, amount=chips
+                        ),
+                        ledger_pb2.Leg(
+                            account_id=target, side=ledger_pb2.LEG_SIDE_CREDIT, amount=chips
+                        ),
+                    ],
+                    metadata=ledger_pb2.EntryMetadata(table_id=bot.table_id, reason=reason),
                 ),
                 timeout=RPC_TIMEOUT,
             ),

@@ -22,6 +22,9 @@
   was not played is sent again (10).
 - `CROUPIER_WORKERS_SEAT_RESEND`: seconds after which a requested bot's seating that did not
   seat it is sent again (30; a bot that gave up waits `seat_give_ups.backoff` instead).
+- `CROUPIER_WORKERS_BOT_BANKROLL`: chips the house's bot bankroll (`house:bots:<currency>`)
+  is filled with once, from `external:world`: what all requested bots together may take from
+  the house until an operator deposits more (1,000,000,000; 0 = deposit nothing).
 """
 
 from __future__ import annotations
@@ -42,7 +45,9 @@ from services.scheduling.settings import (
     seconds,
 )
 from services.shared import auth
-from services.shared.settings import AUTH_KEY_ENV, service_keys_from_env
+from services.shared.limits import MAX_CHIPS
+from services.shared.settings import AUTH_KEY_ENV, env_int, service_keys_from_env
+from services.workers.bot_seats import DEFAULT_BOT_BANKROLL
 
 ISSUER = "workers"
 
@@ -63,6 +68,7 @@ class WorkerSettings:
     bot_delay: float = BOT_DELAY_S
     bot_resend: float = BOT_RESEND_S
     seat_resend: float = SEAT_RESEND_S
+    bot_bankroll: int = DEFAULT_BOT_BANKROLL
 
     def __post_init__(self) -> None:
         if not self.redis_url:
@@ -73,6 +79,8 @@ class WorkerSettings:
         if self.rebuild_interval < 0:
             raise ValueError("CROUPIER_WORKERS_REBUILD_INTERVAL must not be negative")
         check_resends(self.bot_resend, self.seat_resend)
+        if not 0 <= self.bot_bankroll <= MAX_CHIPS:
+            raise ValueError(f"CROUPIER_WORKERS_BOT_BANKROLL must be 0..{MAX_CHIPS} chips")
 
     @property
     def credentials(self) -> auth.Credentials | None:
@@ -119,4 +127,5 @@ class WorkerSettings:
             bot_delay=number("CROUPIER_WORKERS_BOT_DELAY", BOT_DELAY_S),
             bot_resend=number("CROUPIER_WORKERS_BOT_RESEND", BOT_RESEND_S),
             seat_resend=number("CROUPIER_WORKERS_SEAT_RESEND", SEAT_RESEND_S),
+            bot_bankroll=env_int("CROUPIER_WORKERS_BOT_BANKROLL", DEFAULT_BOT_BANKROLL, env=source),
         )

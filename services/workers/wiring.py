@@ -136,6 +136,7 @@ def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
                     RenewingServiceToken(key, SERVICE_SUBJECT),
                 ),
                 key,
+                settings.bot_bankroll,
             )
             if settings.ledger_target
             else None

@@ -11,7 +11,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from services.shared.errors import InvalidArgument
+from services.shared.errors import InvalidArgument, shown
 
 _NAME = re.compile(r"^[A-Za-z0-9._@-]{1,64}$")
 _CURRENCY = re.compile(r"^[A-Z][A-Z0-9_]{0,15}$")
@@ -46,7 +46,7 @@ class Account:
 def validate_currency(currency: str) -> str:
     if not _CURRENCY.match(currency):
         raise InvalidArgument(
-            f"currency {currency!r} is not valid: use 1-16 upper-case letters, digits or '_'"
+            f"currency {shown(currency)} is not valid: use 1-16 upper-case letters, digits or '_'"
             " starting with a letter, e.g. 'CHIP'"
         )
     return currency
@@ -56,7 +56,7 @@ def make_account(kind: AccountKind, name: str, currency: str) -> Account:
     """An account with a validated name and currency."""
     if not _NAME.match(name):
         raise InvalidArgument(
-            f"account name {name!r} is not valid: use 1-64 letters, digits or '._@-' (no ':')"
+            f"account name {shown(name)} is not valid: use 1-64 letters, digits or '._@-' (no ':')"
         )
     return Account(kind=kind, name=name, currency=validate_currency(currency))
 
@@ -66,7 +66,7 @@ def parse_account_id(account_id: str) -> Account:
     parts = account_id.split(":")
     if len(parts) != 3:
         raise InvalidArgument(
-            f"account id {account_id!r} is not valid: expected '<kind>:<name>:<currency>'"
+            f"account id {shown(account_id)} is not valid: expected '<kind>:<name>:<currency>'"
             " such as 'player:alice:CHIP'"
         )
     kind_text, name, currency = parts
@@ -75,7 +75,8 @@ def parse_account_id(account_id: str) -> Account:
     except ValueError:
         kinds = ", ".join(k.value for k in AccountKind)
         raise InvalidArgument(
-            f"account id {account_id!r} has unknown kind {kind_text!r}; use one of {kinds}"
+            f"account id {shown(account_id)} has unknown kind {shown(kind_text)}; "
+            f"use one of {kinds}"
         ) from None
     return make_account(kind, name, currency)
 

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from services.shared.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound
+from services.shared.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    shown,
+)
 
 from .accounts import Account, AccountKind, external_account, make_account, parse_account_id
 from .commands import Command, Deposit, OpenAccount, Post, Reserve, Transfer, Void, Withdraw
@@ -29,7 +35,7 @@ MAX_KEY_LENGTH = 200
 def validate_key(key: str) -> str:
     if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():
         raise InvalidArgument(
-            f"idempotency_key must be 1-{MAX_KEY_LENGTH} printable characters, got {key!r};"
+            f"idempotency_key must be 1-{MAX_KEY_LENGTH} printable characters, got {shown(key)};"
             " derive it from what the operation is, e.g. 't42/h17/settle'"
         )
     return key
@@ -108,10 +114,10 @@ def _external_side(
 def _reservation(state: LedgerState, reservation_id: str) -> Reservation:
     reservation = state.reservations.get(reservation_id)
     if reservation is None:
-        raise NotFound(f"reservation {reservation_id!r} does not exist")
+        raise NotFound(f"reservation {shown(reservation_id)} does not exist")
     if reservation.status is not ReservationStatus.PENDING:
         raise FailedPrecondition(
-            f"reservation {reservation_id!r} was already {reservation.status.value};"
+            f"reservation {shown(reservation_id)} was already {reservation.status.value};"
             " a reservation is posted or voided at most once"
         )
     return reservation
@@ -125,7 +131,8 @@ def _posted_legs(reservation: Reservation, amount: int) -> Legs:
     total = reservation.legs[0].amount
     if len(reservation.legs) != 2:
         raise InvalidArgument(
-            f"reservation {reservation.id!r} has {len(reservation.legs)} legs; a partial amount"
+            f"reservation {shown(reservation.id)} has {len(reservation.legs)} legs; "
+            "a partial amount"
             " can only be posted for a reservation with one debit and one credit leg"
         )
     if amount > total:
@@ -158,7 +165,9 @@ def decide(state: LedgerState, command: Command) -> list[Event]:
             validate_key(key)
             existing = state.reservations.get(key)
             if existing is not None:
-                raise AlreadyExists(f"reservation {key!r} exists already ({existing.status.value})")
+                raise AlreadyExists(
+                    f"reservation {shown(key)} exists already ({existing.status.value})"
+                )
             return [ReservationOpened(key, _entry_legs(state, legs), metadata)]
         case Post(key=key, reservation_id=rid, amount=amount, metadata=metadata):
             validate_key(key)

@@ -7,7 +7,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from services.shared.errors import Conflict, InvalidArgument
+from services.shared.errors import Conflict, InvalidArgument, shown
 from services.shared.eventstore.interface import ANY_VERSION, AppendResult
 from services.shared.eventstore.keys import hash_tag
 
@@ -27,7 +27,7 @@ def check_append(
     if not idempotency_key or len(idempotency_key) > MAX_IDEMPOTENCY_KEY_LENGTH:
         raise InvalidArgument(
             f"idempotency key must be 1-{MAX_IDEMPOTENCY_KEY_LENGTH} characters, derived from "
-            f"the command (e.g. 'table-42/hand-7/fold-seat-3'), got {idempotency_key!r}"
+            f"the command (e.g. 'table-42/hand-7/fold-seat-3'), got {shown(idempotency_key)}"
         )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from services.shared.errors import InvalidArgument
+from services.shared.errors import InvalidArgument, shown
 
 _STREAM = re.compile(r"^\{([^{}]+)\}:events$")
 _PART = re.compile(r"^[A-Za-z0-9_.\-]+$")
@@ -17,7 +17,7 @@ def stream_key(kind: str, aggregate_id: str) -> str:
     for label, value in (("kind", kind), ("aggregate id", aggregate_id)):
         if not _PART.match(value):
             raise InvalidArgument(
-                f"{label} {value!r} must be non-empty letters, digits, '_', '-' or '.'"
+                f"{label} {shown(value)} must be non-empty letters, digits, '_', '-' or '.'"
             )
     return f"{{{kind}:{aggregate_id}}}:events"
 
@@ -27,7 +27,7 @@ def hash_tag(stream: str) -> str:
     match = _STREAM.match(stream)
     if match is None:
         raise InvalidArgument(
-            f"stream {stream!r} must look like '{{table:42}}:events'; "
+            f"stream {shown(stream)} must look like '{{table:42}}:events'; "
             "build it with eventstore.stream_key(kind, id)"
         )
     return f"{{{match.group(1)}}}"

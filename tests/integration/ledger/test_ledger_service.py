@@ -72,7 +72,7 @@ def test_buy_in_settlement_and_cash_out(
     bob = ledger.stub("bob", Role.PLAYER)
     bob.Withdraw(
         ledger_pb2.WithdrawRequest(
-            idempotency_key="bob/cashout/1", account_id=BOB, amount=chips(190)
+            idempotency_key="player:bob/cashout/1", account_id=BOB, amount=chips(190)
         )
     )
     assert [balance(stub, a).balance for a in (ALICE, BOB, TABLE, HOUSE)] == [300, 0, 0, 10]
@@ -187,7 +187,9 @@ def test_players_cannot_move_chips_except_their_own_cash_out(
     )
     assert code is grpc.StatusCode.PERMISSION_DENIED
     alice.Withdraw(
-        ledger_pb2.WithdrawRequest(idempotency_key="a/out", account_id=ALICE, amount=chips(50))
+        ledger_pb2.WithdrawRequest(
+            idempotency_key="player:alice/out", account_id=ALICE, amount=chips(50)
+        )
     )
     assert balance(alice, ALICE).balance == 450
 

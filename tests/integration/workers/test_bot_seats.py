@@ -17,18 +17,20 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 
 from croupier.table.v1 import table_pb2
 from services.scheduling.scheduler import CeleryScheduler, send_seat_bot
 from services.shared import auth
-from services.workers.bot_chips import issue_key
+from services.workers.bot_chips import issue_key, join_key, return_key
 from services.workers.bot_seats import seated_bot_id
 from services.workers.ports import BotSeatRequest
 from services.workers.seat_give_ups import backoff
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY, act, create_table, seat, view_of
+from tests.integration.table.test_key_squatting import squat
 
 from .table_stack import StackPlatform, table_stack
 from .worker_process import WorkerProcess, running_worker, worker_env
@@ -271,3 +273,21 @@ def test_a_full_table_gets_one_seating_try_then_none_until_a_seat_frees(
     # (A second re-send may come before the first try is done: harmless.)
     assert outcomes[1] == "seated" and set(outcomes[1:]) <= {"seated", "already"}, outcomes
     assert seated(platform, table_id) == sorted([bot, f"1-{table_id}"])
+
+
+def test_a_player_cannot_squat_a_requested_bots_keys_and_the_bot_sits_down(
+    platform: StackPlatform, worker: WorkerProcess, scheduler: LosingScheduler
+) -> None:
+    # Every key the seating derives from the table id (public): its first rounds' issues and
+    # returns, and the ledger hold its JoinTable takes (the table keys it by the join's key).
+    table_id = f"t{uuid.uuid4().hex[:12]}"
+    bot = seated_bot_id(table_id, 0, "tight", 0.5)
+    keys = [issue_key(table_id, 0, r) for r in range(3)]
+    keys += [return_key(table_id, 0, r) for r in range(3)]
+    keys += [f"{table_id}/join/{bot}/{join_key(0, r, 0)}" for r in range(3)]
+    codes = squat(platform, keys)
+    create_table(
+        platform, table_id, seats=4, max_buy_in=1000, action_time_ms=30_000, bots=[("tight", 0.5)]
+    )
+    assert wait_for(lambda: seated(platform, table_id) == [bot], timeout=SEAT_RESEND + 20)
+    assert set(codes) == {grpc.StatusCode.PERMISSION_DENIED}
