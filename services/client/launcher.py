@@ -64,6 +64,8 @@ START_STAGE = {"evaluator": 0, "dealer": 0, "ledger": 0, "table": 1}
 # Modules that, once they exist, hold the Celery app (`app`) the worker runs.
 WORKER_APP_MODULES = ("services.workers.app", "services.workers.celery_app")
 STOP_GRACE_SECONDS = 10.0
+# Most chips a player may deposit at a time under `croupier run` (the development cashier).
+DEV_CASHIER_LIMIT = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +181,9 @@ def child_environment(
     elif keys is not None:
         child[PUBLIC_KEYS_ENV] = str(keys["public"])
     child["REDIS_URL"] = redis_url
+    # The development cashier: a new player funds themselves (`croupier account deposit`).
+    # A development platform only; production deployments leave it off (docs/clients.md).
+    child.setdefault("CROUPIER_LEDGER_CASHIER_LIMIT", str(DEV_CASHIER_LIMIT))
     bind_host = child.get("CROUPIER_BIND_HOST", "127.0.0.1")
     for name in GRPC_DEPLOYABLES:
         prefix = env_prefix(name)

@@ -128,8 +128,11 @@ class LedgerApplication:
         *,
         concurrency: Concurrency = Concurrency.CHECKED,
         max_attempts: int = 200,
+        cashier_limit: int = 0,
     ) -> None:
         self._store = store
+        # The development cashier (LedgerSettings.cashier_limit): 0 = deposits are services'.
+        self._cashier_limit = cashier_limit
         self._concurrency = concurrency
         self._max_attempts = max_attempts
         # Which accounts each reservation moves, to save a Redis read: Post and Void name only
@@ -159,7 +162,9 @@ class LedgerApplication:
     def deposit(
         self, request: ledger_pb2.DepositRequest, principal: Principal
     ) -> ledger_pb2.DepositResponse:
-        authorization.may_move_chips(principal, f"deposit into {request.account_id}")
+        authorization.may_deposit(
+            principal, request.account_id, request.amount.amount, self._cashier_limit
+        )
         self._may_use_key(principal, request.idempotency_key)
         return self._move_external("Deposit", request, Deposit, ledger_pb2.DepositResponse)
 

@@ -4,7 +4,8 @@ A player (or bot) account's id is ``player:<subject>:<currency>``: the name part
 principal's subject, so "own account" is read off the id with no lookup (and a player never
 learns whether somebody else's account exists). Service callers (the table orchestrator)
 move chips; a player may only open and cash out of their own account and read their own
-accounts; admins may read anything and audit.
+accounts (and, with the development cashier on, deposit into it); admins may read anything
+and audit.
 
 Idempotency keys have owners too. A key names one effect forever, so whoever uses a key first
 decides what it means: a key that another principal could use first is a key that principal
@@ -64,6 +65,22 @@ def may_use_key(principal: Principal, key: str) -> None:
 def may_move_chips(principal: Principal, what: str) -> None:
     if principal.role is not Role.SERVICE:
         raise _deny(principal, f"{what}; only the platform's services move chips")
+
+
+def may_deposit(principal: Principal, account_id: str, amount: int, cashier_limit: int) -> None:
+    """Services deposit; with the development cashier on (`cashier_limit` > 0, `croupier run`)
+    a player or bot may also deposit up to that many chips at a time into their own account."""
+    if principal.role is Role.SERVICE:
+        return
+    what = f"deposit into {account_id}"
+    if cashier_limit <= 0 or principal.role not in _PLAYERS or not owns(principal, account_id):
+        raise _deny(principal, f"{what}; only the platform's services move chips")
+    if amount > cashier_limit:
+        raise _deny(
+            principal,
+            f"deposit {amount} chips; the development cashier pays at most {cashier_limit}"
+            " at a time",
+        )
 
 
 def may_withdraw(principal: Principal, account_id: str) -> None:

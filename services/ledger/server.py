@@ -24,7 +24,9 @@ def build(settings: LedgerSettings, client: redis.Redis | None = None) -> Servic
         idempotency_ttl_seconds=settings.idempotency_ttl_hours * 3600,
         durability=settings.durability,
     )
-    application = LedgerApplication(store, concurrency=settings.concurrency)
+    application = LedgerApplication(
+        store, concurrency=settings.concurrency, cashier_limit=settings.cashier_limit
+    )
 
     def register(server: grpc.Server) -> None:
         ledger_pb2_grpc.add_LedgerServiceServicer_to_server(LedgerServicer(application), server)

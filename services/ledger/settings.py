@@ -5,6 +5,10 @@
 ``CROUPIER_LEDGER_NAMESPACE``   hash tag of every ledger key (``ledger`` -> ``{ledger}:journal``)
 ``CROUPIER_LEDGER_IDEMPOTENCY_TTL_HOURS``  how long keys are remembered (48; at least 24)
 ``CROUPIER_LEDGER_CONCURRENCY`` ``checked`` (default) or ``serial``; see docs/ledger.md
+``CROUPIER_LEDGER_CASHIER_LIMIT``  the development cashier: a player may deposit at most this
+                                many chips at a time into their own account (0, the default:
+                                off, deposits are the platform's own; `croupier run` sets
+                                100000 so a new player can fund themselves; never in production)
 ``CROUPIER_DURABILITY``         ``everysec`` (default) or ``strict``: acknowledge a commit only
                                 after Redis confirms the AOF fsync (WAITAOF; see
                                 docs/eventstore.md)
@@ -31,6 +35,7 @@ class LedgerSettings:
     idempotency_ttl_hours: int = 48
     concurrency: Concurrency = Concurrency.CHECKED
     durability: Durability = "everysec"
+    cashier_limit: int = 0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LedgerSettings:
@@ -58,7 +63,13 @@ class LedgerSettings:
         durability = env_str("CROUPIER_DURABILITY", "everysec", env=env).lower()
         if durability not in ("everysec", "strict"):
             raise SettingsError(f"CROUPIER_DURABILITY={durability!r}; use 'everysec' or 'strict'")
+        cashier_limit = env_int("CROUPIER_LEDGER_CASHIER_LIMIT", 0, env=env)
+        if cashier_limit < 0:
+            raise SettingsError(
+                f"CROUPIER_LEDGER_CASHIER_LIMIT={cashier_limit}: chips per deposit, 0 for off"
+            )
         return cls(
+            cashier_limit=cashier_limit,
             redis_url=redis_url,
             namespace=namespace,
             durability="strict" if durability == "strict" else "everysec",

@@ -193,6 +193,11 @@ def _abort_for(exc: BaseException, context: grpc.ServicerContext, method: str) -
     if _status_code(context) not in (None, grpc.StatusCode.OK):
         # The servicer already aborted with a status of its own: keep it.
         raise exc
+    if isinstance(exc, grpc.RpcError) and not context.is_active():
+        # Reading the request stream failed because the client cancelled or went away (a
+        # closed Play stream, grpcurl's reflection stream): nobody is left to answer.
+        log.info("client left mid-stream", method=method)
+        raise exc
     if isinstance(exc, _STORAGE_DOWN):
         # Redis down, restarting or still loading its AOF: a condition to wait out, not a
         # bug. Commands are idempotent by key, so the caller's retry is safe.

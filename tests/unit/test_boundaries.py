@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ROOT / "services"
 
 DEPLOYABLES = frozenset({"dealer", "evaluator", "ledger", "table", "workers"})
-LIBRARIES = frozenset({"games", "shared", "ranking", "bots", "scheduling", "videopoker_analysis"})
+LIBRARIES = frozenset(
+    {"games", "shared", "ranking", "bots", "scheduling", "videopoker_analysis", "sdk"}
+)
 TOOL = "client"
 # The pure cores and what they must never reach.
 PURE_CORES = ("services.games", "services.dealer.derivation", "services.ledger.core")

@@ -44,13 +44,18 @@ def start_ledger(
     namespace: str,
     concurrency: Concurrency = Concurrency.CHECKED,
     durability: Durability = "everysec",
+    cashier_limit: int = 0,
 ) -> tuple[grpc.Server, LedgerServer]:
     # The namespace becomes a stream hash tag: keep only the characters a tag allows.
     namespace = re.sub(r"[^A-Za-z0-9_.-]", "-", namespace)
     runtime = RuntimeSettings(service_name="ledger", address="127.0.0.1:0", auth_key=KEY)
     client = redis.Redis.from_url(redis_url)
     settings = LedgerSettings(
-        redis_url=redis_url, namespace=namespace, concurrency=concurrency, durability=durability
+        redis_url=redis_url,
+        namespace=namespace,
+        concurrency=concurrency,
+        durability=durability,
+        cashier_limit=cashier_limit,
     )
     server, port = create_server(build(settings, client), runtime)
     return server, LedgerServer(port=port, namespace=namespace, client=client)

@@ -1,0 +1,111 @@
+"""The croupier client SDK: the one way our own clients (the CLI, the terminal UI, the bot
+SDK) and anybody else's Python program talk to croupier.
+
+    from services.sdk import Croupier, ClientSettings, poker_move, poker_options
+
+    with Croupier(ClientSettings(token=token)) as c:
+        table = c.tables.create_table(poker_options(big_blind=2), bots=[("tight", 0.5)])
+        c.tables.join(table.table_id, buy_in=200)
+        for item in c.tables.watch(table.table_id):
+            ...
+
+Typed wrappers over the generated stubs of every service (`TableClient`, `LedgerClient`,
+`DealerClient`, `EvaluatorClient`), sharing `ClientSettings`: targets, token, TLS, deadlines
+and retries. Every refusal is a `CroupierError` subclass carrying the server's message.
+docs/clients.md is the guide.
+"""
+
+from __future__ import annotations
+
+from services.sdk.connection import ClientSettings, RetryPolicy, new_key
+from services.sdk.dealer import DealerClient, shuffle_id
+from services.sdk.errors import (
+    Aborted,
+    AlreadyExists,
+    CroupierError,
+    DeadlineExceeded,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unauthenticated,
+    Unavailable,
+)
+from services.sdk.evaluator import EvaluatorClient
+from services.sdk.ledger import LedgerClient, player_account
+from services.sdk.poker import poker_move, poker_options
+from services.sdk.table import PlayStream, TableClient, TableWatch, act_request
+
+__all__ = [
+    "Aborted",
+    "AlreadyExists",
+    "ClientSettings",
+    "Croupier",
+    "CroupierError",
+    "DeadlineExceeded",
+    "DealerClient",
+    "EvaluatorClient",
+    "FailedPrecondition",
+    "InvalidArgument",
+    "LedgerClient",
+    "NotFound",
+    "PermissionDenied",
+    "PlayStream",
+    "RetryPolicy",
+    "TableClient",
+    "TableWatch",
+    "Unauthenticated",
+    "Unavailable",
+    "act_request",
+    "new_key",
+    "player_account",
+    "poker_move",
+    "poker_options",
+    "shuffle_id",
+]
+
+
+class Croupier:
+    """Every service's client on one set of settings; channels open on first use."""
+
+    def __init__(self, settings: ClientSettings | None = None) -> None:
+        self.settings = settings or ClientSettings.from_env()
+        self._tables: TableClient | None = None
+        self._ledger: LedgerClient | None = None
+        self._dealer: DealerClient | None = None
+        self._evaluator: EvaluatorClient | None = None
+
+    @property
+    def tables(self) -> TableClient:
+        if self._tables is None:
+            self._tables = TableClient(self.settings)
+        return self._tables
+
+    @property
+    def ledger(self) -> LedgerClient:
+        if self._ledger is None:
+            self._ledger = LedgerClient(self.settings)
+        return self._ledger
+
+    @property
+    def dealer(self) -> DealerClient:
+        if self._dealer is None:
+            self._dealer = DealerClient(self.settings)
+        return self._dealer
+
+    @property
+    def evaluator(self) -> EvaluatorClient:
+        if self._evaluator is None:
+            self._evaluator = EvaluatorClient(self.settings)
+        return self._evaluator
+
+    def close(self) -> None:
+        for client in (self._tables, self._ledger, self._dealer, self._evaluator):
+            if client is not None:
+                client.close()
+
+    def __enter__(self) -> Croupier:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
