@@ -1,10 +1,9 @@
 """The `croupier` command line (console script; `python -m services.client` too).
 
-Subcommands live next to what they drive. To add one, define a function (or a Typer app) in
-your own module and register it with ONE line at the bottom of this file, e.g.
-
-    app.command()(verify)                       # from services.dealer.verify_cli import verify
-    app.add_typer(history_app, name="history")  # from services.table.history_cli import ...
+Every command that talks to the platform goes through the client SDK (services/sdk) and
+says who it acts as with the global options (`croupier --as alice ...`, services/client/
+identity.py). Exit codes and error lines: services/client/reporting.py. Subcommands live
+next to what they drive; to add one, register it with ONE line at the bottom of this file.
 """
 
 from __future__ import annotations
@@ -16,25 +15,50 @@ from typing import Annotated
 import typer
 
 from services.bots.simulation.cli import simulate
+from services.client import account, bots, history, play, tables, verify
+from services.client.identity import DEFAULT_STATE_DIR, PLAYER_ENV, Identity
 from services.client.launcher import has_module, run_platform
-from services.dealer.verify_cli import verify
+from services.client.reporting import EXIT_USAGE, fail
 from services.shared import auth
 from services.shared.operator_keys import keys_dir, operator_credentials
 from services.shared.settings import AUTH_KEY_ENV, PUBLIC_KEYS_ENV, SIGNING_KEY_ENV
-from services.table.history_cli import history
 from services.videopoker_analysis.cli import vp_app
 
 app = typer.Typer(
     name="croupier",
-    help="croupier: multiplayer card games over gRPC on an event-sourced Redis core.",
+    help=(
+        "croupier: multiplayer card games over gRPC on an event-sourced Redis core.\n\n"
+        "First time? `make run` in one terminal, then in another:\n\n"
+        "croupier --as alice account deposit 1000\n\n"
+        "croupier --as alice play        (the terminal UI: lobby, tables, bots)"
+    ),
     no_args_is_help=True,
     add_completion=False,
 )
 
-DEFAULT_STATE_DIR = Path(".run")
 StateDir = Annotated[
     Path, typer.Option(help="Where `run` keeps the generated signing key and Redis data.")
 ]
+
+
+@app.callback()
+def options(
+    ctx: typer.Context,
+    as_: Annotated[
+        str,
+        typer.Option(
+            "--as",
+            envvar=PLAYER_ENV,
+            help="Act as this player (a token is signed with the development key).",
+        ),
+    ] = "",
+    token: Annotated[
+        str, typer.Option(envvar="CROUPIER_TOKEN", help="Act with this bearer token instead.")
+    ] = "",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for each answer.", min=0.1)] = 10,
+    state_dir: StateDir = DEFAULT_STATE_DIR,
+) -> None:
+    ctx.obj = Identity(player=as_, token=token, state_dir=state_dir, timeout_s=timeout)
 
 
 @app.command()
@@ -52,32 +76,39 @@ def serve(
 def token(
     subject: Annotated[str, typer.Option(help="Who the token names: player id, bot id, service.")],
     role: Annotated[auth.Role, typer.Option(help="What kind of caller it is.")] = auth.Role.PLAYER,
-    ttl: Annotated[int, typer.Option(help="Lifetime in seconds.")] = 3600,
+    ttl: Annotated[int, typer.Option(help="Lifetime in seconds (at least 1).")] = 3600,
     state_dir: StateDir = DEFAULT_STATE_DIR,
 ) -> None:
     """Print a bearer token signed with the operator's key (the one `run` keeps in
-    <state>/keys, or CROUPIER_AUTH_SIGNING_KEY_FILE, or the development CROUPIER_AUTH_KEY)."""
+    <state>/keys, or CROUPIER_AUTH_SIGNING_KEY_FILE, or the development CROUPIER_AUTH_KEY).
+
+    Example: croupier token --subject alice --role player --ttl 600
+    """
+    if ttl < 1:
+        raise typer.BadParameter(
+            f"{ttl} would issue a token that is already expired; give 1 or more seconds",
+            param_hint="--ttl",
+        )
+    if not subject.strip():
+        raise typer.BadParameter("name who the token is for", param_hint="--subject")
     try:
         found = operator_credentials(state_dir)
     except ValueError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from exc
+        fail(str(exc), EXIT_USAGE)
     if found is None:
-        typer.echo(
+        fail(
             f"no operator key: start `croupier run` once (it keeps one in {keys_dir(state_dir)}), "
             f"run `croupier keys DIR` and set {SIGNING_KEY_ENV} and {PUBLIC_KEYS_ENV}, "
             f"or in development set {AUTH_KEY_ENV}",
-            err=True,
+            EXIT_USAGE,
         )
-        raise typer.Exit(2)
     creds, source = found
     if source != AUTH_KEY_ENV:
         typer.echo(f"(signed with {source})", err=True)
     try:
         typer.echo(auth.issue_token(creds, subject, role, ttl))
     except ValueError as exc:
-        typer.echo(str(exc), err=True)
-        raise typer.Exit(2) from exc
+        fail(str(exc), EXIT_USAGE)
 
 
 @app.command()
@@ -103,16 +134,27 @@ def run(state_dir: StateDir = DEFAULT_STATE_DIR) -> None:
     raise typer.Exit(run_platform(state_dir))
 
 
-# Subcommands contributed by other modules: one additive line each, below this comment.
-app.command()(verify)  # croupier verify FILE: offline check of a dealer hand history
-app.command()(simulate)  # croupier simulate: bots against bots, bb/100 with 95% CI
-app.command()(history)  # croupier history TABLE [HAND]: a finished hand as text and PHH
-
-
 def main() -> None:
     app(prog_name="croupier")
 
 
+# Subcommands contributed by other modules: one additive line each, below this comment.
+app.add_typer(account.app)  # croupier account open/deposit/balance/history/cashout
+app.add_typer(tables.app)  # croupier table create/list/show
+app.command()(tables.join)  # croupier join TABLE
+app.command()(tables.leave)  # croupier leave TABLE
+app.command("sit-out")(tables.sit_out)  # croupier sit-out TABLE
+app.command("sit-in")(tables.sit_in)  # croupier sit-in TABLE
+app.command("top-up")(tables.top_up)  # croupier top-up TABLE AMOUNT
+app.command()(tables.act)  # croupier act TABLE ACTION [AMOUNT]
+app.command()(tables.view)  # croupier view TABLE
+app.command()(tables.watch)  # croupier watch TABLE
+app.command()(history.history)  # croupier history TABLE [HAND]: text, PHH or JSON
+app.command()(verify.verify)  # croupier verify --table T --hand N, or a hand-history file
+app.command()(play.play)  # croupier play: the terminal UI
+app.add_typer(bots.app)  # croupier bots run TABLE: SDK bots from this terminal
+app.command()(simulate)  # croupier simulate: bots against bots, bb/100 with 95% CI
+app.add_typer(vp_app)  # croupier vp analyze / advise: video poker returns and holds
+
 if __name__ == "__main__":
     main()
-app.add_typer(vp_app)  # croupier vp analyze / advise: video poker returns and holds

@@ -233,7 +233,8 @@ def _shuffle_id(data: Mapping[str, Any]) -> str:
 
 # The spellings of the table's ShuffleRevealed record: the event, or a TableEvent holding it.
 _REVEAL_KEYS = ("reveal_json", "revealJson")
-_EVENT_KEYS = ("shuffle_revealed", "shuffleRevealed")
+# The table's ShuffleRevealed event, or GetShuffle's whole answer ({"shuffle": ShuffleInfo}).
+_EVENT_KEYS = ("shuffle_revealed", "shuffleRevealed", "shuffle")
 
 
 def _unwrap(data: Any) -> dict[str, Any]:

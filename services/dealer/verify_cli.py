@@ -14,11 +14,14 @@ from typing import Annotated
 
 import typer
 
+from croupier.dealer.v1 import dealer_pb2
 from services.dealer.audit import HistoryFormatError, check_phh, contribution_of, unusual
 from services.dealer.history import (
     HandHistoryError,
     HandHistoryRecord,
     describe,
+    hand_history_json,
+    history_from_info,
     parse_hand_history,
 )
 from services.dealer.verification import Dealt
@@ -148,3 +151,17 @@ def _deals(record: HandHistoryRecord) -> None:
         else:
             returned = " ".join(str(c) for c in step.include) or "nothing"
             typer.echo(f"  reshuffle returning {returned}")
+
+
+def check_shuffle(info: dealer_pb2.ShuffleInfo) -> tuple[bool, str]:
+    """(all cards match, one line saying so) for a closed shuffle's public record as the
+    dealer gives it (`croupier verify --table T --hand N` fetches it through the client SDK);
+    one that cannot be checked (still open, a test deck) is (False, "cannot verify ...")."""
+    if info.test_deck:
+        return False, f"cannot verify shuffle {info.shuffle_id}: it used an explicit test deck"
+    try:
+        record = parse_hand_history(hand_history_json(history_from_info(info)))
+    except HandHistoryError as exc:
+        return False, f"cannot verify shuffle {info.shuffle_id}: {exc}"
+    result = record.verify()
+    return result.ok, f"shuffle {record.shuffle_id}: {describe(result, record.steps)}"

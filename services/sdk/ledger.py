@@ -15,10 +15,11 @@ from collections.abc import Iterable, Iterator
 
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
-from services.sdk.connection import Caller, ClientSettings, new_key, open_channel
+from services.sdk.connection import Caller, ClientSettings, caller_of, new_key, open_channel
 
 SERVICE = "LedgerService"
 DEFAULT_CURRENCY = "CHIP"
+PLAYER_ROLES = ("player", "bot")
 
 
 def player_account(subject: str, currency: str = DEFAULT_CURRENCY) -> str:
@@ -35,6 +36,15 @@ class LedgerClient:
 
     def close(self) -> None:
         self._channel.close()
+
+    def new_key(self, what: str) -> str:
+        """A fresh idempotency key for a ledger command. A player's (or bot's) keys live in
+        their own namespace, `player:<subject>/...`, which the ledger keeps apart from the
+        platform's; a service's are plain."""
+        caller = caller_of(self.settings.token)
+        if caller is not None and caller[1] in PLAYER_ROLES:
+            return f"player:{caller[0]}/{new_key(what)}"
+        return new_key(what)
 
     def __enter__(self) -> LedgerClient:
         return self
@@ -63,7 +73,7 @@ class LedgerClient:
     ) -> ledger_pb2.DepositResponse:
         """Chips from outside into an account (service role)."""
         request = ledger_pb2.DepositRequest(
-            idempotency_key=key or new_key("deposit"),
+            idempotency_key=key or self.new_key("deposit"),
             account_id=account_id,
             amount=chips_pb2.ChipAmount(currency=currency, amount=amount),
         )
@@ -79,7 +89,7 @@ class LedgerClient:
     ) -> ledger_pb2.WithdrawResponse:
         """Cash out: chips from an account to outside (a player: their own account only)."""
         request = ledger_pb2.WithdrawRequest(
-            idempotency_key=key or new_key("withdraw"),
+            idempotency_key=key or self.new_key("withdraw"),
             account_id=account_id,
             amount=chips_pb2.ChipAmount(currency=currency, amount=amount),
         )
@@ -88,7 +98,9 @@ class LedgerClient:
     def transfer(
         self, legs: Iterable[ledger_pb2.Leg], *, key: str | None = None
     ) -> ledger_pb2.TransferResponse:
-        request = ledger_pb2.TransferRequest(idempotency_key=key or new_key("transfer"), legs=legs)
+        request = ledger_pb2.TransferRequest(
+            idempotency_key=key or self.new_key("transfer"), legs=legs
+        )
         return self._caller.call("Transfer", self.stub.Transfer, request)
 
     def balance(self, account_id: str) -> ledger_pb2.Balance:

@@ -100,6 +100,10 @@ class BuyIns:
             return Seated(already, table.shell.version_of_key(command_key) or table.version)
         if seat < 0:
             seat = free_seat(table)
+            if seat >= table.game.seat_count(table.state):
+                raise errors.FailedPrecondition(
+                    f"table {table_id} is full: all {seat} seats are taken"
+                )
         account = account or own
         sit = c.SitDown(seat, player, amount)
         table, version = self._buy_in(

@@ -8,11 +8,14 @@ stream ListTables pages through. Requested bots are seated by the workers (a tri
 
 from __future__ import annotations
 
+import hashlib
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
+from google.protobuf.message import Message
 
 from croupier.table.v1 import events_pb2, table_pb2
 from services.shared import errors
@@ -142,7 +145,7 @@ class TableCreation:
         self.ledger.ensure_accounts(table_id, spec.currency)
         self.tables.mark(table_id)  # (its requested bots' seating triggers follow the append)
         try:
-            self.store.append(stream, messages, 0, f"{table_id}/create")
+            self.store.append(stream, messages, 0, _create_key(table_id, by, key, messages))
         except errors.Conflict as exc:
             raise errors.AlreadyExists(f"table {table_id} exists already") from exc
         self._register(table_id)
@@ -188,3 +191,13 @@ class TableCreation:
         tables = [self.tables.load(e.message.table_id) for e in page]  # type: ignore[attr-defined]
         more = size is not None and len(entries) > size
         return TablePage(tables, str(page[-1].version) if more else "")
+
+
+def _create_key(table_id: str, by: str, key: str, messages: Sequence[Message]) -> str:
+    """The create append's idempotency key: the table, the caller's own key and what it asks
+    for, so only an identical retry of the same command is answered with the table (another
+    request for a taken id conflicts: ALREADY_EXISTS)."""
+    digest = hashlib.sha256(f"{by}\0{key}".encode())
+    for message in messages:
+        digest.update(message.SerializeToString(deterministic=True))
+    return f"{table_id}/create/{digest.hexdigest()[:32]}"

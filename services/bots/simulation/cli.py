@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Annotated
 
+import grpc
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -103,6 +104,21 @@ def _full_stack(spec: SimulationSpec, console: Console, hands: int) -> None:
             report = run_full_stack(spec, platform, progress=lambda n: bar.advance(task, n))
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from exc
+        except grpc.RpcError as exc:
+            # The platform is down (or refused us): one line, never a traceback.
+            code = exc.code() if isinstance(exc, grpc.Call) else grpc.StatusCode.UNAVAILABLE
+            details = (exc.details() or "") if isinstance(exc, grpc.Call) else str(exc)
+            bar.stop()
+            if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                typer.secho(
+                    f"croupier: the platform at {platform.table_target} is not answering "
+                    f"({code.name}); is it running? start it with `make run`",
+                    err=True,
+                    fg=typer.colors.RED,
+                )
+                raise typer.Exit(3) from None
+            typer.secho(f"croupier: {details} ({code.name})", err=True, fg=typer.colors.RED)
+            raise typer.Exit(1) from None
     render(report, console)
     if report.failed:
         raise typer.Exit(1)

@@ -48,6 +48,14 @@ class SimulationSpec:
             raise ValueError(f"unknown bots {unknown}; choose from {', '.join(NAMES)}")
         if self.hands < 1 or self.seats < 2:
             raise ValueError("need at least one hand and two seats")
+        from services.bots.simulation.presets import PRESETS
+
+        if self.game not in PRESETS:
+            raise ValueError(f"unknown game {self.game!r}; choose one of {', '.join(PRESETS)}")
+        try:  # the table the run would deal: says now if the seats do not fit the game
+            preset(self.game).config(self.seats, 0, self.stack_units)
+        except RuleViolation as exc:
+            raise ValueError(str(exc)) from None
 
 
 @dataclass

@@ -125,6 +125,11 @@ def config_from_options(options: table_pb2.TableOptions) -> TableConfig:
         )
     game = GAMES[game_name]
     blinds = game.forced_bets == "blinds"
+    if blinds and not (poker.small_blind or poker.big_blind):
+        raise errors.InvalidArgument(
+            f"{game_name} is played with blinds: set options.poker.small_blind and big_blind"
+            " (e.g. 1 and 2); blinds of 0 and 0 would give nobody a reason to play a hand"
+        )
     try:
         return TableConfig(
             game=game,

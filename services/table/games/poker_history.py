@@ -49,6 +49,14 @@ def _reveal_shown(event: object, events: list[object], viewer: int | None) -> ob
         shown = any(isinstance(e, ev.CardsShown) and e.seat == event.seat for e in events)
         if shown:
             return redact(event, event.seat)
+    if isinstance(event, ev.HandsRanked):
+        # A shown hand's value is as public as its cards; the others' stay hidden.
+        showed = {e.seat for e in events if isinstance(e, ev.CardsShown)}
+        keep = showed | ({viewer} if viewer is not None else set())
+        return ev.HandsRanked(
+            ranks=tuple((seat, rank) for seat, rank in event.ranks if seat in keep),
+            board=event.board,
+        )
     if not isinstance(event, Message):
         return redact(event, viewer)  # type: ignore[arg-type]
     return event
@@ -158,11 +166,21 @@ def to_text(
         f"{who(s)}: {chips} in chips"
         for s, chips in zip(started.seats, started.stacks, strict=True)
     ]
+    # What each contender's hand is, said where it is shown (the ranking comes before the
+    # cards are turned over or after, depending on the game's showdown order).
+    labels: dict[int, str] = {}
+    for event in events:
+        if isinstance(event, ev.HandsRanked):
+            for seat, rank in event.ranks:
+                low = f"; low: {rank.low.label}" if rank.low is not None else ""
+                labels[seat] = f"{rank.high.label}{low}"
+    phase = ""  # the street whose header was written last: each street is headed once
     for event in events[1:]:
         match event:
             case ev.ForcedBetPosted(seat=seat, kind=kind, amount=amount):
                 lines.append(f"{who(seat)} posts {kind} {amount}")
-            case ev.PhaseStarted(name=name) if name != lines[-1].strip("* ").lower():
+            case ev.PhaseStarted(name=name) if name != phase:
+                phase = name
                 lines.append(f"*** {name.upper()} ***")
             case ev.CardsDealt(seat=None, cards=cards):
                 lines.append(f"Board: {' '.join(cards)}")
@@ -191,7 +209,8 @@ def to_text(
             case ev.DiscardsReshuffled(cards=cards):
                 lines.append(f"The dealer reshuffles {len(cards)} discards into the stub")
             case ev.CardsShown(seat=seat, cards=cards):
-                lines.append(f"{who(seat)} shows {' '.join(cards)}")
+                label = f" ({labels[seat]})" if seat in labels else ""
+                lines.append(f"{who(seat)} shows {' '.join(cards)}{label}")
             case ev.HandMucked(seat=seat):
                 lines.append(f"{who(seat)} mucks")
             case ev.BoardDeclared(seat=seat):

@@ -74,7 +74,9 @@ KEYLESS: dict[str, KeylessCall] = {
     "CreateTable": lambda stub, t: stub.CreateTable(
         table_pb2.CreateTableRequest(
             table_id=f"{t}x",
-            options=table_pb2.TableOptions(game=table_pb2.GAME_TEXAS_HOLDEM, seats=2),
+            options=table_pb2.TableOptions(
+                game=table_pb2.GAME_TEXAS_HOLDEM, seats=2, small_blind=1, big_blind=2
+            ),
         )
     ),
 }

@@ -21,6 +21,11 @@ def redis_url(private_redis_server: RedisServer) -> str:
 def test_reads_fail_unavailable_while_redis_is_down_and_work_again_after_a_restart(
     platform: Platform, private_redis_server: RedisServer
 ) -> None:
+    # Every write on disk before it is acknowledged: the kill below must not take the table's
+    # creation with it (with fsync every second it could, a second after the create).
+    admin = private_redis_server.client()
+    admin.config_set("appendfsync", "always")
+    admin.close()
     table_id = create_table(platform)
     assert platform.start_instance is not None
     # A second instance has nothing cached: it must read the table's stream.
