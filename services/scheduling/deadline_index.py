@@ -1,9 +1,12 @@
-"""The deadline index in Redis: one sorted set scored by due time.
+"""The deadline index in Redis: one sorted set scored by due time, keyed by decision.
 
-The scheduler adds a deadline when it arms a Celery task and the table removes it (through the
-scheduler) when the decision is made, so the sweeper only has to look at the head of the set to
-find triggers that were lost with a killed worker. The index is a hint, never the authority:
-losing it only costs the sweeper a rebuild from the event store.
+A member is one decision: the table and its deadline id ("<round>/<n>"), so a table may have
+any number open at once (heads-up high card: one per seat; Spit: ready, slap and stall). The
+scheduler writes a table's open timed decisions into the index before it sends their triggers
+(`replace_table`: the table's set becomes exactly those; one the game closed or renamed is
+dropped), and a fired one leaves it (`resolve`), so the sweeper only has to look at the head
+of the set to find triggers that were lost with a killed worker. The index is a hint, never
+the authority: losing it only costs the sweeper a rebuild from a scan of the tables.
 """
 
 from __future__ import annotations
@@ -22,7 +25,13 @@ class DeadlineIndex(Protocol):
     def add(self, deadline: Deadline) -> None: ...
 
     def arm(self, deadline: Deadline) -> None:
-        """Add `deadline` and drop its table's previous decision (a table waits for one)."""
+        """Add (or move) `deadline` among its table's open decisions; the others stay."""
+        ...
+
+    def replace_table(self, table_id: str, deadlines: Sequence[Deadline]) -> list[Deadline]:
+        """Make `deadlines` the table's open decisions: the table's others leave the index.
+        Returns those that were not in it at their due time (new or moved): their triggers
+        have to be sent; the unchanged ones' are on their way."""
         ...
 
     def discard(self, deadline: Deadline) -> None:
@@ -43,24 +52,43 @@ class DeadlineIndex(Protocol):
 
 
 DEFAULT_KEY = "croupier:workers:deadlines"
-# Remove a member only while its score is still the due time the caller fired for.
+# Remove a member only while its score is still the due time the caller fired for (KEYS[2]:
+# its table's set of open members).
 _RESOLVE = """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) == tonumber(ARGV[2]) then
+  redis.call('SREM', KEYS[2], ARGV[1])
   return redis.call('ZREM', KEYS[1], ARGV[1])
 end
 return 0
 """
 
-
-# A table waits for one decision at a time: arming a new one resolves the table's previous one.
 _ARM = """
-local previous = redis.call('HGET', KEYS[2], ARGV[1])
-if previous and previous ~= ARGV[2] then
-  redis.call('ZREM', KEYS[1], previous)
+redis.call('SADD', KEYS[2], ARGV[1])
+return redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+"""
+
+# The table's open decisions become ARGV (member, due time pairs): the table's other members
+# leave the index; returns the members added or moved (their triggers must be sent).
+_REPLACE = """
+local keep = {}
+for i = 1, #ARGV, 2 do keep[ARGV[i]] = true end
+for _, member in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  if not keep[member] then
+    redis.call('ZREM', KEYS[1], member)
+    redis.call('SREM', KEYS[2], member)
+  end
 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-return redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+local changed = {}
+for i = 1, #ARGV, 2 do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if (not score) or tonumber(score) ~= tonumber(ARGV[i + 1]) then
+    redis.call('ZADD', KEYS[1], ARGV[i + 1], ARGV[i])
+    changed[#changed + 1] = ARGV[i]
+  end
+  redis.call('SADD', KEYS[2], ARGV[i])
+end
+return changed
 """
 
 
@@ -68,25 +96,41 @@ class RedisDeadlineIndex:
     def __init__(self, client: redis.Redis, key: str = DEFAULT_KEY) -> None:
         self._redis = client
         self._key = key
-        self._current_key = f"{key}:current"
         self._resolve = client.register_script(_RESOLVE)
         self._arm = client.register_script(_ARM)
+        self._replace = client.register_script(_REPLACE)
+
+    def _table_key(self, table_id: str) -> str:
+        return f"{self._key}:table:{table_id}"
 
     def arm(self, deadline: Deadline) -> None:
-        """Add `deadline` as its table's only open decision (the previous one was made)."""
         self._arm(
-            keys=[self._key, self._current_key],
-            args=[deadline.table_id, deadline.member(), repr(deadline.due_at)],
+            keys=[self._key, self._table_key(deadline.table_id)],
+            args=[deadline.member(), repr(deadline.due_at)],
         )
 
+    def replace_table(self, table_id: str, deadlines: Sequence[Deadline]) -> list[Deadline]:
+        by_member = {d.member(): d for d in deadlines}
+        args: list[str] = []
+        for member, deadline in by_member.items():
+            args += [member, repr(deadline.due_at)]
+        changed = self._replace(keys=[self._key, self._table_key(table_id)], args=args)
+        return [by_member[m.decode() if isinstance(m, bytes) else str(m)] for m in changed]
+
     def add(self, deadline: Deadline) -> None:
-        self._redis.zadd(self._key, {deadline.member(): deadline.due_at})
+        self.arm(deadline)
 
     def discard(self, deadline: Deadline) -> None:
-        self._redis.zrem(self._key, deadline.member())
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.zrem(self._key, deadline.member())
+        pipe.srem(self._table_key(deadline.table_id), deadline.member())
+        pipe.execute()
 
     def resolve(self, deadline: Deadline) -> None:
-        self._resolve(keys=[self._key], args=[deadline.member(), repr(deadline.due_at)])
+        self._resolve(
+            keys=[self._key, self._table_key(deadline.table_id)],
+            args=[deadline.member(), repr(deadline.due_at)],
+        )
 
     def contains(self, deadline: Deadline) -> bool:
         return self.due_at_of(deadline) is not None
@@ -109,14 +153,19 @@ class InMemoryDeadlineIndex:
 
     def __init__(self) -> None:
         self._items: dict[str, Deadline] = {}
-        self._current: dict[str, str] = {}
 
     def arm(self, deadline: Deadline) -> None:
-        previous = self._current.get(deadline.table_id)
-        if previous is not None and previous != deadline.member():
-            self._items.pop(previous, None)
-        self._current[deadline.table_id] = deadline.member()
         self.add(deadline)
+
+    def replace_table(self, table_id: str, deadlines: Sequence[Deadline]) -> list[Deadline]:
+        keep = {d.member() for d in deadlines}
+        for member in [m for m, d in self._items.items() if d.table_id == table_id]:
+            if member not in keep:
+                del self._items[member]
+        changed = [d for d in deadlines if self.due_at_of(d) != d.due_at]
+        for deadline in changed:
+            self.add(deadline)
+        return changed
 
     def add(self, deadline: Deadline) -> None:
         self._items[deadline.member()] = deadline

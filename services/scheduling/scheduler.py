@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import redis
 from celery import Celery
@@ -117,7 +117,8 @@ class CeleryScheduler:
         """Time out decision `action_number` of hand `hand` at the deadline.
 
         Scheduling the same decision again with a later deadline (a time-bank extension)
-        moves it; the earlier trigger then finds the new due time and waits for it.
+        moves it; the earlier trigger then finds the new due time and waits for it. The
+        table's other open decisions stay (`schedule_timeouts` replaces them all).
         `only_if_lost` (the table's recovery): nothing when the index holds this deadline
         already (its trigger, or the sweeper, fires it).
         """
@@ -126,6 +127,17 @@ class CeleryScheduler:
             return
         self._index.arm(deadline)
         send_timeout(self._celery, deadline, now=self._clock(), max_countdown=self._max_countdown)
+
+    def schedule_timeouts(self, table_id: str, timeouts: Sequence[tuple[int, int, int]]) -> None:
+        """The table's open timed decisions are now exactly `timeouts` ((round, decision
+        number, deadline in Unix ms) each): the index drops the table's others (made, closed
+        or renamed by the game: their triggers, if they come, find nothing) and a trigger is
+        sent for each decision new to the index or moved (a time bank); the unchanged ones'
+        triggers are on their way already."""
+        deadlines = [Deadline.from_unix_ms(table_id, h, a, ms) for h, a, ms in timeouts]
+        now = self._clock()
+        for deadline in self._index.replace_table(table_id, deadlines):
+            send_timeout(self._celery, deadline, now=now, max_countdown=self._max_countdown)
 
     def cancel_timeout(self, table_id: str, hand: int, action_number: int) -> None:
         """The decision was made: its trigger, when it comes, does nothing."""

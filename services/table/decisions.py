@@ -123,18 +123,21 @@ class Decisions:
         same_start = len(new) > len(old) and (not old or new[len(old) - 1] is old[-1])
         fresh = new[len(old) :] if same_start else new
         earlier = {} if same_start else {(d.hand, d.action_number): d for d in old}
+        # The timeouts: the table's open timed decisions, all at once (the scheduler drops
+        # those the game closed or renamed and sends triggers for the new or moved ones).
+        self.scheduler.schedule_timeouts(
+            after.table_id,
+            [
+                (d.hand, d.action_number, d.deadline_unix_ms)
+                for d in open_decisions(after)
+                if d.deadline_unix_ms
+            ],
+        )
         bots = after.shell.bots
         for decision in fresh:
             previous = earlier.get((decision.hand, decision.action_number))
             if previous == decision:
                 continue
-            if decision.deadline_unix_ms:
-                self.scheduler.schedule_timeout(
-                    after.table_id,
-                    decision.hand,
-                    decision.action_number,
-                    decision.deadline_unix_ms,
-                )
             if previous is not None or not bots:
                 continue  # (a time-bank extension: only the timeout moved, the turn is the same)
             player = player_at(after, decision.seat)

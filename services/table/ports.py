@@ -132,6 +132,12 @@ class SchedulerPort(Protocol):
         only_if_lost: bool = False,
     ) -> None: ...
 
+    def schedule_timeouts(self, table_id: str, timeouts: Sequence[tuple[int, int, int]]) -> None:
+        """The table's open timed decisions are now exactly `timeouts`, each (round, decision
+        number, deadline in Unix ms): trigger the new or moved ones, forget the others (the
+        game closed or renamed them)."""
+        ...
+
     def schedule_bot_turn(
         self,
         table_id: str,
@@ -168,6 +174,9 @@ class NoScheduler:
         *,
         only_if_lost: bool = False,
     ) -> None:
+        return None
+
+    def schedule_timeouts(self, table_id: str, timeouts: Sequence[tuple[int, int, int]]) -> None:
         return None
 
     def schedule_bot_turn(

@@ -35,6 +35,7 @@ class GrpcTableGateway:
     def apply_timeout(self, deadline: Deadline) -> TimeoutOutcome:
         request = table_pb2.ApplyTimeoutRequest(
             table_id=deadline.table_id,
+            deadline_id=f"{deadline.hand_number}/{deadline.action_number}",
             hand_number=deadline.hand_number,
             action_number=deadline.action_number,
         )

@@ -25,13 +25,14 @@ from services.workers.ports import OpenWork
 
 def open_work(view: table_pb2.TableView, into: OpenWork) -> None:
     """Add the triggers one table's view waits for to `into` (pure)."""
-    if view.hand_in_progress and view.to_act >= 0:
-        if view.deadline_unix_ms > 0:
+    # Every open decision with a time limit (several at once in some games: one per seat).
+    for open_ in view.deadlines:
+        decision = _decision_of(open_.id)
+        if decision is not None and open_.deadline_unix_ms > 0:
             into.deadlines.append(
-                Deadline.from_unix_ms(
-                    view.table_id, view.hand_number, view.action_number, view.deadline_unix_ms
-                )
+                Deadline.from_unix_ms(view.table_id, *decision, open_.deadline_unix_ms)
             )
+    if view.hand_in_progress and view.to_act >= 0:
         to_act = next((s for s in view.seats if s.seat == view.to_act), None)
         if to_act is not None and to_act.is_bot and to_act.player_id:
             policy, difficulty = bot_identity(to_act.player_id)
@@ -50,6 +51,14 @@ def open_work(view: table_pb2.TableView, into: OpenWork) -> None:
     if requested:
         free = len(free_seats(view))
         into.unseated_bots += unseated_bots(view.table_id, requested, view.bots_seated, free)
+
+
+def _decision_of(deadline_id: str) -> tuple[int, int] | None:
+    """(round, decision number) from a deadline id "<round>/<n>"; None if not that form."""
+    round_, _, number = deadline_id.partition("/")
+    if not (round_.isdigit() and number.isdigit()):
+        return None
+    return int(round_), int(number)
 
 
 class GrpcTableScan:

@@ -70,19 +70,30 @@ def test_a_failed_turn_can_be_retried(redis_client: redis.Redis, key_prefix: str
     assert play_once(turn, claims=claims, player=Flaky(), owner="task-2") is BotMoveOutcome.ACTED
 
 
-def test_arming_a_tables_next_decision_forgets_its_previous_one(
+def test_a_tables_open_decisions_are_kept_apart_and_replaced_by_id(
     redis_client: redis.Redis, key_prefix: str
 ) -> None:
     index = RedisDeadlineIndex(redis_client, key=f"{key_prefix}:deadlines")
-    first, second, other = (
+    seat0, seat1, other = (
         Deadline("t", 1, 1, 10.0),
-        Deadline("t", 1, 2, 20.0),
+        Deadline("t", 1, 2, 10.0),
         Deadline("u", 1, 1, 15.0),
     )
-    index.arm(first)
+    index.arm(seat0)
     index.arm(other)
-    index.arm(second)
-    assert index.due(now=100.0, limit=10) == [other, second]
+    index.arm(seat1)  # two open decisions of one table (one per seat): both stay
+    assert index.due(now=100.0, limit=10) == [seat0, seat1, other]
+
+    # The game renamed seat 1's decision (a new id) and time-banked seat 0's: only the new
+    # and the moved ones need a trigger; the renamed one leaves the index.
+    renamed, banked = Deadline("t", 1, 3, 12.0), Deadline("t", 1, 1, 14.0)
+    assert index.replace_table("t", [banked, renamed]) == [banked, renamed]
+    assert index.due(now=100.0, limit=10) == [renamed, banked, other]
+    assert index.replace_table("t", [banked, renamed]) == []  # unchanged: no new triggers
+    index.resolve(renamed)  # fired
+    assert index.replace_table("t", []) == []  # the table waits for nothing now
+    assert index.due(now=100.0, limit=10) == [other]
+    assert not redis_client.exists(f"{key_prefix}:deadlines:table:t")  # nothing left behind
 
 
 def test_seat_give_ups_back_off_per_bot_and_a_seated_bot_is_forgotten(

@@ -11,6 +11,7 @@ import grpc
 import pytest
 import redis
 
+from croupier.highcard.v1 import highcard_pb2
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.bots.identity import bot_id
 from services.bots.simulation.engine_runner import SimulationSpec
@@ -221,6 +222,82 @@ def test_a_timeout_task_delivered_several_times_changes_the_table_once(
     timeouts = [e for e in events if kind(e) == "timed_out"]
     hand_events = [e for e in timeouts if e.version < _first_version_of_next_hand(events)]
     assert len(hand_events) == 1
+
+
+def deadline_of(table_id: str, open_: table_pb2.Deadline) -> Deadline:
+    round_, number = (int(part) for part in open_.id.split("/"))
+    return Deadline.from_unix_ms(table_id, round_, number, open_.deadline_unix_ms)
+
+
+def highcard_table(platform: StackPlatform, action_time_ms: int) -> str:
+    """Heads-up high card (both seats may turn at once: two open deadlines), both seated."""
+    table_id = f"hc-{uuid.uuid4().hex[:10]}"
+    platform.table("house", auth.Role.ADMIN).CreateTable(
+        table_pb2.CreateTableRequest(
+            table_id=table_id,
+            idempotency_key=f"create-{table_id}",
+            options=table_pb2.TableOptions(
+                min_buy_in=50,
+                max_buy_in=500,
+                action_time_ms=action_time_ms,
+                highcard=highcard_pb2.HighCardOptions(ante=1),
+            ),
+        )
+    )
+    for seat_no in (0, 1):
+        seat(platform, table_id, f"hc{seat_no}-{uuid.uuid4().hex[:8]}", seat_no, 100)
+    return table_id
+
+
+def test_two_deadlines_of_one_table_both_fire_through_celery_each_once(
+    platform: StackPlatform,
+    worker: WorkerProcess,
+    scheduler: CeleryScheduler,
+    settings: WorkerSettings,
+) -> None:
+    table_id = highcard_table(platform, action_time_ms=3_000)
+    house = platform.table("house", auth.Role.ADMIN)
+    view = view_of(house, table_id)
+    end = time.time() + 30
+    while not (view.hand_in_progress and len(view.deadlines) == 2):
+        assert time.time() < end, f"round 1 never asked both seats: {view}"
+        time.sleep(0.02)
+        view = view_of(house, table_id)
+    deadlines = {d.seat: deadline_of(table_id, d) for d in view.deadlines}
+    # Both are in the index at once (the index keeps every open decision of a table).
+    index = redis.Redis.from_url(settings.redis_url)
+    members = {d.member() for d in deadlines.values()}
+    while {m for m in members if index.zscore(DEFAULT_KEY, m) is not None} != members:
+        assert time.time() < min(d.due_at for d in deadlines.values()), "never both indexed"
+        time.sleep(0.02)
+    for deadline in deadlines.values():  # a duplicate trigger on top of each table's own
+        send_timeout(scheduler._celery, deadline, now=time.time(), max_countdown=300)
+
+    def turned(events: list[events_pb2.TableEvent]) -> list[events_pb2.TableEvent]:
+        return [
+            e
+            for e in events
+            if kind(e) == "highcard"
+            and e.highcard.WhichOneof("event") == "card_turned"
+            and e.highcard.card_turned.round == view.hand_number
+        ]
+
+    def round_over(events: list[events_pb2.TableEvent]) -> bool:
+        return any(
+            kind(e) == "highcard" and e.highcard.WhichOneof("event") == "round_won" for e in events
+        )
+
+    events = events_until(house, table_id, view.version, round_over, 30)
+    assert round_over(events), "the round never ended: a timeout was lost"
+    # Let the duplicates (and any late trigger) arrive: still one turn per seat.
+    events += events_until(house, table_id, events[-1].version, lambda evs: False, 1.5)
+    turns = turned(events)
+    assert sorted(t.highcard.card_turned.seat for t in turns) == [0, 1]
+    for t in turns:
+        assert t.highcard.card_turned.timed_out
+        due = deadlines[t.highcard.card_turned.seat].due_at
+        assert t.recorded_at_ms >= round(due * 1000)  # never early
+    index.close()
 
 
 def _first_version_of_next_hand(events: Sequence[events_pb2.TableEvent]) -> int:

@@ -72,6 +72,11 @@ class Scheduler(NoScheduler):
             raise ConnectionError("broker unreachable")  # what kombu or redis-py raise
         self.timeouts.append((table_id, hand, action_number, deadline_unix_ms))
 
+    def schedule_timeouts(self, table_id: str, timeouts: Sequence[tuple[int, int, int]]) -> None:
+        if self.down:
+            raise ConnectionError("broker unreachable")
+        self.timeouts += [(table_id, *timeout) for timeout in timeouts]
+
 
 @dataclass
 class World:
