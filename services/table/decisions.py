@@ -125,14 +125,13 @@ class Decisions:
         earlier = {} if same_start else {(d.hand, d.action_number): d for d in old}
         # The timeouts: the table's open timed decisions, all at once (the scheduler drops
         # those the game closed or renamed and sends triggers for the new or moved ones).
-        self.scheduler.schedule_timeouts(
-            after.table_id,
-            [
-                (d.hand, d.action_number, d.deadline_unix_ms)
-                for d in open_decisions(after)
-                if d.deadline_unix_ms
-            ],
-        )
+        timed = [
+            (d.hand, d.action_number, d.deadline_unix_ms)
+            for d in open_decisions(after)
+            if d.deadline_unix_ms
+        ]
+        if timed or any(d.deadline_unix_ms for d in old):  # (an untimed table: no call)
+            self.scheduler.schedule_timeouts(after.table_id, timed)
         bots = after.shell.bots
         for decision in fresh:
             previous = earlier.get((decision.hand, decision.action_number))
