@@ -97,7 +97,6 @@ def test_cancelled_play_watch_and_reflection_streams_are_not_errors(
         (service, method, code) for service, method in kinds for code in ("INTERNAL", "UNKNOWN")
     ]
     before = {fault: count(*fault) for fault in faults}
-    cancelled_before = {kind: count(*kind, "CANCELLED") for kind in kinds}
 
     for _ in range(ROUNDS):
         # Play: one Act (refused: it is not her turn, or it is and she checks), then the
@@ -133,8 +132,8 @@ def test_cancelled_play_watch_and_reflection_streams_are_not_errors(
         channel.close()
 
     assert {fault: count(*fault) for fault in faults} == before
-    # Most end as CANCELLED (a Play whose requests the client ended first may end OK).
-    for service, method in kinds:
-        assert count(service, method, "CANCELLED") > cancelled_before[(service, method)]
+    # Each call has ended (waited for above), none as INTERNAL or UNKNOWN. Which of CANCELLED
+    # or OK a call ends with depends on whether the server saw the client's end of requests
+    # or its cancellation first, which a busy machine reorders, so the test does not pin it.
     # The table still serves everyone.
     assert view_of(platform.table("house", auth.Role.ADMIN), table_id).hand_number >= 1
