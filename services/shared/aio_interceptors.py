@@ -24,7 +24,7 @@ import grpc
 import grpc.aio
 
 from services.shared import auth
-from services.shared.errors import DomainError
+from services.shared.errors import DomainError, bounded
 from services.shared.interceptors import (
     _STORAGE_DOWN,
     EXEMPT_PREFIXES,
@@ -216,7 +216,8 @@ class MetricsInterceptor(_WrappingInterceptor):
 
 async def _abort(context: Context, code: grpc.StatusCode, message: str) -> None:
     """End the call with `code`; set first, so the metrics see it (an aio context reports
-    no code for an abort of its own)."""
+    no code for an abort of its own). The message is cut to a size a client accepts."""
+    message = bounded(message)
     context.set_code(code)
     context.set_details(message)
     call = _RECORDING.get()
