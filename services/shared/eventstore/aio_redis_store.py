@@ -17,15 +17,10 @@ from google.protobuf.message import Message
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
-from services.shared.errors import InvalidArgument, Unavailable
 from services.shared.eventstore import arguments, keys, scripts
+from services.shared.eventstore import redis_commands as commands
 from services.shared.eventstore.aio_interface import follow
-from services.shared.eventstore.codec import (
-    decode_entry,
-    decode_new,
-    encode_batch,
-    parse_snapshot,
-)
+from services.shared.eventstore.codec import decode_entry, decode_new
 from services.shared.eventstore.durability import Durability, durability_from_env
 from services.shared.eventstore.interface import (
     DEFAULT_IDEMPOTENCY_TTL_S,
@@ -41,7 +36,7 @@ _READ_PAGE = 1000  # events one XRANGE of `read` fetches at a time
 _KEPT_APPEND_CONNECTIONS = 32
 _log = logging.getLogger(__name__)
 
-Entry = tuple[bytes, dict[bytes, bytes]]
+Entry = commands.Entry
 AsyncClient = aioredis.Redis | RedisCluster
 
 
@@ -107,16 +102,14 @@ class AsyncRedisEventStore:
         expected_version: int,
         idempotency_key: str,
     ) -> AppendResult:
-        arguments.check_append(stream, events, expected_version, idempotency_key)
-        encoded = encode_batch(self._registry, events)
-        script_keys = [
+        script_keys, args = commands.append_operands(
+            self._registry,
             stream,
-            keys.version_key(stream),
-            keys.idempotency_key(stream, idempotency_key),
-        ]
-        args: list[Any] = [expected_version, self._idempotency_ttl_s, idempotency_key, len(encoded)]
-        for event in encoded:
-            args += [event.type_name, event.schema_version, event.payload]
+            events,
+            expected_version,
+            idempotency_key,
+            self._idempotency_ttl_s,
+        )
         operands = (len(script_keys), *script_keys, *args)
         if self._connections is None:  # a cluster: redis-py routes by the keys
             reply = await self._cluster_append(operands)
@@ -163,11 +156,7 @@ class AsyncRedisEventStore:
             synced = await self._client.execute_command(*command)
         else:
             synced = await _round_trip(connection, *command)
-        if int(synced[0]) < 1:
-            raise Unavailable(
-                f"append not confirmed durable (AOF fsync) within {self._waitaof_timeout_ms} ms;"
-                " retry with the same idempotency key"
-            )
+        commands.check_durable(synced, self._waitaof_timeout_ms)
 
     async def read(
         self, stream: str, from_version: int = 1, limit: int | None = None
@@ -208,63 +197,33 @@ class AsyncRedisEventStore:
     ) -> dict[str, list[RecordedEvent]]:
         if not after:
             return {}
-        for stream, version in after.items():
-            arguments.check_read(stream, version + 1, None)
-        if self.cluster and len({keys.hash_tag(stream) for stream in after}) > 1:
-            raise InvalidArgument(
-                f"read_new over {len(after)} aggregates: on a Redis Cluster one XREAD waits on "
-                "streams of one slot only; wait on each aggregate's stream separately"
-            )
-        # A blocked XREAD longer than the socket timeout would end in TimeoutError: block for
-        # at most half of it and treat a late reply as an empty one.
-        socket_timeout = _connection_kwargs(self._client).get("socket_timeout")
-        if socket_timeout:
-            block_ms = max(1, min(block_ms, int(socket_timeout * 500)))
+        streams, block_ms = commands.read_new_streams(
+            after, self.cluster, block_ms, _connection_kwargs(self._client).get("socket_timeout")
+        )
         try:
             reply = await self._client.xread(
-                {stream: f"{version}-0" for stream, version in after.items()},
+                streams,
                 count=READ_NEW_PAGE,
                 block=block_ms,
             )
         except redis.TimeoutError:
             return {}
-        new = (
-            (
-                key.decode(),
-                [(int(entry_id.partition(b"-")[0]), fields) for entry_id, fields in entries],
-            )
-            for key, entries in cast(list[tuple[bytes, list[Entry]]], reply or [])
-        )
-        return decode_new(self._registry, new, known)
+        return decode_new(self._registry, commands.read_new_entries(reply), known)
 
     async def save_snapshot(
         self, stream: str, version: int, message: Message, schema_version: int = 1
     ) -> None:
         if version < 1:
             arguments.check_snapshot(stream, version, await self.version(stream))
-        reply = await self._save_snapshot(
-            keys=[keys.snapshot_key(stream), keys.version_key(stream)],
-            args=[
-                version,
-                message.DESCRIPTOR.full_name,
-                schema_version,
-                message.SerializeToString(deterministic=True),
-            ],
-        )
-        if reply[0] == b"ahead":
-            arguments.check_snapshot(stream, version, int(reply[1]))
+        script_keys, args = commands.snapshot_operands(stream, version, message, schema_version)
+        reply = await self._save_snapshot(keys=script_keys, args=args)
+        commands.check_snapshot_reply(stream, version, reply)
 
     async def load_snapshot(
         self, stream: str, message_type: type[M], schema_version: int = 1
     ) -> tuple[int, M] | None:
         raw = cast(dict[bytes, bytes], await self._client.hgetall(keys.snapshot_key(stream)))
-        if not raw:
-            return None
-        if raw[b"type"].decode() != message_type.DESCRIPTOR.full_name:
-            return None
-        if int(raw[b"schema"]) != schema_version:
-            return None
-        return int(raw[b"version"]), parse_snapshot(stream, message_type, raw[b"data"])
+        return commands.snapshot_from_hash(stream, raw, message_type, schema_version)
 
 
 def _sha(script: str) -> str:
