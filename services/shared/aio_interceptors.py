@@ -30,6 +30,7 @@ from services.shared.interceptors import (
     EXEMPT_PREFIXES,
     _bearer_token,
     log,
+    rewrap_handler,
     split_method,
 )
 from services.shared.metrics import REQUEST_LATENCY, REQUESTS
@@ -67,34 +68,7 @@ def _wrap_handler(handler: grpc.RpcMethodHandler[Any, Any], wrap: Wrapper, metho
     def wrap_async(behavior: Behavior, streaming: bool, method: str) -> Behavior:
         return wrap(as_coroutine(behavior, streaming), streaming, method)
 
-    return _rewrap(handler, wrap_async, method)
-
-
-def _rewrap(handler: grpc.RpcMethodHandler[Any, Any], wrap: Wrapper, method: str) -> Any:
-    if handler.unary_unary:
-        return grpc.unary_unary_rpc_method_handler(
-            wrap(handler.unary_unary, False, method),
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
-    if handler.unary_stream:
-        return grpc.unary_stream_rpc_method_handler(
-            wrap(handler.unary_stream, True, method),
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
-    if handler.stream_unary:
-        return grpc.stream_unary_rpc_method_handler(
-            wrap(handler.stream_unary, False, method),
-            request_deserializer=handler.request_deserializer,
-            response_serializer=handler.response_serializer,
-        )
-    assert handler.stream_stream is not None
-    return grpc.stream_stream_rpc_method_handler(
-        wrap(handler.stream_stream, True, method),
-        request_deserializer=handler.request_deserializer,
-        response_serializer=handler.response_serializer,
-    )
+    return rewrap_handler(handler, wrap_async, method)
 
 
 class _WrappingInterceptor(grpc.aio.ServerInterceptor):

@@ -52,8 +52,11 @@ def split_method(full_method: str) -> tuple[str, str]:
     return service, method
 
 
-def _wrap_handler(handler: grpc.RpcMethodHandler[Any, Any], wrap: Wrapper, method: str) -> Any:
-    """A copy of `handler` whose behaviour is wrapped, whatever its streaming kind."""
+def rewrap_handler(
+    handler: grpc.RpcMethodHandler[Any, Any], wrap: Callable[[Any, bool, str], Any], method: str
+) -> Any:
+    """A copy of `handler` whose behaviour is wrapped, whatever its streaming kind (the
+    grpc.aio interceptors use it too: a handler's four kinds are the same there)."""
     if handler.unary_unary:
         return grpc.unary_unary_rpc_method_handler(
             wrap(handler.unary_unary, False, method),
@@ -99,7 +102,7 @@ class _WrappingInterceptor(grpc.ServerInterceptor):
         if cached is not None and cached[0] is handler:
             wrapped: grpc.RpcMethodHandler[Any, Any] = cached[1]
             return wrapped
-        wrapped = _wrap_handler(handler, self.wrap, method)
+        wrapped = rewrap_handler(handler, self.wrap, method)
         self._wrapped[method] = (handler, wrapped)
         return wrapped
 
