@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import cast
+from typing import TypedDict, Unpack, cast
 
 import grpc
 import grpc.aio
@@ -58,6 +58,17 @@ class Wiring:
         # The calls a game has beyond the table API (video poker's pay tables and advisor).
         for _name, add in GAME_SERVICES:
             add(server, self.read_table)
+
+
+class Adapters(TypedDict, total=False):
+    """Adapters a test or a benchmark puts in place of the real ones (`wire`, `build`)."""
+
+    store: EventStore | None
+    scheduler: SchedulerPort | None
+    test_decks: TestDecks | None
+    ranker: HandRanker | None
+    dealer: DealerPort | None
+    attention: AttentionSet | None
 
 
 def wire(
@@ -111,28 +122,11 @@ def _sweep_until(sweep: RecoverySweep, stopped: Callable[[float], bool]) -> None
 
 
 def build(
-    settings: TableSettings,
-    runtime: RuntimeSettings,
-    *,
-    store: EventStore | None = None,
-    scheduler: SchedulerPort | None = None,
-    test_decks: TestDecks | None = None,
-    ranker: HandRanker | None = None,
-    dealer: DealerPort | None = None,
-    attention: AttentionSet | None = None,
+    settings: TableSettings, runtime: RuntimeSettings, **adapters: Unpack[Adapters]
 ) -> ServiceSpec:
     """The table's ServiceSpec on the sync server (a thread per RPC, a stream holds one);
     keyword arguments override adapters (tests, benchmarks)."""
-    parts = wire(
-        settings,
-        runtime,
-        store=store,
-        scheduler=scheduler,
-        test_decks=test_decks,
-        ranker=ranker,
-        dealer=dealer,
-        attention=attention,
-    )
+    parts = wire(settings, runtime, **adapters)
 
     def register(server: grpc.Server) -> None:
         add_table_service(TableServicer(parts.app, parts.watcher), server)
@@ -145,29 +139,12 @@ def build(
 
 
 def build_aio(
-    settings: TableSettings,
-    runtime: RuntimeSettings,
-    *,
-    store: EventStore | None = None,
-    scheduler: SchedulerPort | None = None,
-    test_decks: TestDecks | None = None,
-    ranker: HandRanker | None = None,
-    dealer: DealerPort | None = None,
-    attention: AttentionSet | None = None,
+    settings: TableSettings, runtime: RuntimeSettings, **adapters: Unpack[Adapters]
 ) -> AioServiceSpec:
     """The table's spec on grpc.aio (aio_servicer.py: streams hold no thread; commands run on
     a pool of `runtime.max_workers` threads); the same keyword arguments as `build`. A game's
     own servicer (synchronous) runs its calls in worker threads (aio_interceptors)."""
-    parts = wire(
-        settings,
-        runtime,
-        store=store,
-        scheduler=scheduler,
-        test_decks=test_decks,
-        ranker=ranker,
-        dealer=dealer,
-        attention=attention,
-    )
+    parts = wire(settings, runtime, **adapters)
 
     def register(server: grpc.aio.Server) -> Closer:
         commands = ThreadPoolExecutor(runtime.max_workers, thread_name_prefix="table-command")
