@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from services.games.ranking import RankRequest, SeatRank
 
@@ -70,6 +70,11 @@ class OpenShuffle:
     deck: DeckSpec
 
 
+# What the dealer records dealt cards as: one of its DealPurpose values, so a game can name
+# only a purpose the dealer knows (checked by the type checker, not at the first deal).
+DealPurpose = Literal["hole", "burn", "board", "draw", "spit", "up", "down"]
+
+
 @dataclass(frozen=True, slots=True)
 class DrawCards:
     """The next `count` cards of shuffle `name` after burning `burn`; `purpose` and
@@ -79,7 +84,7 @@ class DrawCards:
     round: int
     name: str
     count: int
-    purpose: str
+    purpose: DealPurpose
     recipient: str = ""
     burn: int = 0
 

@@ -26,7 +26,7 @@ from croupier.common.v1 import chips_pb2
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.games.cardtext import Card
-from services.games.contract import DeckSpec
+from services.games.contract import DealPurpose, DeckSpec
 from services.shared import auth, errors
 from services.shared.status import error_from_status
 from services.table.ports import STANDARD_DECK, BuyInHold, Commitment
@@ -51,7 +51,7 @@ def call(what: str, rpc: Callable[[], T]) -> T:
         raise error_from_status(code, f"{what} failed: {detail}") from exc
 
 
-_PURPOSES = {
+_PURPOSES: dict[DealPurpose, dealer_pb2.DealPurpose.ValueType] = {
     "hole": dealer_pb2.DEAL_PURPOSE_HOLE,
     "burn": dealer_pb2.DEAL_PURPOSE_BURN,
     "board": dealer_pb2.DEAL_PURPOSE_BOARD,
@@ -118,7 +118,7 @@ def reveal_request(
 
 
 def deal_request(
-    shuffle_id: str, count: int, step: str, purpose: str, burn: int
+    shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int
 ) -> dealer_pb2.DealRequest:
     return dealer_pb2.DealRequest(
         shuffle_id=shuffle_id,
@@ -212,7 +212,7 @@ class GrpcDealer:
         return response.index
 
     def deal(
-        self, shuffle_id: str, count: int, step: str, purpose: str, burn: int = 0
+        self, shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
     ) -> tuple[Card, ...]:
         request = deal_request(shuffle_id, count, step, purpose, burn)
         response = call(

@@ -23,7 +23,7 @@ import grpc
 from croupier.dealer.v1 import dealer_pb2_grpc
 from croupier.ledger.v1 import ledger_pb2_grpc
 from services.games.cardtext import Card
-from services.games.contract import DeckSpec
+from services.games.contract import DealPurpose, DeckSpec
 from services.shared.status import error_from_status
 from services.table import adapters
 from services.table.adapters import CALL_TIMEOUT_S, TestDecks, TokenSource
@@ -54,7 +54,7 @@ class AsyncDealerPort(Protocol):
     async def reveal(self, shuffle_id: str, contributor: str, entropy: bytes) -> int: ...
 
     async def deal(
-        self, shuffle_id: str, count: int, step: str, purpose: str, burn: int = 0
+        self, shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
     ) -> tuple[Card, ...]: ...
 
     async def reshuffle(
@@ -149,7 +149,7 @@ class AioGrpcDealer:
         return int(response.index)
 
     async def deal(
-        self, shuffle_id: str, count: int, step: str, purpose: str, burn: int = 0
+        self, shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
     ) -> tuple[Card, ...]:
         request = adapters.deal_request(shuffle_id, count, step, purpose, burn)
         response = await call(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from services.games.cardtext import Card
-from services.games.contract import DeckSpec
+from services.games.contract import DealPurpose, DeckSpec
 
 STANDARD_DECK = DeckSpec()  # one standard 52-card deck
 
@@ -57,7 +57,7 @@ class DealerPort(Protocol):
         ...
 
     def deal(
-        self, shuffle_id: str, count: int, step: str, purpose: str, burn: int = 0
+        self, shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
     ) -> tuple[Card, ...]:
         """`burn` burned cards then the next `count` cards of the deck, in one request (the
         burned cards first in the result); `step` names the dealing step so a repeated

@@ -21,6 +21,7 @@ from typing import Final
 from services.games.contract import (
     ChanceRequest,
     CloseShuffle,
+    DealPurpose,
     DeckSpec,
     DrawCards,
     Evaluate,
@@ -91,7 +92,7 @@ def pending_chance(table: PokerTable) -> ChanceRequest | None:
     raise AssertionError(request)
 
 
-def deal_purpose(engine: TableState, request: NeedCards) -> str:
+def deal_purpose(engine: TableState, request: NeedCards) -> DealPurpose:
     """What the dealer records the (non-burn) cards of `request` as: hole, board, spit or draw
     (a draw replaces discards; hole cards are the cards of a DealHole phase)."""
     phase = engine.phase()

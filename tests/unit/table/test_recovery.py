@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from services.games.cardtext import Card
+from services.games.contract import DealPurpose
 from services.games.poker import events as ev
 from services.games.poker.catalog import TEXAS_HOLDEM
 from services.games.poker.definitions import TableConfig
@@ -47,7 +48,7 @@ class FlakyDealer(InProcessDealer):
         self.down = False
 
     def deal(
-        self, shuffle_id: str, count: int, step: str, purpose: str, burn: int = 0
+        self, shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
     ) -> tuple[Card, ...]:
         if self.down:
             raise errors.Unavailable("dealer UNAVAILABLE: connection refused")
