@@ -87,7 +87,7 @@ class SpitPlayer:
         # Choose nothing until the mirror reaches this version (see the module docstring).
         self._wait_for = 0
         self._chosen_at = 0  # the mirror's version when the move in flight was chosen
-        self._ended = False  # a stream of this session ended
+        self._ended = False  # the Play or WatchTable stream of this game ended
         self._outbox: queue.Queue[table_pb2.PlayRequest | None] = queue.Queue()
         self.tally = Tally()
 
