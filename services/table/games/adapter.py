@@ -48,6 +48,16 @@ class Seating:
     player: str = ""
 
 
+def seat_change(event: object, seated: type, left: type) -> Seating | None:
+    """The seating `event` makes when a game records a seat taken as `seated(seat, player)`
+    and a seat freed as `left(seat, ...)` (every game here does), else None."""
+    if isinstance(event, seated):
+        return Seating(event.seat, event.player)  # type: ignore[attr-defined]
+    if isinstance(event, left):
+        return Seating(event.seat)  # type: ignore[attr-defined]
+    return None
+
+
 class EventCodec(Protocol):
     """A game's events <-> their stored protobuf messages (croupier.<game>.v1), one message
     per event type, named after it. `structural.StructuralCodec` implements it for records

@@ -18,7 +18,7 @@ from services.games.highcard.state import SEATS, HighCardState
 from services.games.highcard.views import HIDDEN, HighCardView
 from services.shared import errors
 from services.shared.limits import MAX_CHIPS
-from services.table.games.adapter import Rounds, Seating
+from services.table.games.adapter import Rounds, Seating, seat_change
 from services.table.games.structural import StructuralCodec
 
 
@@ -105,11 +105,7 @@ class HighCardTableAdapter:
         return None  # the one move is public: turn
 
     def seating(self, event: object) -> Seating | None:
-        if isinstance(event, ev.PlayerSeated):
-            return Seating(event.seat, event.player)
-        if isinstance(event, ev.PlayerLeft):
-            return Seating(event.seat)
-        return None
+        return seat_change(event, ev.PlayerSeated, ev.PlayerLeft)
 
     def round_of(self, event: object) -> tuple[int, bool] | None:
         if isinstance(event, ev.RoundStarted):

@@ -32,7 +32,7 @@ from services.shared import errors
 from services.shared.limits import MAX_CHIPS
 from services.table import codec
 from services.table.games import poker_codec, poker_history
-from services.table.games.adapter import Rounds, Seating
+from services.table.games.adapter import Rounds, Seating, seat_change
 
 # Variant and structure numbers are the same in croupier.poker.v1 and table.v1's first spelling.
 VARIANTS: dict[int, str] = {
@@ -378,11 +378,7 @@ class PokerTableAdapter:
         request.all_in_to = legal.all_in_to
 
     def seating(self, event: object) -> Seating | None:
-        if isinstance(event, ev.PlayerSeated):
-            return Seating(event.seat, event.player)
-        if isinstance(event, ev.PlayerLeft):
-            return Seating(event.seat)
-        return None
+        return seat_change(event, ev.PlayerSeated, ev.PlayerLeft)
 
     def round_of(self, event: object) -> tuple[int, bool] | None:
         if isinstance(event, ev.HandStarted):

@@ -29,7 +29,7 @@ from services.games.spit.views import SpitView
 from services.shared import errors, records
 from services.shared.limits import MAX_CHIPS
 from services.table.games import spit_history
-from services.table.games.adapter import Rounds, Seating
+from services.table.games.adapter import Rounds, Seating, seat_change
 
 GAME = "spit"
 
@@ -362,11 +362,7 @@ class SpitTableAdapter:
         return None
 
     def seating(self, event: object) -> Seating | None:
-        if isinstance(event, ev.PlayerSeated):
-            return Seating(event.seat, event.player)
-        if isinstance(event, ev.PlayerLeft):
-            return Seating(event.seat)
-        return None
+        return seat_change(event, ev.PlayerSeated, ev.PlayerLeft)
 
     def round_of(self, event: object) -> tuple[int, bool] | None:
         if isinstance(event, ev.GameStarted):

@@ -29,7 +29,7 @@ from services.games.videopoker.state import MachineState
 from services.games.videopoker.views import MachineView, RoundView
 from services.shared import errors
 from services.shared.limits import MAX_CHIPS
-from services.table.games.adapter import Rounds, Seating
+from services.table.games.adapter import Rounds, Seating, seat_change
 from services.table.games.structural import StructuralCodec
 
 PROTO_FIELD = "videopoker"  # its member of the table API's oneofs
@@ -321,11 +321,7 @@ class VideoPokerTable:
         return None
 
     def seating(self, event: object) -> Seating | None:
-        if isinstance(event, ev.PlayerSeated):
-            return Seating(event.seat, event.player)
-        if isinstance(event, ev.PlayerLeft):
-            return Seating(event.seat)
-        return None
+        return seat_change(event, ev.PlayerSeated, ev.PlayerLeft)
 
     def round_of(self, event: object) -> tuple[int, bool] | None:
         if isinstance(event, ev.RoundStarted):
