@@ -24,9 +24,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from services.shared.aio_interceptors import default_interceptors
-from services.shared.grpc_server import _credentials, _host_of, server_options
+from services.shared.grpc_server import _host_of, listen, serve_metrics, server_options
 from services.shared.logging import configure_logging
-from services.shared.metrics import start_metrics_endpoint
 from services.shared.settings import RuntimeSettings, env_prefix
 
 log = structlog.get_logger(__name__)
@@ -88,17 +87,7 @@ async def start_aio_server(
     reflection.enable_server_reflection(
         (*spec.service_names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
-    bind = address if address is not None else settings.address
-    credentials = _credentials(settings)
-    try:
-        if credentials is None:
-            port = server.add_insecure_port(bind)
-        else:
-            port = server.add_secure_port(bind, credentials)
-    except RuntimeError as exc:
-        raise OSError(f"{spec.name}: cannot listen on {bind}: {exc}") from exc
-    if port == 0:
-        raise OSError(f"{spec.name}: cannot listen on {bind} (address in use?)")
+    port = listen(server, spec.name, address if address is not None else settings.address, settings)
     await server.start()
     return AioRunningServer(server, port, health_servicer, [closer] if closer else [])
 
@@ -106,14 +95,7 @@ async def start_aio_server(
 def serve_aio(spec: AioServiceSpec, settings: RuntimeSettings) -> None:
     """Run `spec` on a new event loop until SIGTERM/SIGINT; then stop gracefully."""
     configure_logging(settings.log_level, settings.log_json)
-    try:
-        metrics_port = start_metrics_endpoint(settings.metrics_host, settings.metrics_port)
-    except OSError as exc:
-        raise SystemExit(
-            f"{spec.name}: cannot serve metrics on {settings.metrics_host}:"
-            f"{settings.metrics_port} ({exc.strerror or exc}); set "
-            f"{env_prefix(spec.name)}METRICS_PORT (0 disables)"
-        ) from exc
+    metrics_port = serve_metrics(spec.name, settings)
     asyncio.run(_serve(spec, settings, metrics_port))
 
 

@@ -103,17 +103,7 @@ def start_server(
         (*spec.service_names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
 
-    bind = address if address is not None else settings.address
-    credentials = _credentials(settings)
-    try:
-        if credentials is None:
-            port = server.add_insecure_port(bind)
-        else:
-            port = server.add_secure_port(bind, credentials)
-    except RuntimeError as exc:
-        raise OSError(f"{spec.name}: cannot listen on {bind}: {exc}") from exc
-    if port == 0:
-        raise OSError(f"{spec.name}: cannot listen on {bind} (address in use?)")
+    port = listen(server, spec.name, address if address is not None else settings.address, settings)
     server.start()
     return RunningServer(server=server, port=port, health=health_servicer)
 
@@ -124,6 +114,36 @@ def create_server(
     """Start a fully equipped server (port 0 by default, for tests); returns it and its port."""
     running = start_server(spec, settings, address=address)
     return running.server, running.port
+
+
+def listen(
+    server: grpc.Server | grpc.aio.Server, name: str, bind: str, settings: RuntimeSettings
+) -> int:
+    """Bind `server` to `bind` (TLS when the settings name a certificate): the port, or an
+    OSError a person can act on."""
+    credentials = _credentials(settings)
+    try:
+        if credentials is None:
+            port = server.add_insecure_port(bind)
+        else:
+            port = server.add_secure_port(bind, credentials)
+    except RuntimeError as exc:
+        raise OSError(f"{name}: cannot listen on {bind}: {exc}") from exc
+    if port == 0:
+        raise OSError(f"{name}: cannot listen on {bind} (address in use?)")
+    return port
+
+
+def serve_metrics(name: str, settings: RuntimeSettings) -> int | None:
+    """The metrics endpoint's port (None when disabled), or exit saying which setting to change."""
+    try:
+        return start_metrics_endpoint(settings.metrics_host, settings.metrics_port)
+    except OSError as exc:
+        raise SystemExit(
+            f"{name}: cannot serve metrics on {settings.metrics_host}:"
+            f"{settings.metrics_port} ({exc.strerror or exc}); set "
+            f"{env_prefix(name)}METRICS_PORT (0 disables)"
+        ) from exc
 
 
 def _host_of(address: str) -> str:
@@ -150,14 +170,7 @@ def serve(spec: ServiceSpec, settings: RuntimeSettings) -> None:
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
 
-    try:
-        metrics_port = start_metrics_endpoint(settings.metrics_host, settings.metrics_port)
-    except OSError as exc:
-        raise SystemExit(
-            f"{spec.name}: cannot serve metrics on {settings.metrics_host}:"
-            f"{settings.metrics_port} ({exc.strerror or exc}); set "
-            f"{env_prefix(spec.name)}METRICS_PORT (0 disables)"
-        ) from exc
+    metrics_port = serve_metrics(spec.name, settings)
     try:
         running = start_server(spec, settings)
     except OSError as exc:
