@@ -18,13 +18,14 @@ from google.protobuf.message import Message
 from croupier.spit.v1 import events_pb2, spit_pb2
 from croupier.table.v1 import events_pb2 as table_events_pb2
 from croupier.table.v1 import table_pb2
+from services.bots.spit_wire import PHASES, VARIATIONS, move_to_proto
 from services.games.errors import RuleViolation
 from services.games.spit import RULES
 from services.games.spit import events as ev
 from services.games.spit.cards import HIDDEN, is_card
 from services.games.spit.config import SpitConfig, Variation
 from services.games.spit.moves import Expected, MoveToSpace, PlayCard, Ready, Slap, SpitMove
-from services.games.spit.state import Phase, SpitState
+from services.games.spit.state import SpitState
 from services.games.spit.views import SpitView
 from services.shared import errors, records
 from services.shared.limits import MAX_CHIPS
@@ -33,19 +34,9 @@ from services.table.games.adapter import Rounds, Seating, seat_change
 
 GAME = "spit"
 
-VARIATIONS: dict[int, Variation] = {
-    spit_pb2.VARIATION_SPIT: Variation.SPIT,
-    spit_pb2.VARIATION_BICYCLE: Variation.BICYCLE,
-    spit_pb2.VARIATION_SPEED: Variation.SPEED,
-}
+# The numbers and the move spelling are the wire's, shared with the client side (spit_wire).
 VARIATION_NUMBERS = {value: number for number, value in VARIATIONS.items()}
-PHASE_NUMBERS: dict[str, int] = {
-    Phase.DEALING: spit_pb2.PHASE_DEALING,
-    Phase.READY: spit_pb2.PHASE_READY,
-    Phase.PLAYING: spit_pb2.PHASE_PLAYING,
-    Phase.SLAPPING: spit_pb2.PHASE_SLAPPING,
-    Phase.OVER: spit_pb2.PHASE_OVER,
-}
+PHASE_NUMBERS: dict[str, int] = {phase: number for number, phase in PHASES.items()}
 DEFAULTS = SpitConfig()
 
 # Every rules event -> its message (same class name in croupier/spit/v1/events.proto), and
@@ -166,26 +157,6 @@ def move_from_proto(move: spit_pb2.SpitMove) -> tuple[SpitMove, Expected | None]
         deal=expected.deal if expected.HasField("deal") else None,
         top=_card(expected.top, "spit.expected.top"),
     )
-
-
-def move_to_proto(move: SpitMove, expected: Expected | None = None) -> spit_pb2.SpitMove:
-    """A rules move as the API spells it (a view's legal moves, a client's request)."""
-    message = spit_pb2.SpitMove()
-    if isinstance(move, Ready):
-        message.ready.SetInParent()
-    elif isinstance(move, PlayCard):
-        message.play_card.source, message.play_card.target = move.source, move.target
-        message.play_card.card = move.card or ""
-    elif isinstance(move, MoveToSpace):
-        message.move_to_space.source, message.move_to_space.target = move.source, move.target
-    else:
-        message.slap.pile = move.pile
-    if expected is not None:
-        message.expected.SetInParent()
-        if expected.deal is not None:
-            message.expected.deal = expected.deal
-        message.expected.top = expected.top or ""
-    return message
 
 
 # ---------------------------------------------------------------- views
