@@ -1,5 +1,7 @@
-"""`croupier run` (what `make run` starts): every built service answers health, Ctrl-C
-stops all of them and the private Redis, leaving no process behind."""
+"""`croupier run` (what `make run` starts): every built service answers health, each child
+holds only its own secrets, and a token from `croupier token` is accepted; Ctrl-C stops all
+of them and the private Redis, leaving no process behind (the package's platform checks
+that as it stops: tests/e2e/conftest.py)."""
 
 from __future__ import annotations
 
@@ -13,13 +15,8 @@ import pytest
 from services.client.launcher import GRPC_DEPLOYABLES, worker_command
 from services.shared.channels import connect
 from services.shared.healthcheck import is_serving
-from tests.fixtures.launcher_process import (
-    ROOT,
-    LauncherProcess,
-    croupier_command,
-    pid_alive,
-    private_addresses,
-)
+from tests.e2e.conftest import Running
+from tests.fixtures.launcher_process import ROOT, croupier_command
 
 pytestmark = pytest.mark.e2e
 
@@ -28,32 +25,28 @@ def _built_services() -> list[str]:
     return [n for n in GRPC_DEPLOYABLES if (ROOT / "services" / n / "__main__.py").exists()]
 
 
-def test_croupier_run_serves_every_built_service_and_ctrl_c_stops_everything(
-    tmp_path: Path,
+def test_croupier_run_serves_every_built_service_each_child_with_only_its_own_secrets(
+    croupier_run: Running,
 ) -> None:
-    env = private_addresses(GRPC_DEPLOYABLES)
-    addresses = {name: env[f"CROUPIER_{name.upper()}_ADDR"] for name in GRPC_DEPLOYABLES}
-    command = croupier_command()
+    """(Ctrl-C stopping every process, the private Redis included, is checked when the
+    package's platform stops: tests/e2e/conftest.py.)"""
+    addresses = {
+        name: croupier_run.addresses[f"CROUPIER_{name.upper()}_ADDR"] for name in GRPC_DEPLOYABLES
+    }
+    pids = croupier_run.launcher.pids()
+    expected = {*_built_services(), "redis"}
+    if worker_command() is not None:
+        expected.add("worker")
+    assert set(pids) == expected
+    for name in _built_services():
+        assert is_serving(addresses[name]), f"{name} is not SERVING"
+    _each_child_holds_only_its_own_secrets(pids)
+    if "ledger" in _built_services():
+        _a_token_from_croupier_token_is_accepted(
+            croupier_command(), croupier_run.cwd, addresses["ledger"]
+        )
     # Run from an empty directory with the default (relative) state dir, like `make run`.
-    launcher = LauncherProcess([*command, "run"], env, cwd=tmp_path)
-    try:
-        launcher.wait_for("croupier is running", timeout=120)
-        pids = launcher.pids()
-        expected = {*_built_services(), "redis"}
-        if worker_command() is not None:
-            expected.add("worker")
-        assert set(pids) == expected
-        for name in _built_services():
-            assert is_serving(addresses[name]), f"{name} is not SERVING"
-        _each_child_holds_only_its_own_secrets(pids)
-        if "ledger" in _built_services():
-            _a_token_from_croupier_token_is_accepted(command, tmp_path, addresses["ledger"])
-        assert launcher.interrupt() == 0
-    finally:
-        launcher.kill()
-    assert "croupier stopped" in launcher.lines
-    assert not [name for name, pid in pids.items() if pid_alive(pid)]
-    assert (tmp_path / ".run" / "keys" / "public-keys").exists()
+    assert (croupier_run.cwd / ".run" / "keys" / "public-keys").exists()
 
 
 def _environ(pid: int) -> dict[str, str]:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from services.bots.simulation.presets import PRESETS
-from services.client.launcher import GRPC_DEPLOYABLES, worker_command
-from tests.fixtures.launcher_process import LauncherProcess, croupier_command, private_addresses
+from services.client.launcher import worker_command
+from tests.e2e.conftest import Running
+from tests.fixtures.launcher_process import croupier_command
 
 pytestmark = pytest.mark.e2e
 
@@ -26,47 +26,41 @@ HANDS_ENV = "CROUPIER_WORKER_SOAK_HANDS"
 DEFAULT_HANDS = 8  # per variant in `make test`
 
 
-def test_worker_bots_play_every_variant_through_croupier_run(tmp_path: Path) -> None:
+def test_worker_bots_play_every_variant_through_croupier_run(croupier_run: Running) -> None:
     if worker_command() is None:
         pytest.fail("no Celery worker command: the platform cannot play bots")
     hands = int(os.environ.get(HANDS_ENV, "").strip() or DEFAULT_HANDS)
-    env = {"CROUPIER_WORKERS_BOT_DELAY": "0", **private_addresses(GRPC_DEPLOYABLES)}
+    env = croupier_run.addresses
     command = croupier_command()
-    launcher = LauncherProcess([*command, "run"], env, cwd=tmp_path)
-    try:
-        launcher.wait_for("croupier is running", timeout=120)
-        client_env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")},
-            "CROUPIER_TABLE_TARGET": env["CROUPIER_TABLE_ADDR"],
-            "CROUPIER_LEDGER_TARGET": env["CROUPIER_LEDGER_ADDR"],
-        }
-        for game in PRESETS:
-            # Three seats: every policy plays; the key comes from `croupier run`'s .run/.
-            run = subprocess.run(
-                [
-                    *command,
-                    "simulate",
-                    "--full-stack",
-                    "--game",
-                    game,
-                    "--hands",
-                    str(hands),
-                    "--seats",
-                    "3",
-                    "--bots",
-                    "equity,tight,random",
-                    "--seed",
-                    "7",
-                ],
-                cwd=tmp_path,
-                env=client_env,
-                capture_output=True,
-                text=True,
-                timeout=60 + 5 * hands,
-            )
-            assert run.returncode == 0, f"{game}: {run.stdout[-2000:]}{run.stderr[-2000:]}"
-            assert "chips conserved: yes" in run.stdout, run.stdout[-2000:]
-            assert "timed out" not in run.stdout, run.stdout[-2000:]
-        assert launcher.interrupt() == 0
-    finally:
-        launcher.kill()
+    client_env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")},
+        "CROUPIER_TABLE_TARGET": env["CROUPIER_TABLE_ADDR"],
+        "CROUPIER_LEDGER_TARGET": env["CROUPIER_LEDGER_ADDR"],
+    }
+    for game in PRESETS:
+        # Three seats: every policy plays; the key comes from `croupier run`'s .run/.
+        run = subprocess.run(
+            [
+                *command,
+                "simulate",
+                "--full-stack",
+                "--game",
+                game,
+                "--hands",
+                str(hands),
+                "--seats",
+                "3",
+                "--bots",
+                "equity,tight,random",
+                "--seed",
+                "7",
+            ],
+            cwd=croupier_run.cwd,
+            env=client_env,
+            capture_output=True,
+            text=True,
+            timeout=60 + 5 * hands,
+        )
+        assert run.returncode == 0, f"{game}: {run.stdout[-2000:]}{run.stderr[-2000:]}"
+        assert "chips conserved: yes" in run.stdout, run.stdout[-2000:]
+        assert "timed out" not in run.stdout, run.stdout[-2000:]
