@@ -7,20 +7,27 @@ were appended already, so the keys do not depend on how steps are grouped), and 
 together once, keyed by the first step. A crash before that append leaves nothing recorded:
 whoever loads the table next redoes the same steps with the same keys (the dealer returns the
 same cards, the ledger the same entries), and two instances never apply a step twice.
+
+The steps are scripts (effects.py): each dealer, ledger or ranker call is an effect the
+runtime performs, blocking here (`drive`, `perform`) or awaited on the event loop
+(aio_commands.py), so both runtimes take the same steps with the same keys.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from croupier.table.v1 import events_pb2
 from services.games import contract as c
+from services.games.cardtext import Card
 from services.games.errors import RuleViolation
-from services.games.ranking import HandRanker, rank_with
+from services.games.ranking import HandRanker, SeatRank
 from services.games.timebank import TimeBankRefilled, on_hand_started
 from services.shared import errors
 from services.table import process
 from services.table.decisions import Decisions
+from services.table.effects import Append, Call, Load, Mark, Rank, Schedule, Script, SyncEffects
 from services.table.folding import fold_events
 from services.table.ports import STANDARD_DECK, Commitment, DealerPort, LedgerPort
 from services.table.process import shuffle_id_of, transfer_key
@@ -52,9 +59,7 @@ class ProcessSteps:
     ) -> None:
         self.tables = tables
         self.decisions = decisions
-        self.dealer = dealer
-        self.ledger = ledger
-        self.ranker = ranker
+        self.effects = SyncEffects(tables, decisions, dealer, ledger, ranker)
 
     def drive(self, table_id: str, table: Table | None = None, max_steps: int = 200) -> Table:
         """Perform the steps the table needs until it waits for players (from `table`, the
@@ -75,27 +80,34 @@ class ProcessSteps:
         version they started from, keyed by the first step. When a step fails, the steps
         before it are appended and the failure raised (the retrier goes on). Returns the
         table and how many steps were taken."""
-        tables = self.tables
-        with tables.lock(table.table_id):
-            base = tables.current(table.table_id)
-            if base.version != table.version:
-                return base, 0  # someone moved the table on: look again
-            run = self.take(base, max_steps, local_only=False)
-            if not run.events:
-                if run.failure is not None:
-                    raise run.failure
-                return tables.load(table.table_id), 0
-            folded = self.decisions.ask_next(run.table, run.events, base)
-            tables.mark(table.table_id)
-            appended = tables.append(base, run.events, run.key, folded)
-            if appended is None:
-                return tables.load(table.table_id), 0
-            self.decisions.after_append(base, appended)
+        with self.tables.lock(table.table_id):
+            return self.effects.run(self.performing(table, max_steps))
+
+    def performing(self, table: Table, max_steps: int) -> Script[tuple[Table, int]]:
+        """`perform`'s script (the caller holds the table's lock)."""
+        tid = table.table_id
+        base: Table = yield Load(tid, fresh=False)
+        if base.version != table.version:
+            return base, 0  # someone moved the table on: look again
+        run = yield from self.taking(base, max_steps, local_only=False)
+        if not run.events:
             if run.failure is not None:
                 raise run.failure
-            return appended, run.taken
+            return (yield Load(tid, fresh=True)), 0
+        folded = self.decisions.ask_next(run.table, run.events, base)
+        yield Mark(tid)
+        appended: Table | None = yield Append(base, run.events, run.key, folded)
+        if appended is None:
+            return (yield Load(tid, fresh=True)), 0
+        yield Schedule(base, appended)
+        if run.failure is not None:
+            raise run.failure
+        return appended, run.taken
 
     def take(self, table: Table, limit: int, local_only: bool) -> StepRun:
+        return self.effects.run(self.taking(table, limit, local_only))
+
+    def taking(self, table: Table, limit: int, local_only: bool) -> Script[StepRun]:
         """Take up to `limit` process steps in memory, each from the state the one before left
         (only the side-effect-free ones when `local_only`), stopping at the first that has
         nothing to do or fails (its error is returned, the steps before it kept)."""
@@ -105,7 +117,7 @@ class ProcessSteps:
             if step is None or (local_only and not process.is_local(step)):
                 break
             try:
-                step_events = self._step_events(run.table, step)
+                step_events = yield from self._step_events(run.table, step)
             except errors.DomainError as exc:
                 run.failure = exc
                 break
@@ -117,29 +129,28 @@ class ProcessSteps:
             run.taken += 1
         return run
 
-    def _step_events(self, table: Table, step: process.Step) -> list[object]:
+    def _step_events(self, table: Table, step: process.Step) -> Script[list[object]]:
         """The events of one step: its I/O done under the step's key, then what it means to
         the shell and (for a game's request) the game's own events answering it."""
         shell = table.shell
         tid = table.table_id
         if isinstance(step, process.PostBuyIn):
             buy_in = step.buy_in
-            self.ledger.post(buy_in.transfer_key, buy_in.reservation_id, tid)
+            yield Call("ledger", "post", (buy_in.transfer_key, buy_in.reservation_id, tid))
             return [events_pb2.BuyInPosted(transfer_key=buy_in.transfer_key)]
         if isinstance(step, process.PayCashOut):
             out = step.cash_out
-            account = shell.account_of(out.player) or self.ledger.player_account(
-                out.player, shell.currency
+            account: str = shell.account_of(out.player) or (
+                yield Call("ledger", "player_account", (out.player, shell.currency))
             )
-            self.ledger.pay_out(
-                out.transfer_key, tid, account, out.amount, shell.currency, "cash-out"
-            )
+            args = (out.transfer_key, tid, account, out.amount, shell.currency, "cash-out")
+            yield Call("ledger", "pay_out", args)
             return [events_pb2.CashOutPosted(transfer_key=out.transfer_key)]
         request = step.request
         if isinstance(request, c.StartRound):
-            envelope, answer, refills = self._start(table, request.round)
+            envelope, answer, refills = yield from self._start(table, request.round)
         else:
-            envelope, answer = self._fetch(table, request, process.step_key(table, step))
+            envelope, answer = yield from self._fetch(table, request, process.step_key(table, step))
             refills = []
         try:
             answered = list(table.game.rules.decide(table.state, answer))
@@ -155,33 +166,29 @@ class ProcessSteps:
 
     def _fetch(
         self, table: Table, request: c.ChanceRequest, key: str
-    ) -> tuple[list[object], c.ChanceAnswer]:
+    ) -> Script[tuple[list[object], c.ChanceAnswer]]:
         """Do what the game asked for; the shell's own events recording it, and the answer."""
         tid = table.table_id
         if isinstance(request, c.DrawCards):
             # One deal per step: the dealer records the burn as its own BURN deal (key
             # `<step key>/burn`), so its record still labels every card by what it was for.
-            cards = self.dealer.deal(
-                shuffle_id_of(tid, request.round, request.name),
-                request.count,
-                key,
-                request.purpose,
-                burn=request.burn,
-            )
+            shuffle_id = shuffle_id_of(tid, request.round, request.name)
+            deal = (shuffle_id, request.count, key, request.purpose)
+            cards: tuple[Card, ...] = yield Call("dealer", "deal", deal, {"burn": request.burn})
             return [], c.CardsDrawn(request.round, request.name, tuple(cards), request.burn)
         if isinstance(request, c.Evaluate):
-            ranks = tuple(rank_with(self.ranker, asked) for asked in request.requests)
+            ranks: tuple[SeatRank, ...] = yield Rank(request.requests)
             return [], c.Evaluated(ranks)
         if isinstance(request, c.OpenShuffle):
-            return self._open(table, request)
+            return (yield from self._open(table, request))
         if isinstance(request, c.ReturnCards):
             shuffle_id = shuffle_id_of(tid, request.round, request.name)
             # The dealer refuses a reshuffle no draw needs.
-            self.dealer.reshuffle(shuffle_id, request.cards, key, request.needed)
+            yield Call("dealer", "reshuffle", (shuffle_id, request.cards, key, request.needed))
             return [], c.CardsReturned(request.round, request.name, request.cards)
         if isinstance(request, c.CloseShuffle):
             shuffle_id = shuffle_id_of(tid, request.round, request.name)
-            reveal = self.dealer.close(shuffle_id, "round ended")
+            reveal: str = yield Call("dealer", "close", (shuffle_id, "round ended"))
             revealed = events_pb2.ShuffleRevealed(
                 hand=request.round,
                 shuffle_id=shuffle_id,
@@ -192,11 +199,11 @@ class ProcessSteps:
             public = public_reveal(reveal, shuffle_id)
             return [revealed], c.ShuffleClosed(request.round, request.name, public)
         if isinstance(request, c.Transfer):
-            self._transfer(table, request)
+            yield from self._transfer(table, request)
             return [], c.TransferDone(request.key)
         raise AssertionError(request)
 
-    def _transfer(self, table: Table, request: c.Transfer) -> None:
+    def _transfer(self, table: Table, request: c.Transfer) -> Script[None]:
         if request.amount <= 0:
             return  # no chips to move
         parties = (request.source, request.destination)
@@ -204,16 +211,19 @@ class ProcessSteps:
         currency = table.shell.currency
         round_ = process.round_of(table)
         if parties == (c.Party.ESCROW, c.Party.HOUSE):
-            self.ledger.rake(key, table.table_id, round_, request.amount, currency)
+            yield Call("ledger", "rake", (key, table.table_id, round_, request.amount, currency))
         elif parties == (c.Party.HOUSE, c.Party.ESCROW):
-            self.ledger.from_house(key, table.table_id, round_, request.amount, currency)
+            args = (key, table.table_id, round_, request.amount, currency)
+            yield Call("ledger", "from_house", args)
         else:
             raise errors.FailedPrecondition(
                 f"table {table.table_id}: a transfer from {request.source} to "
                 f"{request.destination} moves no chips anywhere"
             )
 
-    def _open(self, table: Table, request: c.OpenShuffle) -> tuple[list[object], c.ChanceAnswer]:
+    def _open(
+        self, table: Table, request: c.OpenShuffle
+    ) -> Script[tuple[list[object], c.ChanceAnswer]]:
         """The shuffle announced for this round already, or one opened now: announced when
         its round is still ahead, committed at once when its round has started."""
         tid = table.table_id
@@ -224,7 +234,9 @@ class ProcessSteps:
                 request.round, request.name, shuffle.shuffle_id, shuffle.commitment
             )
         shuffle_id = shuffle_id_of(tid, request.round, request.name)
-        shuffle = self.dealer.open_shuffle(shuffle_id, request.deck)
+        shuffle = cast(
+            Commitment, (yield Call("dealer", "open_shuffle", (shuffle_id, request.deck)))
+        )
         standard = request.deck == STANDARD_DECK
         recorded: object
         if standard and request.round > table.game.rounds(table.state).last + 1:
@@ -249,7 +261,7 @@ class ProcessSteps:
 
     def _start(
         self, table: Table, round_: int
-    ) -> tuple[list[object], c.ChanceAnswer, list[object]]:
+    ) -> Script[tuple[list[object], c.ChanceAnswer, list[object]]]:
         """Round `round_` starts. Shuffles are announced two rounds ahead: a shuffle takes
         entropy commitments while the round two before it plays, is sealed when the round
         before it starts (now, for round + 1) and takes the committed entropies' reveals
@@ -271,9 +283,9 @@ class ProcessSteps:
             if u.round == round_
         ]
         for name in shell.shuffle_names:
-            following = self._ahead(shell, tid, round_ + 1, name, events)
-            self.dealer.seal(following)
-            self._ahead(shell, tid, round_ + 2, name, events)
+            following = yield from self._ahead(shell, tid, round_ + 1, name, events)
+            yield Call("dealer", "seal", (following,))
+            yield from self._ahead(shell, tid, round_ + 2, name, events)
         seated = [s.seat for s in table.game.rules.seats(table.state)]
         refills: list[object] = [
             events_pb2.TimeBankRefilled(
@@ -286,13 +298,14 @@ class ProcessSteps:
 
     def _ahead(
         self, shell: ShellState, table_id: str, round_: int, name: str, events: list[object]
-    ) -> str:
+    ) -> Script[str]:
         """The shuffle `name` of a round ahead: the announced one, or one opened and announced
         now (its ShuffleAnnounced added to `events`). Its id."""
         found = shell.upcoming_shuffle(round_, name)
         if found is not None:
             return found[0]
-        opened = self.dealer.open_shuffle(shuffle_id_of(table_id, round_, name), STANDARD_DECK)
+        shuffle_id = shuffle_id_of(table_id, round_, name)
+        opened: Commitment = yield Call("dealer", "open_shuffle", (shuffle_id, STANDARD_DECK))
         events.append(
             events_pb2.ShuffleAnnounced(
                 hand=round_,
