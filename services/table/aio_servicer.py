@@ -1,19 +1,20 @@
-"""TableService on grpc.aio: every stream a coroutine, the command path in a bounded pool.
+"""TableService on grpc.aio: every stream a coroutine, every move on the event loop.
 
 WatchTable and Play are async streams: an open stream holds no thread (a WatchTable waits on
 its hub's loop event, fanout.alisten; a Play stream waits for its next request), so one
-process serves thousands of them; a thread is taken only while a command or a read runs.
-Each command (a unary RPC, or one Act of a Play stream) runs the table application's
-synchronous command path (`TableServicer`, the same code the sync server runs) on the
-`commands` pool, with the call's context (the caller's principal) copied in. The command
-path keeps its per-table lock, its one append per command and its idempotency keys, so
-every guarantee of the sync server holds unchanged.
+process serves thousands of them. Moves (Act, and each Act of a Play stream) go to the
+table's single writer on the loop (aio_commands.py: the shared command path with awaited
+adapters); the other unary RPCs (joins, leaves, timeouts, reads) run the synchronous
+`TableServicer` on the `commands` pool, with the call's context (the caller's principal)
+copied in, after the table's writer has settled (a read sees the steps of the moves before
+it). Both keep one append per command, guarded by the loaded version and keyed, so every
+guarantee of the sync server holds unchanged.
 
 Cancellation: a caller that goes away while its command runs cancels only the await; the
-command finishes in its thread (a command is never left half done by a cancel) and a retry
-with the same idempotency key gets its result. A Play stream answers its Acts in order; a
-refused Act is answered with its status and the stream goes on; a Play or WatchTable stream
-that is dropped ends its coroutine at once (its hub forgets it).
+command finishes in its writer or its thread (a command is never left half done by a cancel)
+and a retry with the same idempotency key gets its result. A Play stream answers its Acts in
+order; a refused Act is answered with its status and the stream goes on; a Play or
+WatchTable stream that is dropped ends its coroutine at once (its hub forgets it).
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ import grpc.aio
 
 from croupier.table.v1 import table_pb2
 from services.shared import errors
-from services.shared.auth import current_principal
+from services.shared.auth import Principal, current_principal
 from services.shared.status import status_of
+from services.table.aio_commands import AioCommands
 from services.table.servicer import TableServicer
 from services.table.watch_wire import WatchMessage
 
@@ -46,12 +48,21 @@ class AioTableServicer:
     (set per method of the service's descriptor, so an RPC added to the service is served
     here as soon as the sync servicer has it); Play and WatchTable are async streams."""
 
-    def __init__(self, servicer: TableServicer, commands: ThreadPoolExecutor) -> None:
+    def __init__(
+        self,
+        servicer: TableServicer,
+        commands: ThreadPoolExecutor,
+        moves: AioCommands | None = None,
+    ) -> None:
         self._sync = servicer
         self._commands = commands
+        # (None: moves run the synchronous path on the pool too, as every other command)
+        self._moves = moves
         for method in SERVICE.methods:
             if not (method.client_streaming or method.server_streaming):
                 setattr(self, method.name, self._unary(getattr(servicer, method.name)))
+        if moves is not None:
+            self.Act = self._act
 
     async def run_blocking(self, function: Callable[..., T], *args: Any) -> T:
         """`function(*args)` on the command pool, in a copy of this call's context."""
@@ -60,9 +71,23 @@ class AioTableServicer:
 
     def _unary(self, method: Callable[[Any, Any], T]) -> Callable[[Any, Context], Awaitable[T]]:
         async def unary(request: Any, context: Context) -> T:
+            if self._moves is not None and isinstance(getattr(request, "table_id", None), str):
+                await self._moves.settled(request.table_id)
             return await self.run_blocking(method, request, None)
 
         return unary
+
+    async def _act(self, request: table_pb2.ActRequest, context: Context) -> table_pb2.ActResponse:
+        return await self.act_for(request, current_principal())
+
+    async def act_for(
+        self, request: table_pb2.ActRequest, principal: Principal
+    ) -> table_pb2.ActResponse:
+        """One move: on the table's writer, or the synchronous path on the pool."""
+        if self._moves is None:
+            return await self.run_blocking(self._sync.act_for, request, principal)
+        call = self._sync.act_call(request, principal)
+        return table_pb2.ActResponse(version=await self._moves.act(*call))
 
     async def Play(  # noqa: N802 - gRPC method name
         self, request_iterator: AsyncIterator[table_pb2.PlayRequest], context: Context
@@ -73,7 +98,7 @@ class AioTableServicer:
         async for request in request_iterator:
             key = request.act.idempotency_key
             try:
-                applied = await self.run_blocking(self._sync.act_for, request.act, principal)
+                applied = await self.act_for(request.act, principal)
             except errors.DomainError as exc:
                 yield table_pb2.PlayResponse(
                     idempotency_key=key,

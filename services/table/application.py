@@ -52,6 +52,8 @@ __all__ = [
     "TableApplication",
     "TablePage",
     "TableSpec",
+    "act_decider",
+    "act_key",
     "fold_recorded",
     "require_key",
     "table_stream",
@@ -68,6 +70,31 @@ class Left:
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+def act_key(table_id: str, player: str, key: str) -> str:
+    """The command key of a player's move (its idempotency key in the table's namespace)."""
+    return f"{table_id}/act/{scoped(player)}/{scoped(key)}"
+
+
+def act_decider(
+    table_id: str,
+    player: str,
+    command: c.Move | Callable[[Table, int], c.Move],
+    seat: int | None,
+) -> Decider:
+    """The rules deciding a player's move: `command` is the move, or makes it for `seat`
+    (None: the player's own, found on the state the move is decided on)."""
+
+    def decide(t: Table) -> list[object]:
+        if isinstance(command, c.Move):
+            return list(t.game.rules.decide(t.state, command))
+        acting = seat_of(t, player) if seat is None else seat
+        if acting is None:
+            raise NotAllowedNow(f"{player} has no seat at table {table_id}: join it first")
+        return list(t.game.rules.decide(t.state, command(t, acting)))
+
+    return decide
 
 
 class TableApplication:
@@ -211,21 +238,12 @@ class TableApplication:
     ) -> int:
         """One move. `command` is the move, or makes it for `seat` (None: the player's own,
         found on the state the move is decided on: no read of its own) at this table."""
-
-        def decide(t: Table) -> list[object]:
-            if isinstance(command, c.Move):
-                return list(t.game.rules.decide(t.state, command))
-            acting = seat_of(t, player) if seat is None else seat
-            if acting is None:
-                raise NotAllowedNow(f"{player} has no seat at table {table_id}: join it first")
-            return list(t.game.rules.decide(t.state, command(t, acting)))
-
         with self.receiving_act(table_id, player):
             table, version = self.execute(
                 table_id,
-                f"{table_id}/act/{scoped(player)}/{scoped(key)}",
+                act_key(table_id, player, key),
                 player,
-                decide,
+                act_decider(table_id, player, command, seat),
                 expected_version,
             )
         self.keep_going(table_id, table)

@@ -1,6 +1,6 @@
 """Composition root: wire Redis, the event store, the dealer/ledger/ranker adapters, the
-application and the servicer, for the grpc.aio server (`build_aio`, the default) or the
-sync one (`build`)."""
+application and the servicer, for the grpc.aio server (`build_aio`, the default: moves on the
+event loop with the asyncio store and adapters) or the sync one (`build`)."""
 
 from __future__ import annotations
 
@@ -13,16 +13,20 @@ from typing import TypedDict, Unpack, cast
 import grpc
 import grpc.aio
 import redis
+import redis.asyncio as aioredis
 
 from croupier.table.v1 import table_pb2
 from croupier.table.v1.table_pb2_grpc import TableServiceServicer
 from services.games.ranking import HandRanker
 from services.shared.aio_server import AioServiceSpec, Closer
-from services.shared.channels import RenewingServiceToken, connect
+from services.shared.channels import RenewingServiceToken, aio_connect, connect
 from services.shared.eventstore import EventStore, RedisEventStore
+from services.shared.eventstore.aio_redis_store import AsyncRedisEventStore
 from services.shared.grpc_server import ServiceSpec
 from services.shared.settings import RuntimeSettings
 from services.table.adapters import GrpcDealer, GrpcLedger, TestDecks
+from services.table.aio_adapters import AioGrpcDealer, AioGrpcLedger
+from services.table.aio_commands import AioCommands, AioEffects
 from services.table.aio_servicer import AioTableServicer
 from services.table.application import TableApplication
 from services.table.attention import AttentionSet, RedisAttentionSet
@@ -48,6 +52,10 @@ class Wiring:
     app: TableApplication
     watcher: TableWatcher
     sweep: RecoverySweep
+    token: RenewingServiceToken
+    test_decks: TestDecks | None
+    # whether the dealer is the real service's adapter (a test's own port has no aio twin)
+    grpc_dealer: bool
 
     def read_table(self, table_id: str) -> tuple[str, object]:
         """A table's game and state, for the calls a game has beyond the table API."""
@@ -114,7 +122,7 @@ def wire(
     # Events this instance appends reach its watchers without the Redis round trip.
     app.on_appended = watcher.appended
     sweep = RecoverySweep(app, interval_s=settings.recovery_interval_s)
-    return Wiring(app, watcher, sweep)
+    return Wiring(app, watcher, sweep, token, test_decks, dealer is None)
 
 
 def _sweep_until(sweep: RecoverySweep, stopped: Callable[[float], bool]) -> None:
@@ -148,7 +156,10 @@ def build_aio(
 
     def register(server: grpc.aio.Server) -> Closer:
         commands = ThreadPoolExecutor(runtime.max_workers, thread_name_prefix="table-command")
-        servicer = AioTableServicer(TableServicer(parts.app, parts.watcher), commands)
+        moves = _aio_moves(parts, settings, runtime)
+        servicer = AioTableServicer(
+            TableServicer(parts.app, parts.watcher), commands, moves[0] if moves else None
+        )
         # (the generated registration reads the servicer's methods by name: the aio ones)
         add_table_service(cast(TableServiceServicer, servicer), cast(grpc.Server, server))
         parts.add_game_services(cast(grpc.Server, server))
@@ -158,7 +169,43 @@ def build_aio(
         async def close() -> None:
             stopping.set()
             commands.shutdown(wait=False, cancel_futures=True)
+            if moves is not None:
+                await moves[1]()
 
         return close
 
     return AioServiceSpec(name="table", register=register, service_names=SERVICE_NAMES)
+
+
+def _aio_moves(
+    parts: Wiring, settings: TableSettings, runtime: RuntimeSettings
+) -> tuple[AioCommands, Closer] | None:
+    """(on the server's loop) The tables' writers on the event loop: the asyncio twins of the
+    event store (the same Redis, keys and scripts), the dealer and the ledger. None when a
+    test or a benchmark replaced the store or the dealer with one that has no twin (an
+    in-memory store): moves then run the synchronous path on the pool."""
+    store = parts.app.store
+    if not isinstance(store, RedisEventStore) or not parts.grpc_dealer:
+        return None
+    client = aioredis.Redis.from_url(settings.redis_url, max_connections=REDIS_CONNECTIONS)
+    aio_store = AsyncRedisEventStore(
+        client, TableCodec(parts.app.catalog).registry(), durability=store.durability
+    )
+    channels = [
+        aio_connect(target, tls=runtime.tls, max_message_bytes=runtime.max_message_bytes)
+        for target in (settings.dealer_target, settings.ledger_target)
+    ]
+    effects = AioEffects(
+        parts.app,
+        aio_store,
+        AioGrpcDealer(channels[0], parts.test_decks, parts.token),
+        AioGrpcLedger(channels[1], parts.token),
+    )
+
+    async def close() -> None:
+        await aio_store.close()
+        await client.aclose()
+        for channel in channels:
+            await channel.close()
+
+    return AioCommands(parts.app, effects), close

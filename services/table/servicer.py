@@ -7,7 +7,8 @@ The caller is the principal of the RPC: a player acts, joins and leaves as their
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 import grpc
 
@@ -23,6 +24,17 @@ from services.table.history import hand_history
 from services.table.shell import Table
 from services.table.watch_wire import WatchMessage
 from services.table.watching import TableWatcher
+
+
+class ActCall(NamedTuple):
+    """`TableApplication.act`'s arguments for one ActRequest."""
+
+    table_id: str
+    player: str
+    command: Callable[[Table, int], c.Move]
+    key: str
+    expected_version: int | None
+    seat: int | None
 
 
 class TableServicer(table_pb2_grpc.TableServiceServicer):
@@ -161,6 +173,11 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             yield table_pb2.PlayResponse(idempotency_key=key, act=applied)
 
     def act_for(self, request: table_pb2.ActRequest, principal: Principal) -> table_pb2.ActResponse:
+        version = self.app.act(*self.act_call(request, principal))
+        return table_pb2.ActResponse(version=version)
+
+    def act_call(self, request: table_pb2.ActRequest, principal: Principal) -> ActCall:
+        """The application's `act` arguments for `request` (both runtimes send them)."""
         require_key(request.idempotency_key)
         game = self.app.catalog.for_move(request)
         move, precondition = game.move_from_request(request)
@@ -175,15 +192,14 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             return c.Move(seat, move, by, precondition, self.app.clock())
 
         # Without a seat, the caller's own is found on the state the move is decided on.
-        version = self.app.act(
+        return ActCall(
             request.table_id,
             principal.subject,
             command,
             request.idempotency_key,
             request.expected_version or None,
-            seat=request.seat if request.HasField("seat") else None,
+            request.seat if request.HasField("seat") else None,
         )
-        return table_pb2.ActResponse(version=version)
 
     def GetTableView(  # noqa: N802
         self, request: table_pb2.GetTableViewRequest, context: grpc.ServicerContext

@@ -90,6 +90,10 @@ class Tables:
         cached = self._cache.get(table_id)
         return cached if cached is not None else self.load(table_id)
 
+    def cached(self, table_id: str) -> Table | None:
+        """The cached table, if this instance has one (no read)."""
+        return self._cache.get(table_id)
+
     def remember(self, table: Table) -> None:
         with self.guard:
             cached = self._cache.get(table.table_id)
@@ -104,12 +108,14 @@ class Tables:
         """Mark the table in the attention set before writing it (unless this instance marked
         it less than half a recovery grace ago): if this instance fails before the table's
         process steps and triggers are done, the recovery sweep finds it there."""
-        now = time.monotonic()
+        if self.mark_due(table_id):
+            self.attention.mark(table_id, self.clock())
+            self._marked[table_id] = time.monotonic()
+
+    def mark_due(self, table_id: str) -> bool:
+        """Whether writing the table now needs a new mark (`mark` writes one only then)."""
         last = self._marked.get(table_id)
-        if last is not None and now - last < self.recovery_grace_s / 2:
-            return
-        self.attention.mark(table_id, self.clock())
-        self._marked[table_id] = now
+        return last is None or time.monotonic() - last >= self.recovery_grace_s / 2
 
     def append(
         self, table: Table, batch: Sequence[object], key: str, folded: Table | None = None
@@ -126,10 +132,22 @@ class Tables:
         if result.deduplicated:
             self.forget(table.table_id)
             return self.load(table.table_id)
+        return self.appended(table, batch, messages, result.first_version, folded)
+
+    def appended(
+        self,
+        table: Table,
+        batch: Sequence[object],
+        messages: list[Message],
+        first_version: int,
+        folded: Table | None,
+    ) -> Table:
+        """(after an append of `batch` at `first_version`, not a deduplicated one) Tell the
+        listener, cache the table it made and return it."""
         if self.on_appended is not None:
-            self.on_appended(table.table_id, result.first_version, batch, messages, self.clock())
-        if folded is None or result.first_version != table.version + 1:
-            folded = fold_events(table, batch, result.first_version)
+            self.on_appended(table.table_id, first_version, batch, messages, self.clock())
+        if folded is None or first_version != table.version + 1:
+            folded = fold_events(table, batch, first_version)
         self.remember(folded)
         return folded
 

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from croupier.table.v1 import events_pb2, table_pb2
 from services.client import cli
 from services.shared import auth
+from tests.fixtures.conditions import wait_until
 from tests.integration.table.conftest import KEY, Platform, act, create_table, seat, view_of
 from tests.integration.table.test_idempotency import stored_events
 
@@ -102,11 +103,14 @@ def test_the_recorded_shuffle_reveal_passes_croupier_verify(
     alice = seat(platform, table_id, "alice", 0, 200)
     seat(platform, table_id, "bob", 1, 200)
     act(alice, table_id, 1, A.ACTION_FOLD)  # hand 1 ends; its shuffle is closed and revealed
-    reveal = next(
-        e
-        for e in stored_events(redis_url, table_id)
-        if isinstance(e, events_pb2.ShuffleRevealed) and e.hand == 1
-    )
+
+    def reveals() -> list[events_pb2.ShuffleRevealed]:
+        stored = stored_events(redis_url, table_id)
+        return [e for e in stored if isinstance(e, events_pb2.ShuffleRevealed) and e.hand == 1]
+
+    # (the answer to the fold comes once it is recorded; the close follows from it)
+    wait_until(lambda: bool(reveals()), 20, "hand 1's shuffle revealed")
+    reveal = reveals()[0]
     record = tmp_path / "hand1.json"
     record.write_text(reveal.reveal_json)
     verified = CliRunner().invoke(cli.app, ["verify", str(record)])

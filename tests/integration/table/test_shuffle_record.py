@@ -14,6 +14,7 @@ from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.client import cli
 from services.dealer.derivation import Contribution, derive_order, entropy_commitment
 from services.games.cards import standard_deck
+from tests.fixtures.conditions import wait_until
 from tests.integration.table.conftest import Platform, act, create_table, seat, view_of
 from tests.integration.table.test_idempotency import stored_events
 
@@ -21,11 +22,15 @@ A = table_pb2
 
 
 def revealed(redis_url: str, table_id: str, hand: int) -> dict[str, Any]:
-    reveal = next(
-        e
-        for e in stored_events(redis_url, table_id)
-        if isinstance(e, events_pb2.ShuffleRevealed) and e.hand == hand
-    )
+    """The dealer's reveal of `hand`'s shuffle, once recorded (the close follows the move
+    that ended the hand, after its answer)."""
+
+    def reveals() -> list[events_pb2.ShuffleRevealed]:
+        stored = stored_events(redis_url, table_id)
+        return [e for e in stored if isinstance(e, events_pb2.ShuffleRevealed) and e.hand == hand]
+
+    wait_until(lambda: bool(reveals()), 20, f"hand {hand}'s shuffle revealed")
+    reveal = reveals()[0]
     record: dict[str, Any] = json.loads(reveal.reveal_json)  # the reveal's JSON object
     return record
 

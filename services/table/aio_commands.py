@@ -1,0 +1,264 @@
+"""The table's moves on the event loop: one writer per table, the shared command path awaited.
+
+An Act (unary, or one request of a Play stream) never takes a thread: the command path
+(commands.py) and the process steps (steps.py) are the same scripts the thread-pool runtime
+runs, and `AioEffects` performs their effects with awaited adapters: `AsyncRedisEventStore`
+for reads and the ONE guarded append, `AioGrpcDealer` / `AioGrpcLedger` for the steps.
+
+One writer per table: each command runs as a task holding its table's asyncio lock, so the
+commands of one table are applied in arrival order and different tables' run concurrently.
+The task answers the caller as soon as the command's append is recorded, then, still holding
+the lock, sends the new decisions' triggers and takes the process steps that follow (the next
+street, a settlement) before the next command of that table is decided. Those steps are off
+the caller's critical path but never lost: they follow from events already appended, the
+table was marked in the attention set before the append, and whoever loads the table next
+(this instance's retrier, another instance, the recovery sweep) takes the same steps with the
+same keys. A caller that goes away cancels only its wait: the task finishes the command.
+
+Expected versions and idempotency keys arbitrate as on the thread-pool runtime: the commands
+this process still runs in threads (joins, timeouts, the retrier), other instances and
+retries are other writers whose appends the version guard orders. The few blocking calls
+left run in a worker thread, off the loop: a table's first load in this process (the
+loader with its snapshot, tables.py), a new attention mark (at most one per table per half
+recovery grace) and the scheduler's triggers (Celery's client blocks; none without workers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import structlog
+
+from services.games import contract as c
+from services.games.ranking import HandRanker
+from services.ranking.ports import LibraryRanker
+from services.shared import errors
+from services.shared.eventstore.aio_interface import AsyncEventStore
+from services.table import process
+from services.table.aio_adapters import AsyncDealerPort, AsyncLedgerPort
+from services.table.application import Decider, TableApplication, act_decider, act_key
+from services.table.effects import (
+    Append,
+    Call,
+    Effect,
+    Load,
+    Mark,
+    Rank,
+    Schedule,
+    Script,
+    rank_all,
+)
+from services.table.folding import fold_recorded, table_stream
+from services.table.ports import NoScheduler
+from services.table.shell import Table
+from services.table.tables import to_messages
+
+T = TypeVar("T")
+log = structlog.get_logger(__name__)
+
+
+class AioEffects:
+    """Performs the command path's effects on the event loop."""
+
+    def __init__(
+        self,
+        app: TableApplication,
+        store: AsyncEventStore,
+        dealer: AsyncDealerPort,
+        ledger: AsyncLedgerPort,
+    ) -> None:
+        self.tables = app.tables
+        self.decisions = app.decisions
+        self.store = store
+        self.ports: dict[str, Any] = {"dealer": dealer, "ledger": ledger}
+        self.ranker: HandRanker = app.ranker
+        # The in-process ranking library is CPU only; a remote ranker blocks (a thread).
+        self._ranker_blocks = not isinstance(app.ranker, LibraryRanker)
+        self._scheduler_blocks = not isinstance(app.scheduler, NoScheduler)
+
+    async def run(self, script: Script[T], deferred: list[Schedule] | None = None) -> T:
+        """Run `script` to its end, awaiting each effect; an effect's error is thrown into the
+        script where it yielded it. With `deferred`, triggers are collected there instead of
+        sent (the writer sends them after answering)."""
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                effect = script.send(value) if error is None else script.throw(error)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+            try:
+                if deferred is not None and isinstance(effect, Schedule):
+                    deferred.append(effect)
+                    value, error = None, None
+                else:
+                    value, error = await self.perform(effect), None
+            except Exception as exc:
+                value, error = None, exc
+
+    async def perform(self, effect: Effect) -> Any:
+        if isinstance(effect, Load):
+            return await self.load(effect.table_id, effect.fresh)
+        if isinstance(effect, Call):
+            result = getattr(self.ports[effect.port], effect.method)(*effect.args, **effect.kwargs)
+            return await result if inspect.isawaitable(result) else result
+        if isinstance(effect, Append):
+            return await self.append(effect)
+        if isinstance(effect, Rank):
+            if self._ranker_blocks:
+                return await asyncio.to_thread(rank_all, self.ranker, effect.requests)
+            return rank_all(self.ranker, effect.requests)
+        if isinstance(effect, Mark):
+            if self.tables.mark_due(effect.table_id):
+                await asyncio.to_thread(self.tables.mark, effect.table_id)
+            return None
+        await self.schedule(effect)
+        return None
+
+    async def schedule(self, effect: Schedule) -> None:
+        if effect.after.shell.decisions is effect.before.shell.decisions:
+            return  # (no new decision: nothing to trigger)
+        if self._scheduler_blocks:
+            await asyncio.to_thread(self.decisions.after_append, effect.before, effect.after)
+        else:
+            self.decisions.after_append(effect.before, effect.after)
+
+    async def load(self, table_id: str, fresh: bool) -> Table:
+        """The cached table, or (fresh) the cached table plus the events after it. A table
+        not cached yet is loaded once by the thread-pool loader (snapshot + events)."""
+        tables = self.tables
+        cached = tables.cached(table_id)
+        if cached is None:
+            return await asyncio.to_thread(tables.load, table_id)
+        if not fresh:
+            return cached
+        newer = await self.store.read(table_stream(table_id), cached.version + 1)
+        if not newer:
+            return cached
+        table = fold_recorded(table_id, newer, cached, tables.catalog)
+        tables.remember(table)
+        return table
+
+    async def append(self, effect: Append) -> Table | None:
+        table, batch = effect.table, effect.batch
+        messages = to_messages(table, batch)
+        stream = table_stream(table.table_id)
+        try:
+            result = await self.store.append(stream, messages, table.version, effect.key)
+        except errors.Conflict:
+            return None  # someone wrote first: the command loads what they wrote and decides
+        if result.deduplicated:
+            # (a retry of an append already recorded: the table as the stream has it)
+            return await self.load(table.table_id, fresh=True)
+        return self.tables.appended(table, batch, messages, result.first_version, effect.folded)
+
+
+class AioCommands:
+    """One writer per table on the event loop: commands of a table in order, each answered
+    after its append, its triggers and process steps taken before the next."""
+
+    def __init__(self, app: TableApplication, effects: AioEffects) -> None:
+        self.app = app
+        self.effects = effects
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._writers: set[asyncio.Task[None]] = set()  # (kept: the loop holds tasks weakly)
+
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            lock = self._locks[table_id] = asyncio.Lock()
+        return lock
+
+    async def settled(self, table_id: str) -> None:
+        """Wait until the table's writer has taken every step of the commands before this
+        call (a read after a move then sees the street the move led to)."""
+        lock = self._locks.get(table_id)
+        if lock is not None and lock.locked():
+            async with lock:
+                pass
+
+    async def act(
+        self,
+        table_id: str,
+        player: str,
+        command: Callable[[Table, int], c.Move],
+        key: str,
+        expected_version: int | None,
+        seat: int | None = None,
+    ) -> int:
+        """`TableApplication.act` on the loop: the table's version after the move."""
+        with self.app.receiving_act(table_id, player):
+            _table, version = await self.execute(
+                table_id,
+                act_key(table_id, player, key),
+                player,
+                act_decider(table_id, player, command, seat),
+                expected_version,
+            )
+        return version
+
+    async def execute(
+        self,
+        table_id: str,
+        key: str,
+        by: str,
+        decider: Decider,
+        expected_version: int | None = None,
+    ) -> tuple[Table, int]:
+        """Run one command through the table's writer; (table, version) once appended."""
+        answer: asyncio.Future[tuple[Table, int]] = asyncio.get_running_loop().create_future()
+        # (a caller gone before its answer leaves it unread: mark it read)
+        answer.add_done_callback(lambda f: f.cancelled() or f.exception())
+        script = self.app.commands.executing(table_id, key, by, decider, expected_version)
+        writer = asyncio.create_task(self._write(table_id, script, answer))
+        self._writers.add(writer)
+        writer.add_done_callback(self._writers.discard)
+        return await asyncio.shield(answer)
+
+    async def _write(
+        self,
+        table_id: str,
+        script: Script[tuple[Table, int]],
+        answer: asyncio.Future[tuple[Table, int]],
+    ) -> None:
+        async with self._lock(table_id):
+            deferred: list[Schedule] = []
+            try:
+                table, version = await self.effects.run(script, deferred)
+            except Exception as exc:
+                answer.set_exception(exc)
+                return
+            answer.set_result((table, version))
+            await self._follow_up(table_id, table, deferred)
+
+    async def _follow_up(self, table_id: str, table: Table, deferred: list[Schedule]) -> None:
+        """(lock held, the caller answered) The command's triggers, then its process steps.
+        A failure never reaches the caller (the command is recorded): the table goes to the
+        background retrier, as on the thread-pool runtime."""
+        try:
+            for trigger in deferred:
+                await self.effects.schedule(trigger)
+            await self.drive(table_id, table)
+        except Exception as exc:
+            if not isinstance(exc, errors.DomainError):
+                log.warning(
+                    "process steps after a command failed; retrying in the background",
+                    table=table_id,
+                    error=repr(exc)[:200],
+                )
+            self.app.retrier.retry_later(table_id)
+
+    async def drive(self, table_id: str, table: Table, max_steps: int = 200) -> Table:
+        """`ProcessSteps.drive` on the loop (the table's lock held)."""
+        steps = 0
+        while steps < max_steps:
+            if process.next_step(table) is None:
+                return table
+            table, taken = await self.effects.run(
+                self.app.steps.performing(table, max_steps - steps)
+            )
+            steps += max(taken, 1)
+        return table
