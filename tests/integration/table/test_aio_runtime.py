@@ -2,7 +2,9 @@
 streams hold no thread (more streams than the command pool has threads, and the table still
 answers); a WatchTable or Play stream that is dropped or cancelled leaves nothing behind; an
 Act whose caller went away mid-command is applied once (its retry answers the same version);
-two instances serve one table. The rest of tests/integration/table runs on this runtime too."""
+two instances serve one table; a move's copies are recorded once and the move after a
+street's last is decided on the next street. The rest of tests/integration/table runs on
+this runtime too."""
 
 from __future__ import annotations
 
@@ -12,22 +14,26 @@ import time
 import grpc
 import grpc.aio
 
-from croupier.table.v1 import table_pb2, table_pb2_grpc
+from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.shared import auth
 from tests.integration.table.conftest import (
     KEY,
     Platform,
     PlayStream,
+    act,
     create_table,
     events_in,
     seat,
     view_of,
     wait_for_turn,
 )
+from tests.integration.table.test_idempotency import stored_events
 
 # More than the command pool's threads (RuntimeSettings.max_workers, 32 in these tests): on
 # the sync server each would hold one of them and the table would stop answering.
 STREAMS = 120
+# Copies of one Act sent at once (more than the command pool's threads).
+COPIES = 40
 
 
 def heads_up(
@@ -232,3 +238,44 @@ def test_a_burst_of_streams_opened_at_once_all_open(platform: Platform) -> None:
         return outcome
 
     assert asyncio.run(burst()) == {"open": BURST, "refused": 0}
+
+
+def test_one_move_sent_many_times_at_once_is_recorded_once_and_every_copy_answers_it(
+    platform: Platform, redis_url: str
+) -> None:
+    """Copies of one Act (one idempotency key) arriving together queue on the table's writer:
+    the first is appended, every other finds its key, and all answer the same version."""
+    table_id, alice, _ = heads_up(platform)
+    view = view_of(alice, table_id)
+    request = table_pb2.ActRequest(
+        table_id=table_id,
+        hand_number=view.hand_number,
+        action=table_pb2.ACTION_CALL,
+        idempotency_key="many-copies",
+    )
+    futures = [alice.Act.future(request, timeout=30) for _ in range(COPIES)]
+    versions = {future.result().version for future in futures}
+    assert len(versions) == 1
+    accepted = [
+        e
+        for e in stored_events(redis_url, table_id)
+        if isinstance(e, events_pb2.CommandAccepted) and e.key.endswith("/many-copies")
+    ]
+    assert len(accepted) == 1
+
+
+def test_the_move_after_a_move_that_ends_a_street_is_decided_on_the_next_street(
+    platform: Platform,
+) -> None:
+    """A move is answered once recorded and the street it ends is dealt after the answer,
+    but before the table's next command: a move sent the moment the answer arrives (no view
+    read in between) is decided on the new street."""
+    table_id, alice, bob = heads_up(platform)
+    hand = view_of(alice, table_id).hand_number
+    act(alice, table_id, hand, table_pb2.ACTION_CALL, key="alice-call")
+    ended = act(bob, table_id, hand, table_pb2.ACTION_CHECK, key="bob-check")  # the preflop
+    first_on_flop = act(bob, table_id, hand, table_pb2.ACTION_CHECK, key="bob-flop-check")
+    assert first_on_flop.version > ended.version + 1  # the flop's events lie between
+    after = view_of(alice, table_id)
+    assert len(after.board) == 3
+    assert after.to_act == 0
