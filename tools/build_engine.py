@@ -21,6 +21,8 @@ Modules left interpreted, and why:
   module first;
 - contract.py: the game contract, read by every game package and the shell; nothing in it
   runs per event;
+- state_codec.py: encodes states for snapshots by walking any registered class (dynamic
+  lookups mypyc would not speed up), once every many events, off the command's path;
 - poker/definitions.py, ranking.py: the table codec reads their dataclasses' field
   annotations to decode stored events (services/table/codec.py), and compiled classes expose
   `type` in place of `X | None` there.
@@ -55,7 +57,7 @@ PACKAGE = ROOT / "services" / "games"
 COMPILED_PACKAGES = ("", "poker")
 # Modules of those packages that stay interpreted (paths relative to PACKAGE), besides every
 # package's __init__.py.
-INTERPRETED = frozenset({"contract.py", "ranking.py", "poker/definitions.py"})
+INTERPRETED = frozenset({"contract.py", "ranking.py", "state_codec.py", "poker/definitions.py"})
 # The shared library holding every compiled module (one library: calls between modules stay
 # native C calls). Named inside the package so that it travels with it.
 GROUP = "services.games.compiled"

@@ -372,3 +372,14 @@ class GameRules(Protocol[Config, State, Event, View, Moves]):
         when it appends the event and pays it through the ledger, keyed by the event's
         position, so a restart pays it once."""
         ...
+
+    def encode_state(self, state: State) -> bytes:
+        """`state` as bytes, for a snapshot the shell stores beside the stream: a versioned
+        format naming the game (services.games.state_codec), never a pickle."""
+        ...
+
+    def decode_state(self, data: bytes) -> State:
+        """The state `encode_state` wrote, equal to the one it was given. Raises
+        `state_codec.StateDecodeError` for anything else (another game, another version of
+        the state's shape, corrupt bytes): the shell then replays the stream instead."""
+        ...

@@ -22,6 +22,7 @@ from services.table.attention import AttentionSet
 from services.table.folding import fold_events, fold_recorded, table_stream
 from services.table.games.catalog import Catalog
 from services.table.shell import Table
+from services.table.snapshots import SNAPSHOT_EVERY, Snapshots
 
 # Told (table id, first version, events, their messages, now ms) after each append.
 Appended = Callable[[str, int, Sequence[object], list[Message], int], None]
@@ -37,9 +38,12 @@ class Tables:
         recovery_grace_s: float,
         clock: Callable[[], int],
         catalog: Catalog,
+        snapshot_every: int = SNAPSHOT_EVERY,
     ) -> None:
         self.store = store
         self.catalog = catalog
+        # The tables' snapshots: read by a cold load, written in the background (snapshots.py).
+        self.snapshots = Snapshots(store, catalog, snapshot_every)
         self.attention = attention
         self.recovery_grace_s = recovery_grace_s
         self.clock = clock
@@ -68,10 +72,7 @@ class Tables:
         cached = self._cache.get(table_id)
         stream = table_stream(table_id)
         if cached is None:
-            recorded = self.store.read(stream)
-            if not recorded:
-                raise errors.NotFound(f"table {table_id} does not exist")
-            table = fold_recorded(table_id, recorded, catalog=self.catalog)
+            table = self.cold_load(table_id)
             with self.guard:
                 first = table_id not in self._seen
                 self._seen.add(table_id)
@@ -84,6 +85,19 @@ class Tables:
             table = fold_recorded(table_id, newer, cached, self.catalog) if newer else cached
         self.remember(table)
         return table
+
+    def cold_load(self, table_id: str) -> Table:
+        """The table from its latest trusted snapshot and the events after it, or from all
+        its events when there is no snapshot to trust. NotFound if none."""
+        stream = table_stream(table_id)
+        start = self.snapshots.load(table_id)
+        if start is not None:
+            newer = self.store.read(stream, start.version + 1)
+            return fold_recorded(table_id, newer, start, self.catalog) if newer else start
+        recorded = self.store.read(stream)
+        if not recorded:
+            raise errors.NotFound(f"table {table_id} does not exist")
+        return fold_recorded(table_id, recorded, catalog=self.catalog)
 
     def current(self, table_id: str) -> Table:
         """The cached table (possibly behind another instance's writes), else a fresh load."""
@@ -99,6 +113,7 @@ class Tables:
             cached = self._cache.get(table.table_id)
             if cached is None or cached.version < table.version:
                 self._cache[table.table_id] = table
+        self.snapshots.offer(table)
 
     def forget(self, table_id: str) -> None:
         with self.guard:

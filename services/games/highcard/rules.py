@@ -5,13 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from services.games import contract as c
+from services.games import ranking
 from services.games.highcard import chance, views
+from services.games.highcard import config as hc_config
+from services.games.highcard import events as hc_events
+from services.games.highcard import state as hc_state
 from services.games.highcard.config import HighCardConfig
 from services.games.highcard.decide import decide
 from services.games.highcard.events import Event, PlayerLeft
 from services.games.highcard.moves import LegalMoves
 from services.games.highcard.reducer import apply
 from services.games.highcard.state import HighCardState
+from services.games.state_codec import StateCodec, decode_as
 
 
 class HighCardRules:
@@ -54,5 +59,14 @@ class HighCardRules:
             return c.CashOut(event.seat, event.player, event.stack)
         return None
 
+    def encode_state(self, state: HighCardState) -> bytes:
+        return _CODEC.encode(state)
+
+    def decode_state(self, data: bytes) -> HighCardState:
+        return decode_as(_CODEC, data, HighCardState)
+
 
 RULES = HighCardRules()
+
+# The records of a high-card state (a new field or record shape bumps the version).
+_CODEC = StateCodec("high-card", 1, (hc_config, hc_events, hc_state, ranking))

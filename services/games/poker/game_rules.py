@@ -12,8 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from services.games import contract as c
+from services.games import ranking
 from services.games.errors import InvalidAction
 from services.games.poker import commands as cmd
+from services.games.poker import definitions as poker_definitions
+from services.games.poker import events as poker_events
+from services.games.poker import state as poker_state
 from services.games.poker.answers import answer
 from services.games.poker.chance import pending_chance as engine_request
 from services.games.poker.definitions import TableConfig
@@ -24,6 +28,7 @@ from services.games.poker.requests import pending_chance
 from services.games.poker.rules import decide as engine_decide
 from services.games.poker.table import PokerTable, apply, new_poker_table
 from services.games.poker.views import View, redact, view_for
+from services.games.state_codec import StateCodec, decode_as
 
 _ANSWERS = (
     c.ShuffleOpened,
@@ -122,6 +127,12 @@ class PokerRules:
             return c.CashOut(event.seat, event.player, event.stack)
         return None
 
+    def encode_state(self, state: PokerTable) -> bytes:
+        return _CODEC.encode(state)
+
+    def decode_state(self, data: bytes) -> PokerTable:
+        return decode_as(_CODEC, data, PokerTable)
+
 
 def _act(command: c.Move) -> cmd.Act:
     move = command.move
@@ -135,3 +146,6 @@ def _act(command: c.Move) -> cmd.Act:
 
 
 RULES = PokerRules()
+
+# The records of a poker table's state (a new field or record shape bumps the version).
+_CODEC = StateCodec("poker", 1, (poker_definitions, poker_events, ranking, poker_state))

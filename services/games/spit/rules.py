@@ -16,6 +16,9 @@ from services.games.contract import (
 )
 from services.games.contract import Command as ContractCommand
 from services.games.spit import chance, reducer, views
+from services.games.spit import config as spit_config
+from services.games.spit import events as spit_events
+from services.games.spit import state as spit_state
 from services.games.spit.acting import deadlines, to_act
 from services.games.spit.config import SpitConfig
 from services.games.spit.decide import decide as decide_command
@@ -23,6 +26,7 @@ from services.games.spit.events import PlayerLeft, SpitEvent
 from services.games.spit.moves import SpitMove
 from services.games.spit.play import legal_moves as moves_of
 from services.games.spit.state import SpitState
+from services.games.state_codec import StateCodec, decode_as
 
 
 def seats(state: SpitState) -> list[SeatSummary]:
@@ -72,6 +76,15 @@ class SpitRules:
             return CashOut(event.seat, event.player, event.stack)
         return None
 
+    def encode_state(self, state: SpitState) -> bytes:
+        return _CODEC.encode(state)
+
+    def decode_state(self, data: bytes) -> SpitState:
+        return decode_as(_CODEC, data, SpitState)
+
 
 RULES = SpitRules()
 _CHECKED: GameRules[SpitConfig, SpitState, SpitEvent, views.SpitView, tuple[SpitMove, ...]] = RULES
+
+# The records of a Spit state (a new field or record shape bumps the version).
+_CODEC = StateCodec("spit", 1, (spit_config, spit_events, spit_state))

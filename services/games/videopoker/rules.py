@@ -12,7 +12,12 @@ from services.games.contract import (
     SeatSummary,
     Viewer,
 )
+from services.games.state_codec import StateCodec, decode_as
 from services.games.videopoker import chance, views
+from services.games.videopoker import events as vp_events
+from services.games.videopoker import moves as vp_moves
+from services.games.videopoker import paytables as vp_paytables
+from services.games.videopoker import state as vp_state
 from services.games.videopoker.decide import decide
 from services.games.videopoker.events import Event, PlayerLeft
 from services.games.videopoker.moves import LegalMoves, MachineConfig
@@ -68,5 +73,14 @@ class VideoPokerRules:
             return CashOut(event.seat, event.player, event.stack)
         return None
 
+    def encode_state(self, state: MachineState) -> bytes:
+        return _CODEC.encode(state)
+
+    def decode_state(self, data: bytes) -> MachineState:
+        return decode_as(_CODEC, data, MachineState)
+
 
 RULES = VideoPokerRules()
+
+# The records of a video-poker state (a new field or record shape bumps the version).
+_CODEC = StateCodec("video-poker", 1, (vp_events, vp_moves, vp_paytables, vp_state))

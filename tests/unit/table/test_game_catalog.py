@@ -104,6 +104,7 @@ SHARED_GAME_MODULES = {
     "services.games.errors",
     "services.games.ranking",
     "services.games.timebank",
+    "services.games.state_codec",
     "services.games.cardtext",
     "services.games.cards",
 }
