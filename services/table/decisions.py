@@ -27,8 +27,20 @@ from services.table.shell import Decision, Table
 log = structlog.get_logger(__name__)
 
 
+# The last game state asked for its deadlines, and the answer: a command asks for them when
+# it decides what to record and again when it schedules the triggers, of the same state.
+_last_owed: tuple[object, Sequence[c.Deadline]] = (None, ())
+
+
 def owed(table: Table) -> Sequence[c.Deadline]:
-    return table.game.rules.deadlines(table.state)
+    """The decisions the game owes in the table's state (asked once per state)."""
+    global _last_owed
+    state, deadlines = _last_owed
+    if state is table.state and state is not None:
+        return deadlines
+    deadlines = table.game.rules.deadlines(table.state)
+    _last_owed = (table.state, deadlines)  # (one assignment: safe across threads)
+    return deadlines
 
 
 def open_decisions(table: Table) -> list[Decision]:
@@ -93,7 +105,11 @@ class Decisions:
 
     def ask_next(self, table: Table, events: list[object], before: Table) -> Table:
         """Add to `events` the ActionRequested of every decision `table` waits for that is not
-        recorded yet; the table after."""
+        recorded yet; the table after. When the events left the game's state as it was in
+        `before` (a buy-in posted, a cash-out paid), the game owes what it owed then, and
+        every append records all of that: nothing to ask."""
+        if table.state is before.state:
+            return table
         asked = self.requested(table)
         if not asked:
             return table
@@ -118,6 +134,9 @@ class Decisions:
 
     def _schedule(self, before: Table, after: Table) -> None:
         old, new = before.shell.decisions, after.shell.decisions
+        bots = after.shell.bots
+        if not bots and not any(d.deadline_unix_ms for d in (*old, *new)):
+            return  # an untimed table without bots: nothing to trigger
         # Decisions are appended in order within a round: when `new` extends `old`, only its
         # tail is new (an extension replaces one in place: then every one is compared).
         same_start = len(new) > len(old) and (not old or new[len(old) - 1] is old[-1])
@@ -132,7 +151,6 @@ class Decisions:
         ]
         if timed or any(d.deadline_unix_ms for d in old):  # (an untimed table: no call)
             self.scheduler.schedule_timeouts(after.table_id, timed)
-        bots = after.shell.bots
         for decision in fresh:
             previous = earlier.get((decision.hand, decision.action_number))
             if previous == decision:

@@ -42,7 +42,7 @@ SCHEMA_VERSION = 1
 # Events between two snapshots of a table: a cold load folds at most about this many events
 # after its snapshot; a snapshot costs one encode and one Redis write per this many events
 # (docs/perf/table.md, "Cold loads").
-SNAPSHOT_EVERY = 500
+SNAPSHOT_EVERY = 1000
 
 # The shell's bookkeeping records (a new field or record shape bumps the version).
 SHELL_CODEC = StateCodec(
