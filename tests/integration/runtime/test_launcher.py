@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -70,11 +71,18 @@ def test_a_hangup_stops_the_launcher_and_its_children_too(tmp_path: Path) -> Non
     try:
         launcher.wait_for("croupier is running")
         pids = launcher.pids()
+        assert set(pids) == {"probe", "redis"}, launcher.output()
         launcher.process.send_signal(signal.SIGHUP)
-        assert launcher.process.wait(60) == 0
+        try:
+            code = launcher.process.wait(90)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("still running 90 s after SIGHUP:\n" + launcher.output()) from None
+        launcher.wait_for("croupier stopped")
+        assert code == 0, launcher.output()
     finally:
         launcher.kill()
-    assert not [name for name, pid in pids.items() if pid_alive(pid)]
+    left = [name for name, pid in pids.items() if pid_alive(pid)]
+    assert not left, f"{left} outlived the launcher:\n{launcher.output()}"
 
 
 def _restarted_pid(launcher: LauncherProcess, name: str) -> int:
