@@ -251,6 +251,13 @@ class AioCommands:
                 )
             self.app.retrier.retry_later(table_id)
 
+    async def drain(self, timeout: float) -> None:
+        """(at stop, before the adapters close) Let the writers still running finish: a move
+        answered just before a stop has its process steps (the next street, a settlement)
+        taken here, not left to the next instance's recovery sweep."""
+        if self._writers:
+            await asyncio.wait(set(self._writers), timeout=timeout)
+
     async def drive(self, table_id: str, table: Table, max_steps: int = 200) -> Table:
         """`ProcessSteps.drive` on the loop (the table's lock held)."""
         steps = 0

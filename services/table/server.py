@@ -170,6 +170,7 @@ def build_aio(
             stopping.set()
             commands.shutdown(wait=False, cancel_futures=True)
             if moves is not None:
+                await moves[0].drain(runtime.grace_seconds)
                 await moves[1]()
 
         return close

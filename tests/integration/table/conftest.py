@@ -51,6 +51,7 @@ class Platform:
     decks: dict[str, list[str]] = field(default_factory=dict)
     start_instance: Callable[[], int] | None = None
     stop_dealer: Callable[[], None] | None = None
+    stop_tables: Callable[[], None] | None = None
     channels: list[grpc.Channel] = field(default_factory=list)
 
     def _channel(self, port: int, subject: str, role: auth.Role) -> grpc.Channel:
@@ -151,20 +152,25 @@ def platform(redis_url: str, key_prefix: str, request: pytest.FixtureRequest) ->
     def stop_dealer() -> None:
         dealer_server.stop(0).wait()
 
+    def stop_tables() -> None:
+        """Stop every table instance at once (no grace for RPCs in flight)."""
+        for server in servers:
+            server.stop(0).wait()
+        for aio in aio_servers:
+            aio.stop()
+
     handle = Platform(
         port=start_instance(),
         ledger_port=ledger.port,
         decks=decks,
         start_instance=start_instance,
         stop_dealer=stop_dealer,
+        stop_tables=stop_tables,
     )
     yield handle
     for channel in handle.channels:
         channel.close()
-    for server in servers:
-        server.stop(0).wait()
-    for aio in aio_servers:
-        aio.stop()
+    stop_tables()
     ledger_server.stop(0).wait()
     dealer_server.stop(0).wait()
     for client in clients:

@@ -15,6 +15,7 @@ import grpc
 import grpc.aio
 
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
+from services.games.poker.events import CardsDealt
 from services.shared import auth
 from tests.integration.table.conftest import (
     KEY,
@@ -279,3 +280,19 @@ def test_the_move_after_a_move_that_ends_a_street_is_decided_on_the_next_street(
     after = view_of(alice, table_id)
     assert len(after.board) == 3
     assert after.to_act == 0
+
+
+def test_a_stop_right_after_a_street_s_last_move_still_deals_the_next_street(
+    platform: Platform, redis_url: str
+) -> None:
+    # The check that closes preflop is answered once recorded; the flop is dealt by the
+    # table's writer after the answer. A stop at that moment waits for the writer (no other
+    # instance or recovery sweep is left to deal it).
+    table_id, alice, bob = heads_up(platform)
+    hand = view_of(alice, table_id).hand_number
+    act(alice, table_id, hand, table_pb2.ACTION_CALL, key="alice-call")
+    checked = act(bob, table_id, hand, table_pb2.ACTION_CHECK, key="bob-check")
+    assert platform.stop_tables is not None
+    platform.stop_tables()
+    after = stored_events(redis_url, table_id)[checked.version :]
+    assert any(isinstance(event, CardsDealt) for event in after), after
