@@ -53,7 +53,7 @@ def wild_rank(view: table_pb2.TableView) -> str:
 
 def tables_table(summaries: list[table_pb2.TableSummary]) -> Table:
     table = Table(title="tables", show_lines=False)
-    for column in ("table", "game", "seats", "players", "buy-in", "hand"):
+    for column in ("table", "game", "seats", "players", "buy-in", "hand", "status"):
         table.add_column(column)
     for s in summaries:
         table.add_row(
@@ -63,8 +63,16 @@ def tables_table(summaries: list[table_pb2.TableSummary]) -> Table:
             str(s.players),
             f"{s.options.min_buy_in}-{s.options.max_buy_in}",
             str(s.hand_number),
+            status_name(s.status),
         )
     return table
+
+
+def status_name(status: table_pb2.TableStatus.ValueType) -> str:
+    """ "open", "closing", "closed" ("open" too from a service that predates closing)."""
+    if status == table_pb2.TABLE_STATUS_UNSPECIFIED:
+        return "open"
+    return table_pb2.TableStatus.Name(status).removeprefix("TABLE_STATUS_").lower()
 
 
 def legal_line(view: table_pb2.TableView) -> str:
@@ -102,6 +110,7 @@ def view_renderable(view: table_pb2.TableView) -> RenderableType:
         if view.hand_in_progress
         else "  between hands",
         f"  v{view.version}",
+        ("" if view.status <= table_pb2.TABLE_STATUS_OPEN else f"  {status_name(view.status)}"),
     )
     board = Text("board  ")
     board.append_text(cards_text(poker.board, wild_rank=wild) if poker.board else Text("-"))

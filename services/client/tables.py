@@ -1,5 +1,5 @@
-"""`croupier table ...` and the seat commands: create, list, show; join, leave, sit out, sit
-in, top up, act, view, watch.
+"""`croupier table ...` and the seat commands: create, list, show, close; join, leave, sit
+out, sit in, top up, act, view, watch.
 
     croupier --as alice table create --blinds 1/2 --bots tight,equity
     croupier --as alice join T1 --buy-in 200
@@ -10,20 +10,22 @@ in, top up, act, view, watch.
 from __future__ import annotations
 
 import json as jsonlib
+import time
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn
 
 from croupier.table.v1 import table_pb2
 from services.client.identity import Identity
 from services.client.render import event_line, tables_table, view_renderable
-from services.client.reporting import print_json, reported, to_json
-from services.sdk import poker_move, poker_options
+from services.client.reporting import fail, print_json, reported, to_json
+from services.sdk import TableClient, poker_move, poker_options
 from services.sdk.poker import ACTIONS, STRUCTURES, VARIANTS
 from services.shared import auth
 
-app = typer.Typer(name="table", help="Tables: create, list, show.", no_args_is_help=True)
+app = typer.Typer(name="table", help="Tables: create, list, show, close.", no_args_is_help=True)
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 TableId = Annotated[str, typer.Argument(help="Table id (`croupier table list`).")]
 BOT_POLICIES = ("random", "tight", "equity")
@@ -138,6 +140,55 @@ def show(ctx: typer.Context, table: TableId, json: Json = False) -> None:
     Example: croupier --as alice table show T1
     """
     _show(ctx.obj, table, json)
+
+
+@app.command()
+@reported
+def close(
+    ctx: typer.Context,
+    table: TableId,
+    wait: Annotated[
+        bool, typer.Option(help="Wait until every seat is paid out (the hand in play ends).")
+    ] = False,
+    json: Json = False,
+) -> None:
+    """Close a table you created (admins and services close any): nobody joins or tops up
+    from now on, the hand in play is played out, then every stack goes back to its player's
+    account and the table deals no more (bot-only tables stop too). Closing again is a no-op.
+
+    Example: croupier --as alice table close T1 --wait
+    """
+    identity: Identity = ctx.obj
+    with identity.connect() as c:
+        answer = c.tables.close_table(table)
+        if wait and answer.status != table_pb2.TABLE_STATUS_CLOSED:
+            answer = _closed(c.tables, table, identity.timeout_s, answer)
+    if json:
+        print_json(answer)
+    elif answer.status == table_pb2.TABLE_STATUS_CLOSED:
+        typer.echo(f"table {table} is closed: every stack is back in its player's account")
+    else:
+        typer.echo(
+            f"table {table} is closing: the hand in play finishes, then every stack is paid "
+            f"back (`croupier table show {table}` says when it is closed)"
+        )
+
+
+def _closed(
+    tables: TableClient, table: str, timeout_s: float, answer: table_pb2.CloseTableResponse
+) -> table_pb2.CloseTableResponse:
+    """The close's answer once the table is closed; a refusal when it is not within the
+    time a hand may take (every decision's clock, with some slack)."""
+    view = tables.view(table)
+    deadline = time.monotonic() + max(timeout_s, 30 + 10 * view.options.action_time_ms / 1000)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as bar:
+        bar.add_task(f"waiting for the hand at {table} to end and its stacks to be paid")
+        while view.status != table_pb2.TABLE_STATUS_CLOSED:
+            if time.monotonic() > deadline:
+                fail(f"table {table} is still closing: the hand in play has not ended yet")
+            time.sleep(0.2)
+            view = tables.view(table)
+    return table_pb2.CloseTableResponse(version=view.version, status=view.status)
 
 
 def _show(identity: Identity, table: str, json: bool) -> None:

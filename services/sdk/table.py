@@ -137,6 +137,20 @@ class TableClient:
             if not token:
                 return
 
+    def close_table(
+        self, table_id: str, *, expected_version: int = 0, key: str | None = None
+    ) -> table_pb2.CloseTableResponse:
+        """Close a table (its creator, an admin or a service): no one joins or tops up from
+        now on, the round in play is played out, then every stack goes back to its ledger
+        account and nothing more is dealt. `status` answers CLOSING until every seat is paid
+        out, then CLOSED; closing again changes nothing."""
+        request = table_pb2.CloseTableRequest(
+            table_id=table_id,
+            expected_version=expected_version,
+            idempotency_key=key or new_key("close"),
+        )
+        return self._caller.call("CloseTable", self.stub.CloseTable, request)
+
     def view(self, table_id: str) -> table_pb2.TableView:
         """The table as this caller may see it."""
         request = table_pb2.GetTableViewRequest(table_id=table_id)

@@ -24,9 +24,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from croupier.table.v1 import events_pb2
 from services.games import contract as c
 from services.games.errors import NotAllowedNow
 from services.games.ranking import HandRanker
+from services.shared import errors
 from services.shared.eventstore import EventStore
 from services.table.attention import AttentionSet, InMemoryAttentionSet
 from services.table.bot_requests import MAX_BOT_CHIPS_PER_TABLE
@@ -68,6 +70,15 @@ class Left:
     version: int
 
 
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """What CloseTable did: the table's version after it, and whether it is closed already
+    (every seat paid out) or still closing."""
+
+    version: int
+    closed: bool
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -87,6 +98,10 @@ def act_decider(
     (None: the player's own, found on the state the move is decided on)."""
 
     def decide(t: Table) -> list[object]:
+        if t.shell.closing and t.game.rounds(t.state).current is None:
+            raise NotAllowedNow(
+                f"table {table_id} is closing: no new round starts; its seats are being paid out"
+            )
         if isinstance(command, c.Move):
             return list(t.game.rules.decide(t.state, command))
         acting = seat_of(t, player) if seat is None else seat
@@ -214,6 +229,35 @@ class TableApplication:
             table_id, player, key, lambda seat: c.Leave(seat, player)
         )
         return Left(seat_of(table, player) is None, version)
+
+    def close(
+        self,
+        table_id: str,
+        by: str,
+        key: str,
+        privileged: bool,
+        expected_version: int | None = None,
+    ) -> Closed:
+        """CloseTable: record TableClosing (once: closing a closing table changes nothing);
+        the process lets every seat go once the round in play ends and pays it out. Only the
+        table's creator may close it, or a `privileged` caller (a service or an admin)."""
+        table = self.load(table_id)
+        if not privileged and by != table.shell.created_by:
+            raise errors.PermissionDenied(
+                f"{by} may not close table {table_id}: only the player who created it "
+                f"({table.shell.created_by}), an admin or a service closes a table"
+            )
+
+        def decide(t: Table) -> list[object]:
+            if t.shell.closing:
+                return []
+            return [events_pb2.TableClosing(closed_by=by)]
+
+        table, version = self.execute(
+            table_id, f"{table_id}/close/{scoped(by)}/{scoped(key)}", by, decide, expected_version
+        )
+        table = self.keep_going(table_id, table) or table
+        return Closed(version, table.shell.closed)
 
     def _own_seat_command(
         self, table_id: str, player: str, key: str, make: Callable[[int], c.SeatCommand]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from croupier.table.v1 import events_pb2
 from services.games import contract as c
-from services.games.errors import RuleViolation
+from services.games.errors import NotAllowedNow, RuleViolation
 from services.shared import errors
 from services.table.command_keys import scoped
 from services.table.commands import CommandPath, domain_error
@@ -54,6 +54,16 @@ def free_seat(table: Table) -> int:
     taken = {seat for seat, _ in table.shell.players}
     count = table.game.seat_count(table.state)
     return next((i for i in range(count) if i not in taken), count)
+
+
+def refuse_if_closing(table: Table) -> None:
+    """A closing table takes no new player and no more chips."""
+    if table.shell.closing:
+        state = "closed" if table.shell.closed else "closing"
+        raise NotAllowedNow(
+            f"table {table.table_id} is {state}: it takes no new players or chips; "
+            "join another table"
+        )
 
 
 def own_seat(table: Table, player: str) -> int:
@@ -145,6 +155,7 @@ class BuyIns:
         check voids the hold, so a refused join or top-up never leaves chips reserved."""
         refusal = "seat not taken" if isinstance(command, c.SitDown) else "top-up refused"
         try:
+            refuse_if_closing(table)
             table.game.rules.decide(table.state, command)  # fail before reserving
         except RuleViolation as violation:
             self._release_orphan(command_key, refusal)
@@ -176,6 +187,7 @@ class BuyIns:
         )
 
         def decide(t: Table) -> list[object]:
+            refuse_if_closing(t)  # (closed since the check above: the hold is voided below)
             return [reserved, *t.game.rules.decide(t.state, command)]
 
         try:

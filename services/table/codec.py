@@ -45,6 +45,7 @@ SHELL_EVENT_TYPES: tuple[type[Message], ...] = (
     events_pb2.CommandAccepted,
     events_pb2.TimeBankExtended,
     events_pb2.TimeBankRefilled,
+    events_pb2.TableClosing,
 )
 
 

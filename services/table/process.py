@@ -37,7 +37,16 @@ class Fetch:
     request: c.ChanceRequest
 
 
-Step = PostBuyIn | PayCashOut | Fetch
+@dataclass(frozen=True, slots=True)
+class CloseSeat:
+    """A closing table's seat leaves (between rounds): the game's own Leave, whose cash-out
+    the shell then pays like any other."""
+
+    seat: int
+    player: str
+
+
+Step = PostBuyIn | PayCashOut | Fetch | CloseSeat
 
 
 def next_step(table: Table) -> Step | None:
@@ -48,6 +57,12 @@ def next_step(table: Table) -> Step | None:
     if shell.pending_cash_outs:
         return PayCashOut(shell.pending_cash_outs[0])
     request = table.game.rules.pending_chance(table.state)
+    if shell.closing and (request is None or isinstance(request, c.StartRound)):
+        # A closing table finishes the round in play (and what the game does after it),
+        # then lets its seats go instead of starting another.
+        if shell.players and table.game.rounds(table.state).current is None:
+            return CloseSeat(*shell.players[0])
+        return None
     if request is None:
         return None
     if isinstance(request, c.StartRound) and waiting_for_players(table):
@@ -68,7 +83,10 @@ def waiting_for_players(table: Table) -> bool:
 def is_local(step: Step) -> bool:
     """Whether the step changes nothing outside the table (ranking hands is a query; a
     transfer of no chips moves none), so it may join the append of the command that led to
-    it: if that command is never recorded, nothing outside remembers the step."""
+    it: if that command is never recorded, nothing outside remembers the step. A closing
+    table's seat leaving moves no chips itself (its cash-out is a step of its own)."""
+    if isinstance(step, CloseSeat):
+        return True
     if not isinstance(step, Fetch):
         return False
     request = step.request
@@ -101,6 +119,8 @@ def step_key(table: Table, step: Step) -> str:
         return f"{step.buy_in.transfer_key}/recorded"
     if isinstance(step, PayCashOut):
         return f"{step.cash_out.transfer_key}/recorded"
+    if isinstance(step, CloseSeat):
+        return f"{tid}/close/seat-{step.seat}/{table.version}"
     request = step.request
     if isinstance(request, c.StartRound):
         return f"{tid}/{request.round}/start"

@@ -147,6 +147,20 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         done = self.app.leave(request.table_id, by, f"leave/{require_key(request.idempotency_key)}")
         return table_pb2.LeaveTableResponse(left=done.left, version=done.version)
 
+    def CloseTable(  # noqa: N802
+        self, request: table_pb2.CloseTableRequest, context: grpc.ServicerContext
+    ) -> table_pb2.CloseTableResponse:
+        principal = current_principal()
+        done = self.app.close(
+            request.table_id,
+            principal.subject,
+            require_key(request.idempotency_key),
+            privileged=principal.role in (Role.SERVICE, Role.ADMIN),
+            expected_version=request.expected_version or None,
+        )
+        status = table_pb2.TABLE_STATUS_CLOSED if done.closed else table_pb2.TABLE_STATUS_CLOSING
+        return table_pb2.CloseTableResponse(version=done.version, status=status)
+
     def Act(  # noqa: N802
         self, request: table_pb2.ActRequest, context: grpc.ServicerContext
     ) -> table_pb2.ActResponse:

@@ -102,6 +102,10 @@ class ShellState:
     # the names of the table's shuffles of one standard deck (announced ahead of each round)
     shuffle_names: tuple[str, ...] = ()
     ended_hand: int = 0  # last round that ended or was voided
+    # CloseTable was recorded (by `closed_by`): no new players or chips, no new round; every
+    # seat leaves once the round in play ends (process.CloseSeat)
+    closing: bool = False
+    closed_by: str = ""
     # the decisions recorded in the current round, oldest first (those the game still owes
     # are the table's open decisions: decisions.open_decisions)
     decisions: tuple[Decision, ...] = ()
@@ -155,6 +159,16 @@ class ShellState:
 
     def version_of_key(self, key: str) -> int | None:
         return self.keys.get(key)
+
+    @property
+    def closed(self) -> bool:
+        """Closed and done: every seat left and every ledger transfer it owed is made."""
+        return (
+            self.closing
+            and not self.players
+            and not self.pending_buy_ins
+            and not self.pending_cash_outs
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +312,8 @@ def fold_message(state: ShellState, version: int, event: Message) -> ShellState:
             for d in state.decisions
         )
         return _evolve(state, banks=banks, decisions=decisions)
+    if isinstance(event, events_pb2.TableClosing):
+        return _evolve(state, closing=True, closed_by=event.closed_by)
     if isinstance(event, events_pb2.TimeBankRefilled):
         refilled = TimeBankOpened(event.seat, event.remaining_ms)
         return _evolve(state, banks=apply_bank(state.banks, refilled))

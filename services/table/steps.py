@@ -146,6 +146,15 @@ class ProcessSteps:
             args = (out.transfer_key, tid, account, out.amount, shell.currency, "cash-out")
             yield Call("ledger", "pay_out", args)
             return [events_pb2.CashOutPosted(transfer_key=out.transfer_key)]
+        if isinstance(step, process.CloseSeat):
+            leave = c.Leave(step.seat, step.player)
+            try:
+                return list(table.game.rules.decide(table.state, leave))
+            except RuleViolation as violation:
+                raise errors.FailedPrecondition(
+                    f"table {tid}: the game refused to let seat {step.seat} go at the close: "
+                    f"{violation.message}"
+                ) from violation
         request = step.request
         if isinstance(request, c.StartRound):
             envelope, answer, refills = yield from self._start(table, request.round)

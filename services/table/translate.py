@@ -15,7 +15,7 @@ from services.shared import errors
 from services.table import codec
 from services.table.decisions import open_decisions
 from services.table.games.adapter import GameTable
-from services.table.shell import Table
+from services.table.shell import ShellState, Table
 
 
 def options_to_proto(table: Table) -> table_pb2.TableOptions:
@@ -73,6 +73,7 @@ def view_to_proto(table: Table, viewer: int | None) -> table_pb2.TableView:
         requested_bots=[table_pb2.BotSeat(policy=p, difficulty=d) for p, d in shell.requested_bots],
         bots_seated=list(shell.bots_seated()),
         acting_seats=acting,
+        status=status_of(shell),
     )
     decisions = sorted(open_decisions(table), key=lambda d: d.seat)
     for d in decisions:
@@ -113,7 +114,15 @@ def summary_to_proto(table: Table) -> table_pb2.TableSummary:
         players=len(table.game.rules.seats(table.state)),
         hand_number=table.game.rounds(table.state).last,
         version=table.version,
+        status=status_of(table.shell),
     )
+
+
+def status_of(shell: ShellState) -> table_pb2.TableStatus.ValueType:
+    """Open, closing (CloseTable recorded) or closed (every seat paid out)."""
+    if shell.closed:
+        return table_pb2.TABLE_STATUS_CLOSED
+    return table_pb2.TABLE_STATUS_CLOSING if shell.closing else table_pb2.TABLE_STATUS_OPEN
 
 
 # The field of TableEvent's `event` oneof that carries each envelope message, by the
