@@ -162,7 +162,7 @@ def close(
     with identity.connect() as c:
         answer = c.tables.close_table(table)
         if wait and answer.status != table_pb2.TABLE_STATUS_CLOSED:
-            answer = _closed(c.tables, table, identity.timeout_s, answer)
+            answer = _closed(c.tables, table, identity.timeout_s, spinner=not json)
     if json:
         print_json(answer)
     elif answer.status == table_pb2.TABLE_STATUS_CLOSED:
@@ -175,13 +175,16 @@ def close(
 
 
 def _closed(
-    tables: TableClient, table: str, timeout_s: float, answer: table_pb2.CloseTableResponse
+    tables: TableClient, table: str, timeout_s: float, *, spinner: bool
 ) -> table_pb2.CloseTableResponse:
-    """The close's answer once the table is closed; a refusal when it is not within the
-    time a hand may take (every decision's clock, with some slack)."""
+    """The close's answer once the table is closed (a spinner on stderr meanwhile); a
+    refusal when it is not within the time a hand may take (its decisions' clocks, with
+    slack)."""
     view = tables.view(table)
     deadline = time.monotonic() + max(timeout_s, 30 + 10 * view.options.action_time_ms / 1000)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), transient=True) as bar:
+    columns = (SpinnerColumn(), TextColumn("{task.description}"))
+    console = Console(stderr=True)
+    with Progress(*columns, console=console, transient=True, disable=not spinner) as bar:
         bar.add_task(f"waiting for the hand at {table} to end and its stacks to be paid")
         while view.status != table_pb2.TABLE_STATUS_CLOSED:
             if time.monotonic() > deadline:

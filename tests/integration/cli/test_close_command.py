@@ -16,7 +16,7 @@ pytestmark = pytest.mark.integration
 def test_the_creator_closes_a_table_and_every_stack_goes_home(platform: Platform) -> None:
     env = _env(platform)
     created = croupier(env, "--as", "alice", "table", "create", "--seats", "3", "--json")
-    table = json.loads(created.output)["table_id"]
+    table = json.loads(created.stdout)["table_id"]
     platform.fund("alice", 1000)
     assert croupier(env, "--as", "alice", "join", table, "--buy-in", "200").exit_code == 0
     assert platform.balance("player:alice:CHIP") == 800
@@ -27,7 +27,7 @@ def test_the_creator_closes_a_table_and_every_stack_goes_home(platform: Platform
 
     closed = croupier(env, "--as", "alice", "table", "close", table, "--wait", "--json")
     assert closed.exit_code == 0, closed.output
-    assert json.loads(closed.output)["status"] == "TABLE_STATUS_CLOSED"
+    assert json.loads(closed.stdout)["status"] == "TABLE_STATUS_CLOSED"
     assert platform.balance("player:alice:CHIP") == 1000
     shown = croupier(env, "--as", "alice", "table", "show", table)
     assert "closed" in shown.output
