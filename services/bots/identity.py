@@ -29,15 +29,19 @@ def bot_identity(player: str) -> tuple[str, float]:
     return DEFAULT_POLICY, DEFAULT_DIFFICULTY
 
 
-# A seated built-in bot brings 100 big blinds (or 200 antes), within the table's buy-in range.
+# A seated built-in bot brings 100 big blinds (or 200 antes), or at a table with a stake per
+# game (Spit) 20 stakes, within the table's buy-in range.
 BOT_BUY_IN_BIG_BLINDS = 100
+BOT_BUY_IN_STAKES = 20
 
 
-def bot_buy_in(big_blind: int, ante: int, min_buy_in: int, max_buy_in: int) -> int:
+def bot_buy_in(big_blind: int, ante: int, min_buy_in: int, max_buy_in: int, stake: int = 0) -> int:
     """The chips the house gives a requested bot at a table with these stakes (0 = unset):
     the workers issue exactly this, and CreateTable bounds a table's bots by it."""
-    unit = max(big_blind, 2 * ante, 1)
-    target = BOT_BUY_IN_BIG_BLINDS * unit
+    if stake:
+        target = BOT_BUY_IN_STAKES * stake
+    else:
+        target = BOT_BUY_IN_BIG_BLINDS * max(big_blind, 2 * ante, 1)
     if max_buy_in:
         target = min(target, max_buy_in)
     return max(target, min_buy_in)

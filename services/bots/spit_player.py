@@ -92,6 +92,17 @@ class SpitPlayer:
         self.tally = Tally()
 
     @property
+    def seated(self) -> bool | None:
+        """Whether the player sits at the table as its mirror stands (None before the
+        first view): a host stops a bot that is no longer seated."""
+        with self._changed:
+            state, seat = self._mirror, self._seat
+        if state is None:
+            return None
+        holder = state.seats[seat] if seat is not None else None
+        return holder is not None and holder.player == self._name
+
+    @property
     def version(self) -> int:
         """The table version the mirror stands at."""
         return self._version

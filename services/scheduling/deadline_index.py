@@ -52,6 +52,10 @@ class DeadlineIndex(Protocol):
 
 
 DEFAULT_KEY = "croupier:workers:deadlines"
+# Real-time games' deadlines (Spit's ready, slap and stall: renamed with every card played):
+# no task is sent for them; the workers' deadline sweeper polls this set's head every few
+# tens of milliseconds (services/workers/swept_deadlines.py).
+SWEPT_KEY = "croupier:workers:swept-deadlines"
 # Remove a member only while its score is still the due time the caller fired for (KEYS[2]:
 # its table's set of open members).
 _RESOLVE = """

@@ -7,8 +7,10 @@ with the table before anything changes.
 
 Scheduling a timeout writes the deadline into the Redis index (so the sweeper can fire it
 if the Celery task is lost) and sends an ETA task for it (or for the first hop of a long
-countdown, see `deadlines.countdown_for`). Bot turns and bot seatings are written into their
-resend indexes (`resend_index`) before their tasks are sent, for the same reason.
+countdown, see `deadlines.countdown_for`). A real-time game's deadlines (`swept`) go into
+an index of their own and get no task: the workers' deadline sweeper polls its head. Bot
+turns and bot seatings are written into their resend indexes (`resend_index`) before their
+tasks are sent, for the same reason.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from celery import Celery
 
 from services.bots.identity import bot_identity
 from services.scheduling.bot_turn import BotTurn
-from services.scheduling.deadline_index import DeadlineIndex, RedisDeadlineIndex
+from services.scheduling.deadline_index import SWEPT_KEY, DeadlineIndex, RedisDeadlineIndex
 from services.scheduling.deadlines import Deadline, countdown_for
 from services.scheduling.resend_index import (
     BOT_TURNS_KEY,
@@ -74,9 +76,12 @@ class CeleryScheduler:
         bot_resend: float = 10.0,
         seat_resend: float = 30.0,
         clock: Callable[[], float] = time.time,
+        swept: DeadlineIndex | None = None,
     ) -> None:
         self._celery = celery
         self._index = index
+        # Real-time games' deadlines; without one they go to `index` with their tasks.
+        self._swept = swept
         self._bot_turns = bot_turns
         self._seat_bots = seat_bots
         self._max_countdown = max_countdown
@@ -103,6 +108,7 @@ class CeleryScheduler:
             bot_delay=settings.bot_delay,
             bot_resend=settings.bot_resend,
             seat_resend=settings.seat_resend,
+            swept=RedisDeadlineIndex(client, SWEPT_KEY),
         )
 
     def schedule_timeout(
@@ -113,6 +119,7 @@ class CeleryScheduler:
         deadline_unix_ms: int,
         *,
         only_if_lost: bool = False,
+        swept: bool = False,
     ) -> None:
         """Time out decision `action_number` of hand `hand` at the deadline.
 
@@ -128,13 +135,19 @@ class CeleryScheduler:
         self._index.arm(deadline)
         send_timeout(self._celery, deadline, now=self._clock(), max_countdown=self._max_countdown)
 
-    def schedule_timeouts(self, table_id: str, timeouts: Sequence[tuple[int, int, int]]) -> None:
+    def schedule_timeouts(
+        self, table_id: str, timeouts: Sequence[tuple[int, int, int]], *, swept: bool = False
+    ) -> None:
         """The table's open timed decisions are now exactly `timeouts` ((round, decision
         number, deadline in Unix ms) each): the index drops the table's others (made, closed
         or renamed by the game: their triggers, if they come, find nothing) and a trigger is
         sent for each decision new to the index or moved (a time bank); the unchanged ones'
-        triggers are on their way already."""
+        triggers are on their way already. `swept` (a real-time game): the swept index's
+        one atomic replace and nothing sent (one Redis call per change of the decisions)."""
         deadlines = [Deadline.from_unix_ms(table_id, h, a, ms) for h, a, ms in timeouts]
+        if swept and self._swept is not None:
+            self._swept.replace_table(table_id, deadlines)
+            return
         now = self._clock()
         for deadline in self._index.replace_table(table_id, deadlines):
             send_timeout(self._celery, deadline, now=now, max_countdown=self._max_countdown)

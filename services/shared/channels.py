@@ -119,10 +119,17 @@ def aio_connect(
 
 
 class RenewingServiceToken:
-    """A `service`-role token for this process, re-issued when within a minute of expiry."""
+    """A `service`-role token for this process (or, with `role`, the token of a player this
+    process plays, such as a hosted bot), re-issued when within a minute of expiry."""
 
-    def __init__(self, key: str | auth.Credentials, subject: str, ttl_seconds: int = 3600) -> None:
-        self._key, self._subject, self._ttl = key, subject, ttl_seconds
+    def __init__(
+        self,
+        key: str | auth.Credentials,
+        subject: str,
+        ttl_seconds: int = 3600,
+        role: auth.Role = auth.Role.SERVICE,
+    ) -> None:
+        self._key, self._subject, self._ttl, self._role = key, subject, ttl_seconds, role
         self._lock = threading.Lock()
         self._token = ""
         self._renew_at = 0.0
@@ -131,9 +138,7 @@ class RenewingServiceToken:
         with self._lock:
             now = time.monotonic()
             if now >= self._renew_at:
-                self._token = auth.issue_token(
-                    self._key, self._subject, auth.Role.SERVICE, self._ttl
-                )
+                self._token = auth.issue_token(self._key, self._subject, self._role, self._ttl)
                 self._renew_at = now + max(self._ttl - 60, self._ttl / 2)
             return self._token
 

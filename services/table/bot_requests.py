@@ -31,19 +31,22 @@ MIN_DIFFICULTY = 0.0
 MAX_DIFFICULTY = 1.0
 
 
-def check_requested_bots(bots: Sequence[tuple[str, float]], seats: int) -> None:
+def check_requested_bots(
+    bots: Sequence[tuple[str, float]], seats: int, policies: Sequence[str] = POLICIES
+) -> None:
     """InvalidArgument naming the first requested bot (policy, difficulty) no worker could
-    seat or play at a table of `seats` seats; nothing when every one can."""
+    seat or play at a table of `seats` seats whose game the `policies` play; nothing when
+    every one can."""
     if len(bots) > seats:
         raise InvalidArgument(
             f"{len(bots)} bots requested but the table has {seats} seats: ask for at most "
             f"{seats} bots, or for more seats"
         )
     for index, (policy, difficulty) in enumerate(bots):
-        if policy not in POLICIES:
+        if policy not in policies:
             raise InvalidArgument(
-                f"bots[{index}]: unknown bot policy {policy!r}; the policies are "
-                f"{', '.join(POLICIES)}"
+                f"bots[{index}]: unknown bot policy {policy!r}; the policies of this game are "
+                f"{', '.join(policies)}"
             )
         # Written so that NaN, which compares false with everything, is refused too.
         if not MIN_DIFFICULTY <= difficulty <= MAX_DIFFICULTY:
@@ -54,16 +57,23 @@ def check_requested_bots(bots: Sequence[tuple[str, float]], seats: int) -> None:
 
 
 def check_bot_chips(
-    bots: int, big_blind: int, ante: int, min_buy_in: int, max_buy_in: int, limit: int
+    bots: int,
+    big_blind: int,
+    ante: int,
+    min_buy_in: int,
+    max_buy_in: int,
+    limit: int,
+    stake: int = 0,
 ) -> None:
     """InvalidArgument when `bots` requested bots would bring more than `limit` chips of the
     house's in all (each brings `bot_buy_in` of these stakes)."""
     if not bots:
         return
-    each = bot_buy_in(big_blind, ante, min_buy_in, max_buy_in)
+    each = bot_buy_in(big_blind, ante, min_buy_in, max_buy_in, stake)
     if bots * each > limit:
         raise InvalidArgument(
             f"{bots} bots would bring {bots * each} of the house's chips ({each} each: 100 "
-            f"big blinds within the buy-in range); a table's bots may bring at most {limit}: "
+            f"big blinds, or 20 stakes, within the buy-in range); a table's bots may bring at "
+            f"most {limit}: "
             "ask for fewer bots or lower stakes"
         )

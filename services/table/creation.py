@@ -116,10 +116,13 @@ class TableCreation:
         state = game.initial_state(spec.options)
         for event in opening:
             state = game.rules.apply(state, event)
-        check_requested_bots(spec.bots, game.seat_count(state))
+        check_requested_bots(spec.bots, game.seat_count(state), game.bot_policies)
         o = spec.options
         limit = self.max_bot_chips_per_table
-        check_bot_chips(len(spec.bots), o.big_blind, o.ante, o.min_buy_in, o.max_buy_in, limit)
+        stake = o.spit.stake if o.HasField("spit") else 0
+        check_bot_chips(
+            len(spec.bots), o.big_blind, o.ante, o.min_buy_in, o.max_buy_in, limit, stake
+        )
         table_id = spec.table_id or f"t{uuid.uuid5(uuid.NAMESPACE_URL, by + '/' + key).hex[:12]}"
         stream = table_stream(table_id)
         created = events_pb2.TableCreated(

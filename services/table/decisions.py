@@ -149,8 +149,13 @@ class Decisions:
             for d in open_decisions(after)
             if d.deadline_unix_ms
         ]
+        # A real-time game's deadlines move with every card played: swept from the index,
+        # never a task each.
+        realtime = after.game.realtime
         if timed or any(d.deadline_unix_ms for d in old):  # (an untimed table: no call)
-            self.scheduler.schedule_timeouts(after.table_id, timed)
+            self.scheduler.schedule_timeouts(after.table_id, timed, swept=realtime)
+        if realtime:
+            return  # its bots are hosted players: they play what they see, no turns
         for decision in fresh:
             previous = earlier.get((decision.hand, decision.action_number))
             if previous == decision:
@@ -167,14 +172,20 @@ class Decisions:
         """Send again the triggers of what the table waits for, those the scheduler has lost
         (a worker or broker failed, or this table's instance before it could send them)."""
         tid = table.table_id
+        realtime = table.game.realtime
         for decision in open_decisions(table):
             number = decision.action_number
             if decision.deadline_unix_ms:
                 self.scheduler.schedule_timeout(
-                    tid, decision.hand, number, decision.deadline_unix_ms, only_if_lost=True
+                    tid,
+                    decision.hand,
+                    number,
+                    decision.deadline_unix_ms,
+                    only_if_lost=True,
+                    swept=realtime,
                 )
             player = player_at(table, decision.seat)
-            if player is not None and player in table.shell.bots:
+            if not realtime and player is not None and player in table.shell.bots:
                 self.scheduler.schedule_bot_turn(
                     tid, decision.hand, number, decision.seat, player, only_if_lost=True
                 )

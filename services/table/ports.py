@@ -130,12 +130,16 @@ class SchedulerPort(Protocol):
         deadline_unix_ms: int,
         *,
         only_if_lost: bool = False,
+        swept: bool = False,
     ) -> None: ...
 
-    def schedule_timeouts(self, table_id: str, timeouts: Sequence[tuple[int, int, int]]) -> None:
+    def schedule_timeouts(
+        self, table_id: str, timeouts: Sequence[tuple[int, int, int]], *, swept: bool = False
+    ) -> None:
         """The table's open timed decisions are now exactly `timeouts`, each (round, decision
         number, deadline in Unix ms): trigger the new or moved ones, forget the others (the
-        game closed or renamed them)."""
+        game closed or renamed them). `swept` (a real-time game, whose deadlines move with
+        every card played): no trigger each; the workers sweep the index for them."""
         ...
 
     def schedule_bot_turn(
@@ -173,10 +177,13 @@ class NoScheduler:
         deadline_unix_ms: int,
         *,
         only_if_lost: bool = False,
+        swept: bool = False,
     ) -> None:
         return None
 
-    def schedule_timeouts(self, table_id: str, timeouts: Sequence[tuple[int, int, int]]) -> None:
+    def schedule_timeouts(
+        self, table_id: str, timeouts: Sequence[tuple[int, int, int]], *, swept: bool = False
+    ) -> None:
         return None
 
     def schedule_bot_turn(

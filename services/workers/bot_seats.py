@@ -151,7 +151,10 @@ class _Refused(DomainError):
 
 
 def buy_in_for(options: table_pb2.TableOptions) -> int:
-    return bot_buy_in(options.big_blind, options.ante, options.min_buy_in, options.max_buy_in)
+    stake = options.spit.stake if options.HasField("spit") else 0
+    return bot_buy_in(
+        options.big_blind, options.ante, options.min_buy_in, options.max_buy_in, stake
+    )
 
 
 class GrpcBotSeater:

@@ -38,6 +38,7 @@ class OpenWork:
     """What the tables wait for, as triggers: deadlines, bot turns, bots to seat."""
 
     deadlines: list[Deadline] = field(default_factory=list)
+    swept_deadlines: list[Deadline] = field(default_factory=list)  # real-time games'
     bot_turns: list[BotTurn] = field(default_factory=list)
     unseated_bots: list[BotSeatRequest] = field(default_factory=list)
 

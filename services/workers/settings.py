@@ -22,6 +22,10 @@
   was not played is sent again (10).
 - `CROUPIER_WORKERS_SEAT_RESEND`: seconds after which a requested bot's seating that did not
   seat it is sent again (30; a bot that gave up waits `seat_give_ups.backoff` instead).
+- `CROUPIER_WORKERS_SWEPT_INTERVAL`: seconds between two looks at the head of the swept
+  deadline index, the real-time games' deadlines (0.025).
+- `CROUPIER_WORKERS_HOST_BOTS`: 1 (the default) runs the bot host in this worker process:
+  the real-time bots (Spit) as long-lived players; 0 leaves them to other workers.
 - `CROUPIER_WORKERS_BOT_BANKROLL`: chips the house's bot bankroll (`house:bots:<currency>`)
   is filled with once, from `external:world`: what all requested bots together may take from
   the house until an operator deposits more (1,000,000,000; 0 = deposit nothing).
@@ -69,6 +73,8 @@ class WorkerSettings:
     bot_resend: float = BOT_RESEND_S
     seat_resend: float = SEAT_RESEND_S
     bot_bankroll: int = DEFAULT_BOT_BANKROLL
+    swept_interval: float = 0.025
+    host_bots: bool = True
 
     def __post_init__(self) -> None:
         if not self.redis_url:
@@ -76,6 +82,8 @@ class WorkerSettings:
         check_countdown(self.max_countdown, self.visibility_timeout)
         if self.sweep_interval <= 0 or self.sweep_grace < 0:
             raise ValueError("the sweep interval must be positive and the grace not negative")
+        if self.swept_interval <= 0:
+            raise ValueError("CROUPIER_WORKERS_SWEPT_INTERVAL must be positive")
         if self.rebuild_interval < 0:
             raise ValueError("CROUPIER_WORKERS_REBUILD_INTERVAL must not be negative")
         check_resends(self.bot_resend, self.seat_resend)
@@ -128,4 +136,6 @@ class WorkerSettings:
             bot_resend=number("CROUPIER_WORKERS_BOT_RESEND", BOT_RESEND_S),
             seat_resend=number("CROUPIER_WORKERS_SEAT_RESEND", SEAT_RESEND_S),
             bot_bankroll=env_int("CROUPIER_WORKERS_BOT_BANKROLL", DEFAULT_BOT_BANKROLL, env=source),
+            swept_interval=number("CROUPIER_WORKERS_SWEPT_INTERVAL", 0.025),
+            host_bots=source.get("CROUPIER_WORKERS_HOST_BOTS", "1") != "0",
         )

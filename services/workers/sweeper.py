@@ -65,13 +65,21 @@ class Resends:
     give_ups: SeatGiveUps | None = None
 
 
-def rebuild(work: OpenWork, index: DeadlineIndex, resends: Resends | None, now: float) -> int:
-    """Add back every trigger of `work` its index lacks (due now: this sweep sends them)."""
+def rebuild(
+    work: OpenWork,
+    index: DeadlineIndex,
+    resends: Resends | None,
+    now: float,
+    swept: DeadlineIndex | None = None,
+) -> int:
+    """Add back every trigger of `work` its index lacks (due now: this sweep sends them; a
+    real-time game's deadlines go to the `swept` index, whose own loop fires them)."""
     added = 0
-    for deadline in work.deadlines:
-        if not index.contains(deadline):
-            index.add(deadline)
-            added += 1
+    for deadlines, into in ((work.deadlines, index), (work.swept_deadlines, swept or index)):
+        for deadline in deadlines:
+            if not into.contains(deadline):
+                into.add(deadline)
+                added += 1
     if resends is None:
         return added
     for turn in work.bot_turns:
@@ -114,14 +122,16 @@ def sweep(
     limit: int = 500,
     resends: Resends | None = None,
     scan: Callable[[], OpenWork] | None = None,
+    swept: DeadlineIndex | None = None,
 ) -> SweepReport:
     """Fire the overdue head of the deadline index (resolved deadlines leave it, failed ones
     stay) and send the overdue resends again. With `scan` (a worker's first sweep, or every
-    rebuild interval) it first adds back whatever triggers the indexes lost."""
+    rebuild interval) it first adds back whatever triggers the indexes lost (`swept`: where
+    the real-time games' deadlines go)."""
     report = SweepReport()
     if scan is not None:
         try:
-            report.rebuilt = rebuild(scan(), index, resends, now)
+            report.rebuilt = rebuild(scan(), index, resends, now, swept)
             report.scanned = True
         except DomainError as exc:
             report.errors.append(f"rebuild: {exc.message}")

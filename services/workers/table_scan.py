@@ -15,6 +15,7 @@ from __future__ import annotations
 import grpc
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.bots.hosted import REALTIME_GAME_OPTIONS, is_hosted
 from services.bots.identity import bot_identity
 from services.scheduling.bot_turn import BotTurn
 from services.scheduling.deadlines import Deadline
@@ -25,17 +26,21 @@ from services.workers.ports import OpenWork
 
 def open_work(view: table_pb2.TableView, into: OpenWork) -> None:
     """Add the triggers one table's view waits for to `into` (pure)."""
-    # Every open decision with a time limit (several at once in some games: one per seat).
+    # Every open decision with a time limit (several at once in some games: one per seat);
+    # a real-time game's are swept.
+    swept = view.options.WhichOneof("game_options") in REALTIME_GAME_OPTIONS
+    deadlines = into.swept_deadlines if swept else into.deadlines
     for open_ in view.deadlines:
         decision = _decision_of(open_.id)
         if decision is not None and open_.deadline_unix_ms > 0:
-            into.deadlines.append(
+            deadlines.append(
                 Deadline.from_unix_ms(view.table_id, *decision, open_.deadline_unix_ms)
             )
     if view.hand_in_progress and view.to_act >= 0:
         to_act = next((s for s in view.seats if s.seat == view.to_act), None)
-        if to_act is not None and to_act.is_bot and to_act.player_id:
-            policy, difficulty = bot_identity(to_act.player_id)
+        policy, difficulty = bot_identity(to_act.player_id if to_act is not None else "")
+        # (a hosted bot, real-time, has no turns: the bot host plays it)
+        if to_act is not None and to_act.is_bot and to_act.player_id and not is_hosted(policy):
             into.bot_turns.append(
                 BotTurn(
                     view.table_id,

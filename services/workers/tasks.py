@@ -17,6 +17,7 @@ from typing import Any
 import redis
 from kombu.exceptions import OperationalError
 
+from services.bots.hosted import is_hosted
 from services.scheduling.bot_turn import BotTurn
 from services.scheduling.deadlines import Deadline
 from services.scheduling.scheduler import send_bot_turn, send_seat_bot, send_timeout
@@ -126,6 +127,10 @@ def seat_bot(self: Any, table_id: str, index: int, policy: str, difficulty: floa
             countdown = retry_countdown(self.request.retries, base=0.5)
             raise self.retry(exc=exc, countdown=countdown) from exc
         outcome = _give_up(rt, request, exc)
+    if outcome in (SeatOutcome.SEATED, SeatOutcome.ALREADY) and is_hosted(policy):
+        # A real-time bot plays as a hosted player from now on (recorded before the seating's
+        # trigger is resolved: a worker killed in between leaves the trigger to be sent again).
+        rt.hosted.add(request)
     if outcome in (SeatOutcome.SEATED, SeatOutcome.ALREADY, SeatOutcome.NO_SEAT):
         # Seated, or no seat to try for: a table whose seat frees is written, and its
         # recovery triggers its unseated requested bots again.
@@ -217,6 +222,7 @@ def _sweep_once(rt: WorkerRuntime, now: float, rebuild_now: bool) -> SweepReport
             give_ups=rt.seat_give_ups,
         ),
         scan=rt.scan.scan if rebuild_now else None,
+        swept=rt.swept,
     )
 
 

@@ -16,10 +16,11 @@ from services.bots.policies import Policy, make_policy
 from services.bots.remote import TurnResult, play_turn
 from services.bots.view import BotAction, BotView
 from services.scheduling.bot_turn import BotTurn
-from services.scheduling.deadline_index import RedisDeadlineIndex
+from services.scheduling.deadline_index import SWEPT_KEY, RedisDeadlineIndex
 from services.scheduling.resend_index import BOT_TURNS_KEY, SEAT_BOTS_KEY, RedisResendIndex
 from services.shared import auth
 from services.shared.channels import RenewingServiceToken, connect
+from services.workers.bot_host import HostedBots
 from services.workers.bot_seats import GrpcBotSeater
 from services.workers.bot_turns import BotMoveOutcome, TurnClaims
 from services.workers.grpc_table import GrpcTableGateway
@@ -102,6 +103,10 @@ class WorkerRuntime:
     # Which requested bots gave up lately, so the sweeper backs off re-sending them.
     seat_give_ups: RedisSeatGiveUps
     scan: GrpcTableScan
+    # The real-time games' deadlines (no task each: swept_deadlines.py sweeps them).
+    swept: RedisDeadlineIndex
+    # The seated real-time bots the bot host plays (bot_host.py).
+    hosted: HostedBots
     # None without CROUPIER_LEDGER_TARGET: tables' requested bots are then not seated.
     bot_seater: GrpcBotSeater | None = None
 
@@ -128,6 +133,8 @@ def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
         seat_bots=RedisResendIndex(client, SEAT_BOTS_KEY),
         seat_give_ups=RedisSeatGiveUps(client),
         scan=GrpcTableScan(service_channel),
+        swept=RedisDeadlineIndex(client, SWEPT_KEY),
+        hosted=HostedBots(client),
         bot_seater=(
             GrpcBotSeater(
                 bot_channel,

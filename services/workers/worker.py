@@ -12,7 +12,7 @@ import os
 import sys
 import tempfile
 
-from services.workers import tasks
+from services.workers import long_lived, tasks
 from services.workers.celery_app import app, configure, quiet_sweep_logs
 from services.workers.settings import WorkerSettings
 
@@ -42,6 +42,7 @@ def main() -> int:
     configure(app, settings)
     quiet_sweep_logs()
     assert tasks.FIRE_TIMEOUT  # the task module registers the tasks on `app`
+    assert long_lived.__name__  # (its signal handlers start the sweeper and the bot host)
     concurrency = int(os.environ.get("CROUPIER_WORKERS_CONCURRENCY", "8"))
     beat = os.environ.get("CROUPIER_WORKERS_BEAT", "1") != "0"
     with tempfile.TemporaryDirectory(prefix="croupier-beat-") as schedule_dir:

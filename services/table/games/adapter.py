@@ -104,6 +104,19 @@ class GameTable(Protocol):
     def rules(self) -> GameRules[Any, Any, Any, Any, Any]: ...
 
     @property
+    def realtime(self) -> bool:
+        """Whether the game has no turns (Spit): its bots are hosted players that watch the
+        table and play when they see a play, so the table schedules no bot turns for them,
+        and its deadlines are swept from an index, not sent as a task each (they move with
+        every card played)."""
+        ...
+
+    @property
+    def bot_policies(self) -> Sequence[str]:
+        """The built-in bot policies CreateTable may seat at this game's tables."""
+        ...
+
+    @property
     def events(self) -> EventCodec: ...
 
     # --- options -----------------------------------------------------------------------

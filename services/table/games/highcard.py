@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from croupier.highcard.v1 import events_pb2 as highcard_events_pb2
 from croupier.table.v1 import events_pb2, table_pb2
+from services.bots.policies import NAMES as BOT_POLICIES
 from services.games.errors import RuleViolation
 from services.games.highcard import events as ev
 from services.games.highcard.config import HighCardConfig
@@ -28,6 +29,8 @@ class HighCardTableAdapter:
     name = RULES.name
     proto_field = "highcard"
     rules = RULES
+    realtime = False
+    bot_policies = BOT_POLICIES
     events = StructuralCodec(ev.EVENT_TYPES, highcard_events_pb2, "highcard")
 
     def config_from_options(self, options: table_pb2.TableOptions) -> HighCardConfig:

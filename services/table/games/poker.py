@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 
 from croupier.poker.v1 import poker_pb2
 from croupier.table.v1 import events_pb2, table_pb2
+from services.bots.policies import NAMES as BOT_POLICIES
 from services.games.errors import RuleViolation
 from services.games.poker import events as ev
 from services.games.poker.catalog import GAMES, TEXAS_HOLDEM
@@ -330,6 +331,8 @@ class PokerTableAdapter:
     name = RULES.name
     proto_field = "poker"
     rules = RULES
+    realtime = False
+    bot_policies = BOT_POLICIES
     events = PokerEvents()
 
     def config_from_options(self, options: table_pb2.TableOptions) -> TableConfig:

@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 from croupier.spit.v1 import events_pb2, spit_pb2
 from croupier.table.v1 import events_pb2 as table_events_pb2
 from croupier.table.v1 import table_pb2
+from services.bots.hosted import HOSTED_POLICIES
 from services.bots.spit_wire import PHASES, VARIATIONS, move_to_proto
 from services.games.errors import RuleViolation
 from services.games.spit import RULES
@@ -275,6 +276,10 @@ class SpitTableAdapter:
     name = RULES.name
     proto_field = "spit"
     rules = RULES
+    # No turns: its bots are hosted players (services/bots/hosted.py) and its deadlines,
+    # renamed at every card moved, are swept from an index rather than sent as tasks.
+    realtime = True
+    bot_policies = HOSTED_POLICIES
     events = SpitEvents()
 
     def config_from_options(self, options: table_pb2.TableOptions) -> SpitConfig:

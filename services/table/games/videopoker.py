@@ -20,6 +20,7 @@ from fractions import Fraction
 from croupier.table.v1 import events_pb2 as table_events_pb2
 from croupier.table.v1 import table_pb2
 from croupier.videopoker.v1 import events_pb2, videopoker_pb2
+from services.bots.policies import NAMES as BOT_POLICIES
 from services.games.videopoker import RULES, history
 from services.games.videopoker import events as ev
 from services.games.videopoker.moves import Deal, Hold, LegalMoves, MachineConfig
@@ -276,6 +277,8 @@ class VideoPokerTable:
     name = RULES.name
     proto_field = PROTO_FIELD
     rules = RULES
+    realtime = False
+    bot_policies = BOT_POLICIES
     events = EVENTS
 
     def config_from_options(self, options: table_pb2.TableOptions) -> MachineConfig:

@@ -6,6 +6,9 @@ import math
 
 import pytest
 
+from croupier.spit.v1 import spit_pb2
+from croupier.table.v1 import table_pb2
+from services.bots.identity import bot_buy_in
 from services.bots.policies import NAMES
 from services.games.poker.catalog import TEXAS_HOLDEM
 from services.games.poker.definitions import TableConfig
@@ -14,7 +17,8 @@ from services.shared import errors
 from services.shared.eventstore import InMemoryEventStore
 from services.table import codec
 from services.table.application import DIRECTORY_STREAM, TableApplication, TableSpec, table_stream
-from services.table.bot_requests import check_requested_bots
+from services.table.bot_requests import check_bot_chips, check_requested_bots
+from services.table.games import spit as spit_table
 from services.table.ports import NoScheduler
 from tests.fixtures.table_ports import InProcessDealer, NullLedger
 
@@ -105,3 +109,37 @@ def test_a_refused_create_leaves_no_stream_no_ledger_accounts_and_no_seat_bot_tr
     app.create_table(TableSpec(config, table_id="t1", bots=(("equity", 1.0),)), "house", "k")
     assert store.version(table_stream("t1")) > 0 and ledger.opened == ["t1"]
     assert scheduler.seat_bots == [("t1", 0, "equity", 1.0)]
+
+
+def spit_spec(bots: tuple[tuple[str, float], ...], stake: int = 10) -> TableSpec:
+    options = table_pb2.TableOptions(spit=spit_pb2.SpitOptions(stake=stake))
+    game = spit_table.ADAPTER
+    return TableSpec(
+        game.config_from_options(options), game=game, options=options, table_id="s1", bots=bots
+    )
+
+
+def test_a_spit_table_seats_spit_bots_and_refuses_poker_policies_naming_the_spit_one() -> None:
+    store = InMemoryEventStore(codec.registry())
+    scheduler = RecordingScheduler()
+    app = TableApplication(store, InProcessDealer(), NullLedger(), LibraryRanker(), scheduler)
+    with pytest.raises(errors.InvalidArgument) as info:
+        app.create_table(spit_spec((("tight", 0.5),)), "house", "k")
+    assert "'tight'" in str(info.value) and "spit" in str(info.value)
+    assert store.version(table_stream("s1")) == 0 and scheduler.seat_bots == []
+
+    app.create_table(spit_spec((("spit", 0.5), ("spit", 1.0))), "house", "k")
+    assert scheduler.seat_bots == [("s1", 0, "spit", 0.5), ("s1", 1, "spit", 1.0)]
+
+
+def test_a_poker_table_refuses_the_spit_policy() -> None:
+    message = refusal([("spit", 0.5)])
+    assert "'spit'" in message and all(name in message for name in NAMES)
+
+
+def test_a_spit_bot_brings_twenty_stakes_and_the_table_bounds_them_by_the_house_limit() -> None:
+    assert bot_buy_in(0, 0, 0, 0, stake=10) == 200
+    assert bot_buy_in(0, 0, 10, 150, stake=10) == 150  # within the buy-in range
+    check_bot_chips(2, 0, 0, 0, 0, limit=400, stake=10)
+    with pytest.raises(errors.InvalidArgument, match="20 stakes"):
+        check_bot_chips(2, 0, 0, 0, 0, limit=399, stake=10)

@@ -68,12 +68,15 @@ class Scheduler(NoScheduler):
         deadline_unix_ms: int,
         *,
         only_if_lost: bool = False,
+        swept: bool = False,
     ) -> None:
         if self.down:
             raise ConnectionError("broker unreachable")  # what kombu or redis-py raise
         self.timeouts.append((table_id, hand, action_number, deadline_unix_ms))
 
-    def schedule_timeouts(self, table_id: str, timeouts: Sequence[tuple[int, int, int]]) -> None:
+    def schedule_timeouts(
+        self, table_id: str, timeouts: Sequence[tuple[int, int, int]], *, swept: bool = False
+    ) -> None:
         if self.down:
             raise ConnectionError("broker unreachable")
         self.timeouts += [(table_id, *timeout) for timeout in timeouts]
