@@ -16,7 +16,10 @@ average when the row started, since two cores are shared with other jobs):
   `cc -O2`; every deal, no suit symmetry, no frequencies), the native floor beside the numpy
   analysis;
 * rounds: 10-line rounds through the pure rules, every request answered with the dealer's own
-  derivation (the floor a served round sits on).
+  derivation (the floor a served round sits on);
+* served rounds: the same rounds through gRPC, the real services as processes, one player
+  waiting on its watch stream for each step (bench/videopoker_served.py): rounds/s, the
+  round's p50/p99 and each service's CPU a round.
 
 `python -m bench --only videopoker [--quick]`.
 """
@@ -39,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from bench.percentiles import percentile
+from bench.videopoker_served import served_rounds_row
 from services.dealer.derivation import commitment, derive_order
 from services.games import contract as c
 from services.games.cards import parse_card
@@ -253,4 +257,5 @@ def run(quick: bool) -> list[dict[str, Any]]:
     if not quick:
         rows.append(_analysis_row(PAYTABLE, True))
     rows.append(_rounds_row(50 if quick else 500))
+    rows.append(served_rounds_row(10 if quick else 40))
     return rows
