@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from services.bots.simulation.cli import simulate
-from services.client import account, bots, history, play, tables, verify
+from services.client import account, bots, history, play, tables, verify, videopoker
 from services.client.identity import DEFAULT_STATE_DIR, PLAYER_ENV, Identity
 from services.client.launcher import has_module, run_platform
 from services.client.reporting import EXIT_USAGE, fail
@@ -140,7 +140,7 @@ def main() -> None:
 
 # Subcommands contributed by other modules: one additive line each, below this comment.
 app.add_typer(account.app)  # croupier account open/deposit/balance/history/cashout
-app.add_typer(tables.app)  # croupier table create/list/show
+app.add_typer(tables.app)  # croupier table create/list/show/close
 app.command()(tables.join)  # croupier join TABLE
 app.command()(tables.leave)  # croupier leave TABLE
 app.command("sit-out")(tables.sit_out)  # croupier sit-out TABLE
@@ -155,6 +155,7 @@ app.command()(play.play)  # croupier play: the terminal UI
 app.add_typer(bots.app)  # croupier bots run TABLE: SDK bots from this terminal
 app.command()(simulate)  # croupier simulate: bots against bots, bb/100 with 95% CI
 app.add_typer(vp_app)  # croupier vp analyze / advise: video poker returns and holds
+videopoker.register(vp_app)  # croupier vp open/deal/hold/hint/show/paytables: machines
 
 if __name__ == "__main__":
     main()

@@ -17,7 +17,9 @@ import typer
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn
 
+from croupier.spit.v1 import spit_pb2
 from croupier.table.v1 import table_pb2
+from croupier.videopoker.v1 import videopoker_pb2
 from services.client.identity import Identity
 from services.client.render import event_line, tables_table, view_renderable
 from services.client.reporting import fail, print_json, reported, to_json
@@ -29,6 +31,8 @@ app = typer.Typer(name="table", help="Tables: create, list, show, close.", no_ar
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 TableId = Annotated[str, typer.Argument(help="Table id (`croupier table list`).")]
 BOT_POLICIES = ("random", "tight", "equity")
+# Games `table create` makes besides poker's variants (each its own options).
+OTHER_GAMES = ("spit", "video-poker")
 
 
 def _blinds(text: str) -> tuple[int, int]:
@@ -45,11 +49,15 @@ def _blinds(text: str) -> tuple[int, int]:
 @reported
 def create(
     ctx: typer.Context,
-    game: Annotated[str, typer.Option(help=f"One of: {', '.join(VARIANTS)}.")] = "holdem",
+    game: Annotated[
+        str, typer.Option(help=f"One of: {', '.join((*VARIANTS, *OTHER_GAMES))}.")
+    ] = "holdem",
     structure: Annotated[str, typer.Option(help=f"One of: {', '.join(STRUCTURES)}.")] = "no-limit",
     blinds: Annotated[str, typer.Option(help="SMALL/BIG blinds (hold'em games).")] = "1/2",
     ante: Annotated[int, typer.Option(help="Ante (the draw games need one).", min=0)] = 0,
-    seats: Annotated[int, typer.Option(help="Seats at the table.", min=2, max=10)] = 6,
+    seats: Annotated[
+        int, typer.Option(help="Seats at the table (spit: 2, video-poker: 1).", min=1, max=10)
+    ] = 6,
     min_buy_in: Annotated[int, typer.Option(help="0: 20 big blinds.", min=0)] = 0,
     max_buy_in: Annotated[int, typer.Option(help="0: 200 big blinds.", min=0)] = 0,
     action_time: Annotated[
@@ -60,18 +68,42 @@ def create(
         str, typer.Option(help=f"Bots to seat, comma separated: {', '.join(BOT_POLICIES)}.")
     ] = "",
     difficulty: Annotated[float, typer.Option(help="Bots' strength, 0..1.", min=0, max=1)] = 0.5,
+    stake: Annotated[int, typer.Option(help="Spit: chips each player puts up a game.", min=0)] = 0,
     table_id: Annotated[str, typer.Option("--id", help="The table's id (default: made up).")] = "",
     json: Json = False,
 ) -> None:
-    """Open a table, optionally with bots (seated by the platform's workers).
+    """Open a table, optionally with bots (seated by the platform's workers): poker, Spit
+    (`--game spit`, two seats) or a video poker machine (`--game video-poker`, one seat).
 
     Example: croupier --as alice table create --blinds 1/2 --seats 3 --bots tight,equity
+    Example: croupier --as alice table create --game spit --stake 10
     """
     identity: Identity = ctx.obj
+    if game in OTHER_GAMES:
+        options = _other_game_options(game, seats, min_buy_in, max_buy_in, stake)
+        if bots:
+            raise typer.BadParameter(
+                f"a {game} table takes no bots at creation: leave out --bots",
+                param_hint="--bots",
+            )
+        with identity.connect() as c:
+            created = c.tables.create_table(options, table_id=table_id)
+            view = c.tables.view(created.table_id)
+        if json:
+            print_json(view)
+            return
+        typer.echo(
+            f"{game} table {created.table_id} created: join it with "
+            f"`croupier join {created.table_id}`"
+        )
+        return
     if game not in VARIANTS:
         raise typer.BadParameter(
-            f"no game {game!r}; one of {', '.join(VARIANTS)}", param_hint="--game"
+            f"no game {game!r}; one of {', '.join((*VARIANTS, *OTHER_GAMES))}",
+            param_hint="--game",
         )
+    if seats < 2:
+        raise typer.BadParameter("a poker table has 2 to 10 seats", param_hint="--seats")
     if structure not in STRUCTURES:
         raise typer.BadParameter(f"one of {', '.join(STRUCTURES)}", param_hint="--structure")
     small, big = _blinds(blinds) if game in ("holdem", "holdem-hilo") else (0, 0)
@@ -111,6 +143,27 @@ def create(
         print_json(view)
         return
     typer.echo(f"table {created.table_id} created: join it with `croupier join {created.table_id}`")
+
+
+def _other_game_options(
+    game: str, seats: int, min_buy_in: int, max_buy_in: int, stake: int
+) -> table_pb2.TableOptions:
+    """The options of a Spit table or a video poker machine (their own seat counts)."""
+    wanted = {"spit": 2, "video-poker": 1}[game]
+    if seats not in (wanted, 6):  # (6: the option's default, left as it was)
+        raise typer.BadParameter(
+            f"a {game} table has {wanted} seat{'s' if wanted > 1 else ''}", param_hint="--seats"
+        )
+    options = table_pb2.TableOptions(
+        seats=wanted, min_buy_in=min_buy_in or 10, max_buy_in=max_buy_in or 100_000
+    )
+    if game == "spit":
+        options.spit.CopyFrom(spit_pb2.SpitOptions(stake=stake))
+    else:
+        if stake:
+            raise typer.BadParameter("video poker has no stake: bet per deal", param_hint="--stake")
+        options.videopoker.CopyFrom(videopoker_pb2.VideoPokerOptions())
+    return options
 
 
 @app.command("list")

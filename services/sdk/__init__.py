@@ -10,9 +10,9 @@ SDK) and anybody else's Python program talk to croupier.
             ...
 
 Typed wrappers over the generated stubs of every service (`TableClient`, `LedgerClient`,
-`DealerClient`, `EvaluatorClient`), sharing `ClientSettings`: targets, token, TLS, deadlines
-and retries. Every refusal is a `CroupierError` subclass carrying the server's message.
-docs/clients.md is the guide.
+`DealerClient`, `EvaluatorClient`, `VideoPokerClient`), sharing `ClientSettings`: targets,
+token, TLS, deadlines and retries. Every refusal is a `CroupierError` subclass carrying the
+server's message. docs/clients.md is the guide.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from services.sdk.evaluator import EvaluatorClient
 from services.sdk.ledger import LedgerClient, player_account
 from services.sdk.poker import poker_move, poker_options
 from services.sdk.table import PlayStream, TableClient, TableWatch, act_request
+from services.sdk.videopoker import VideoPokerClient
 
 __all__ = [
     "Aborted",
@@ -56,6 +57,7 @@ __all__ = [
     "TableWatch",
     "Unauthenticated",
     "Unavailable",
+    "VideoPokerClient",
     "act_request",
     "new_key",
     "player_account",
@@ -74,6 +76,7 @@ class Croupier:
         self._ledger: LedgerClient | None = None
         self._dealer: DealerClient | None = None
         self._evaluator: EvaluatorClient | None = None
+        self._videopoker: VideoPokerClient | None = None
 
     @property
     def tables(self) -> TableClient:
@@ -99,8 +102,16 @@ class Croupier:
             self._evaluator = EvaluatorClient(self.settings)
         return self._evaluator
 
+    @property
+    def videopoker(self) -> VideoPokerClient:
+        """Video poker machines (tables through `tables`, hints and pay tables)."""
+        if self._videopoker is None:
+            self._videopoker = VideoPokerClient(self.settings, self.tables)
+        return self._videopoker
+
     def close(self) -> None:
-        for client in (self._tables, self._ledger, self._dealer, self._evaluator):
+        clients = (self._videopoker, self._tables, self._ledger, self._dealer, self._evaluator)
+        for client in clients:
             if client is not None:
                 client.close()
 
