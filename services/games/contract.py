@@ -269,8 +269,18 @@ class Move:
     now_ms: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What a dealer at a physical (live-dealer) table reports happened: a card dealt, an
+    irregularity. `report` is the game's record; `by` the dealer credential's subject. A game
+    whose cards come from the dealer service refuses it (NotAllowedNow)."""
+
+    report: object
+    by: str | None = None
+
+
 SeatCommand = SitDown | Leave | SitOut | SitIn | AddChips
-Command = SeatCommand | TimeOut | Void | Move | ChanceAnswer
+Command = SeatCommand | TimeOut | Void | Move | Report | ChanceAnswer
 
 
 # --- what the shell reads ---------------------------------------------------------------

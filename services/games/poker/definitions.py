@@ -114,6 +114,11 @@ class GameDefinition:
         return next(i for i, p in enumerate(self.phases) if isinstance(p, Betting))
 
 
+# The games a live dealer may deal: their irregularity procedures (services/games/poker/live)
+# are hold'em's. The draw games are refused until theirs are written.
+LIVE_DEALER_GAMES = frozenset({"texas-holdem", "holdem-hilo"})
+
+
 @dataclass(frozen=True, slots=True)
 class TableConfig:
     """One table's options. Chips are integers. Rake is in basis points (500 = 5%).
@@ -143,9 +148,17 @@ class TableConfig:
     uncapped_heads_up: bool = True  # no raise cap when two players start the round
     timeouts_before_sit_out: int = 0  # 0: never sit a player out for timing out
     odd_chips: OddChips = OddChips.ONE_EACH_FROM_BUTTON_LEFT
+    # Cards are reported by a dealer at a physical table instead of drawn from the dealer
+    # service (services/games/poker/live): hold'em games only.
+    live_dealer: bool = False
 
     def __post_init__(self) -> None:
         game = self.game
+        if self.live_dealer and game.name not in LIVE_DEALER_GAMES:
+            raise InvalidAction(
+                f"{game.name} cannot be dealt live yet: live-dealer tables deal "
+                + " and ".join(sorted(LIVE_DEALER_GAMES))
+            )
         if self.structure is None:
             object.__setattr__(self, "structure", game.default_structure)
         if self.structure not in game.structures:

@@ -661,6 +661,133 @@ class RakeSettled(Record):
         self.key = key
 
 
+# --- a live-dealer table (services/games/poker/live): what the dealer reported and what the
+# irregularity procedures made of it. Only a table opened with `live_dealer` records them.
+
+
+class CardReported(Record):
+    """The live dealer reported a card leaving the deck of hand `hand`: `to` is "seat" (to
+    seat `seat`), "board" or "burn"; `face_up` when it was dealt (or fell) face up."""
+
+    TYPE: ClassVar[str] = "CardReported"
+    FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("hand", "int"),
+        ("card", "str"),
+        ("to", "str"),
+        ("seat", "int | None"),
+        ("face_up", "bool"),
+    )
+    __slots__ = (
+        "card",
+        "face_up",
+        "hand",
+        "seat",
+        "to",
+    )
+
+    hand: Final[int]
+    card: Final[str]  # a Card, or HIDDEN in a view that may not see it
+    to: Final[str]
+    seat: Final[int | None]
+    face_up: Final[bool]
+
+    def __init__(
+        self,
+        hand: int,
+        card: str,
+        to: str,
+        seat: int | None = None,
+        face_up: bool = False,
+    ) -> None:
+        self.hand = hand
+        self.card = card
+        self.to = to
+        self.seat = seat
+        self.face_up = face_up
+
+
+class IrregularityReported(Record):
+    """The dealer declared an irregularity the cards alone do not show (`kind`: "misdeal"),
+    with its `reason` in the dealer's words."""
+
+    TYPE: ClassVar[str] = "IrregularityReported"
+    FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("hand", "int"),
+        ("kind", "str"),
+        ("reason", "str"),
+    )
+    __slots__ = (
+        "hand",
+        "kind",
+        "reason",
+    )
+
+    hand: Final[int]
+    kind: Final[str]
+    reason: Final[str]
+
+    def __init__(self, hand: int, kind: str, reason: str) -> None:
+        self.hand = hand
+        self.kind = kind
+        self.reason = reason
+
+
+class BettingRoundClosed(Record):
+    """A live hand's betting round is complete: the dealer deals the next street now."""
+
+    TYPE: ClassVar[str] = "BettingRoundClosed"
+    FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (("hand", "int"),)
+    __slots__ = ("hand",)
+
+    hand: Final[int]
+
+    def __init__(self, hand: int) -> None:
+        self.hand = hand
+
+
+class ProcedureApplied(Record):
+    """What the rules prescribe after a live report (docs/games/irregularities.md): `kind` is
+    misdeal, card_exposed, exposed_card_burned, exposed_card_replaced, flop_redealt,
+    card_out_of_play, deck_reshuffled, extra_card_burned or extra_card_returned; `cards` the
+    public cards it concerns; `explanation` what it means, for the players."""
+
+    TYPE: ClassVar[str] = "ProcedureApplied"
+    FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("hand", "int"),
+        ("kind", "str"),
+        ("explanation", "str"),
+        ("cards", "tuple[Card, ...]"),
+        ("seat", "int | None"),
+    )
+    __slots__ = (
+        "cards",
+        "explanation",
+        "hand",
+        "kind",
+        "seat",
+    )
+
+    hand: Final[int]
+    kind: Final[str]
+    explanation: Final[str]
+    cards: Final[tuple[Card, ...]]
+    seat: Final[int | None]
+
+    def __init__(
+        self,
+        hand: int,
+        kind: str,
+        explanation: str,
+        cards: tuple[Card, ...] = (),
+        seat: int | None = None,
+    ) -> None:
+        self.hand = hand
+        self.kind = kind
+        self.explanation = explanation
+        self.cards = cards
+        self.seat = seat
+
+
 Event = (
     TableOpened
     | PlayerSeated
@@ -688,6 +815,10 @@ Event = (
     | DeckCommitted
     | DeckRevealed
     | RakeSettled
+    | CardReported
+    | IrregularityReported
+    | BettingRoundClosed
+    | ProcedureApplied
 )
 
 EVENT_TYPES: dict[str, type] = {
@@ -719,5 +850,9 @@ EVENT_TYPES: dict[str, type] = {
         DeckCommitted,
         DeckRevealed,
         RakeSettled,
+        CardReported,
+        IrregularityReported,
+        BettingRoundClosed,
+        ProcedureApplied,
     )
 }

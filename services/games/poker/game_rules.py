@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from services.games import contract as c
 from services.games import ranking
-from services.games.errors import InvalidAction
+from services.games.errors import InvalidAction, NotAllowedNow
 from services.games.poker import commands as cmd
 from services.games.poker import definitions as poker_definitions
 from services.games.poker import events as poker_events
@@ -23,6 +23,7 @@ from services.games.poker.chance import pending_chance as engine_request
 from services.games.poker.definitions import TableConfig
 from services.games.poker.events import Event, PlayerLeft
 from services.games.poker.legal import LegalActions, legal_actions
+from services.games.poker.live import table as live_table
 from services.games.poker.moves import InHand, PokerMove, PostBigBlind
 from services.games.poker.requests import pending_chance
 from services.games.poker.rules import decide as engine_decide
@@ -50,6 +51,16 @@ class PokerRules:
         return new_poker_table(config)
 
     def decide(self, state: PokerTable, command: c.Command) -> list[Event]:
+        if state.live is not None:
+            return live_table.decide(state, command, self._decide)
+        if isinstance(command, c.Report):
+            raise NotAllowedNow(
+                "this table's cards come from the dealer service: only a table created with "
+                "live_dealer takes a dealer's reports"
+            )
+        return self._decide(state, command)
+
+    def _decide(self, state: PokerTable, command: c.Command) -> list[Event]:
         engine = state.engine
         if isinstance(command, c.Move):
             return engine_decide(engine, _act(command))
@@ -83,6 +94,8 @@ class PokerRules:
         raise InvalidAction(f"poker does not take {type(command).__name__}")
 
     def apply(self, state: PokerTable, event: Event) -> PokerTable:
+        if state.live is not None:
+            return live_table.apply(state, event)
         return apply(state, event)
 
     def to_act(self, state: PokerTable) -> frozenset[int]:
@@ -102,6 +115,8 @@ class PokerRules:
         return redact(event, viewer)
 
     def pending_chance(self, state: PokerTable) -> c.ChanceRequest | None:
+        if state.live is not None:
+            return live_table.pending_chance(state)
         return pending_chance(state)
 
     def deadlines(self, state: PokerTable) -> Sequence[c.Deadline]:
@@ -148,4 +163,4 @@ def _act(command: c.Move) -> cmd.Act:
 RULES = PokerRules()
 
 # The records of a poker table's state (a new field or record shape bumps the version).
-_CODEC = StateCodec("poker", 1, (poker_definitions, poker_events, ranking, poker_state))
+_CODEC = StateCodec("poker", 2, (poker_definitions, poker_events, ranking, poker_state))

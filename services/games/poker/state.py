@@ -370,6 +370,43 @@ class TableState(Record):
         return isinstance(self.phase(), Betting)
 
 
+class LiveDeal(Record):
+    """A live-dealer table's current hand as the dealer reported it (services/games/poker/live):
+    the hand's dealer events and seat actions in order (the physical table is rebuilt from
+    them), the hand as its blinds left it (a misdeal returns to it) and the hand before its
+    last board deal (a flop with too many cards returns to it)."""
+
+    FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("log", "tuple[object, ...]"),
+        ("redeal_point", "HandState | None"),
+        ("before_board", "HandState | None"),
+        ("redeals", "int"),
+    )
+    __slots__ = (
+        "before_board",
+        "log",
+        "redeal_point",
+        "redeals",
+    )
+
+    log: Final[tuple[object, ...]]
+    redeal_point: Final[HandState | None]
+    before_board: Final[HandState | None]
+    redeals: Final[int]  # misdeals in the current hand
+
+    def __init__(
+        self,
+        log: tuple[object, ...] = (),
+        redeal_point: HandState | None = None,
+        before_board: HandState | None = None,
+        redeals: int = 0,
+    ) -> None:
+        self.log = log
+        self.redeal_point = redeal_point
+        self.before_board = before_board
+        self.redeals = redeals
+
+
 class PokerTable(Record):
     """A poker table as the table shell drives it (services/games/poker/table.py): the
     engine's state plus the bookkeeping of the process around its hands."""
@@ -380,11 +417,13 @@ class PokerTable(Record):
         ("rake", "int"),
         ("rake_due", "int"),
         ("decisions", "int"),
+        ("live", "LiveDeal | None"),
     )
     __slots__ = (
         "decisions",
         "decks",
         "engine",
+        "live",
         "rake",
         "rake_due",
     )
@@ -394,6 +433,7 @@ class PokerTable(Record):
     rake: Final[int]  # rake of the current (or last) hand, not moved to the house yet
     rake_due: Final[int]  # the hand that ended owing `rake` to the house (0: none)
     decisions: Final[int]  # decisions made in the current hand (names the next deadline)
+    live: Final[LiveDeal | None]  # a live-dealer table's deal; None: the dealer service deals
 
     def __init__(
         self,
@@ -402,12 +442,14 @@ class PokerTable(Record):
         rake: int = 0,
         rake_due: int = 0,
         decisions: int = 0,
+        live: LiveDeal | None = None,
     ) -> None:
         self.engine = engine
         self.decks = decks
         self.rake = rake
         self.rake_due = rake_due
         self.decisions = decisions
+        self.live = live
 
     def deck_of(self, hand: int) -> DeckCommitted | None:
         """The committed, unrevealed shuffle that deals `hand`."""

@@ -31,8 +31,8 @@ from services.games.poker.events import (
     TableOpened,
 )
 from services.games.poker.reducer import apply as apply_to_engine
+from services.games.poker.state import LiveDeal, new_table
 from services.games.poker.state import PokerTable as PokerTable
-from services.games.poker.state import new_table
 
 # The events that are a seat's decision: each one moves the hand's decision count on, so the
 # next decision's deadline has a new name.
@@ -42,19 +42,23 @@ _DECISIONS: Final[frozenset[type]] = frozenset(
 
 
 def new_poker_table(config: TableConfig) -> PokerTable:
-    return PokerTable(new_table(config))
+    return PokerTable(new_table(config), live=LiveDeal() if config.live_dealer else None)
 
 
 def apply(table: PokerTable, event: Event) -> PokerTable:
     """Fold one event in: the process's own events here, every other one into the engine."""
     if isinstance(event, DeckCommitted):
         decks = (*table.decks, event)
-        return PokerTable(table.engine, decks, table.rake, table.rake_due, table.decisions)
+        return PokerTable(
+            table.engine, decks, table.rake, table.rake_due, table.decisions, table.live
+        )
     if isinstance(event, DeckRevealed):
         kept = tuple([deck for deck in table.decks if deck.hand != event.hand])
-        return PokerTable(table.engine, kept, table.rake, table.rake_due, table.decisions)
+        return PokerTable(
+            table.engine, kept, table.rake, table.rake_due, table.decisions, table.live
+        )
     if isinstance(event, RakeSettled):
-        return PokerTable(table.engine, table.decks, 0, 0, table.decisions)
+        return PokerTable(table.engine, table.decks, 0, 0, table.decisions, table.live)
     engine = apply_to_engine(table.engine, event)
     rake = table.rake
     rake_due = table.rake_due
@@ -70,5 +74,5 @@ def apply(table: PokerTable, event: Event) -> PokerTable:
     elif isinstance(event, HandVoided):
         rake = 0  # nothing was awarded: every chip went back
     elif isinstance(event, TableOpened):
-        return PokerTable(engine)
-    return PokerTable(engine, table.decks, rake, rake_due, decisions)
+        return PokerTable(engine, live=LiveDeal() if event.config.live_dealer else None)
+    return PokerTable(engine, table.decks, rake, rake_due, decisions, table.live)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from services.games.cardtext import Card
 from services.games.poker.events import (
+    CardReported,
     CardsDealt,
     CardsDiscarded,
     DiscardsReshuffled,
@@ -130,4 +131,10 @@ def redact(event: Event, viewer: Viewer) -> Event:
         return DiscardsReshuffled((HIDDEN,) * len(event.cards))
     if isinstance(event, HandsRanked):
         return HandsRanked(tuple([(s, r) for s, r in event.ranks if s == viewer]), event.board)
+    if isinstance(event, CardReported):
+        # A live dealer's report shows what the table saw: a face-down card only to its seat
+        # (a burn card to nobody).
+        if event.face_up or event.to == "board" or (event.to == "seat" and event.seat == viewer):
+            return event
+        return CardReported(event.hand, HIDDEN, event.to, event.seat, event.face_up)
     return event

@@ -154,6 +154,7 @@ def config_from_options(options: table_pb2.TableOptions) -> TableConfig:
             fixed_limit_raises=poker.raise_cap or 3,
             uncapped_heads_up=not poker.capped_heads_up,
             timeouts_before_sit_out=poker.timeouts_before_sit_out,
+            live_dealer=poker.live_dealer,
         )
     except RuleViolation as violation:
         raise errors.InvalidArgument(violation.message) from violation
@@ -183,6 +184,7 @@ def fill_options(config: TableConfig, options: table_pb2.TableOptions) -> None:
     )
     poker.first_button = config.first_button_seat
     poker.timeouts_before_sit_out = config.timeouts_before_sit_out
+    poker.live_dealer = config.live_dealer
     for name in _FIRST_SPELLING_FIELDS:
         setattr(options, name, getattr(poker, _FIRST_SPELLING.get(name, name)))
     options.seats = config.seats

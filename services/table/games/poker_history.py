@@ -115,6 +115,17 @@ def to_phh(
                 actions.append(f"p{index[seat]} sm")
             case ev.BoardDeclared(seat=seat):
                 actions.append(f"p{index[seat]} sm -")
+            case ev.ProcedureApplied(kind=kind, explanation=explanation):
+                # A live table's irregularities, as TOML comments among the actions: a misdeal
+                # takes back everything dealt and bet so far, a flop with too many cards the
+                # flop the engine had.
+                if kind == "misdeal":
+                    actions = [a if a.startswith("#") else f"# (misdealt) {a}" for a in actions]
+                elif kind == "flop_redealt" and actions and actions[-1].startswith("d db"):
+                    actions[-1] = f"# (taken back) {actions[-1]}"
+                actions.append(f"# {explanation}")
+            case ev.IrregularityReported(kind=kind, reason=reason):
+                actions.append(f"# The dealer declared a {kind}: {reason}")
     if len(order) == 2:
         # Heads-up, pokerkit lists the blinds as [small, big] and swaps them itself: its p1
         # (left of the button) posts the big blind, p2 (the button) the small blind.
@@ -135,7 +146,7 @@ def to_phh(
     lines += [
         f"starting_stacks = {[stacks[s] for s in order]}",
         "actions = [",
-        *(f'  "{a}",' for a in actions),
+        *(f"  {a}" if a.startswith("#") else f'  "{a}",' for a in actions),
         "]",
         f"players = {[players.get(s, f'seat {s}') for s in order]}".replace("'", '"'),
         f"seats = {[s + 1 for s in order]}",
@@ -225,6 +236,14 @@ def to_text(
             case ev.HandEnded(stacks=stacks):
                 lines.append("*** RESULT ***")
                 lines += [f"{who(s)}: {chips}" for s, chips in stacks]
+            case ev.CardReported(card=card, to=to, seat=recipient, face_up=face_up):
+                place = who(recipient) if recipient is not None else f"the {to}"
+                how = "face up" if face_up else "face down"
+                lines.append(f"Dealer reports {card} to {place} ({how})")
+            case ev.IrregularityReported(kind=kind, reason=reason):
+                lines.append(f"Dealer declares a {kind}: {reason}")
+            case ev.ProcedureApplied(explanation=explanation):
+                lines.append(f"*** {explanation} ***")
             case ev.HandVoided(reason=reason, refunds=refunds):
                 lines.append(f"*** HAND VOIDED: {reason} ***")
                 lines += [f"{who(s)} gets back {chips}" for s, chips in refunds]

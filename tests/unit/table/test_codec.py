@@ -67,6 +67,17 @@ SAMPLES: list[ev.Event] = [
     ev.DeckCommitted(hand=8, shuffle_id="t1.hand-8", commitment="ab12"),
     ev.DeckRevealed(hand=7, shuffle_id="t1.hand-7", reveal='{"seed": "00"}'),
     ev.RakeSettled(hand=7, amount=3, key="7/rake"),
+    ev.CardReported(hand=7, card="Ah", to="seat", seat=2, face_up=True),
+    ev.CardReported(hand=7, card="2c", to="burn"),
+    ev.IrregularityReported(hand=7, kind="misdeal", reason="the deck was short"),
+    ev.BettingRoundClosed(hand=7),
+    ev.ProcedureApplied(
+        hand=7,
+        kind="card_exposed",
+        explanation="The card dealt to seat 2 was exposed (Ah).",
+        cards=("Ah",),
+        seat=2,
+    ),
 ]
 
 

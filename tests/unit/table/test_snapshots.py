@@ -114,7 +114,7 @@ def _tampered(snapshot: events_pb2.TableSnapshot, how: str) -> events_pb2.TableS
     elif how == "another table, digest recomputed":
         bad.shell_state = bad.shell_state.replace(b'"snap"', b'"other"')
     elif how == "older shape, digest recomputed":
-        bad.game_state = bad.game_state.replace(b'[1,"poker",1,', b'[1,"poker",0,', 1)
+        bad.game_state = bad.game_state.replace(b'[1,"poker",2,', b'[1,"poker",1,', 1)
     elif how == "claims another version, digest recomputed":
         bad.version = 10**6
     if "recomputed" in how:

@@ -65,11 +65,27 @@ class Fold:
 
 
 @dataclass(frozen=True, slots=True)
+class Acted:
+    """A seat acted without folding while the engine keeps the chips (a check, call, bet or
+    raise at a table whose betting the poker engine runs): the street has seen action."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class CloseRound:
     """The betting round is complete (the engine's betting says so; the dealer then deals)."""
 
 
-Command = ReportCard | Bet | Fold | CloseRound
+@dataclass(frozen=True, slots=True)
+class DeclareMisdeal:
+    """The dealer declares a misdeal the cards alone do not show (a deck found short, a card
+    dealt to an empty seat...): allowed until the first action of the hand."""
+
+    reason: str
+
+
+Command = ReportCard | Bet | Fold | Acted | CloseRound | DeclareMisdeal
 
 
 # -- events ----------------------------------------------------------------------------------
@@ -184,6 +200,11 @@ def handle(state: LiveHand, command: Command) -> tuple[LiveHand, tuple[Event, ..
         _bet(hand, command, events)
     elif isinstance(command, Fold):
         _fold(hand, command, events)
+    elif isinstance(command, Acted):
+        _live_seat(hand, command.seat)
+        hand.acted_on_street = True
+    elif isinstance(command, DeclareMisdeal):
+        _declare_misdeal(hand, command, events)
     else:
         _close_round(hand, events)
     return hand, tuple(events)
@@ -472,6 +493,19 @@ def _misdeal(hand: LiveHand, reason: str, events: list[Event]) -> None:
             chips=tuple(returned),
         )
     )
+
+
+def _declare_misdeal(hand: LiveHand, declared: DeclareMisdeal, events: list[Event]) -> None:
+    started = hand.street is not Street.DEAL and (
+        hand.street is not Street.PREFLOP or hand.acted_on_street or hand.folded
+    )
+    if started:
+        raise ReportError(
+            "a misdeal can be declared only before the first action of the hand",
+            precondition=True,
+        )
+    reason = declared.reason.strip() or "the dealer declared a misdeal"
+    _misdeal(hand, reason, events)
 
 
 def _live_seat(hand: LiveHand, seat: int) -> None:

@@ -255,6 +255,53 @@ class RakeSettled(Record):
     key: str
 
 
+# --- a live-dealer table (services/games/poker/live): what the dealer reported and what the
+# irregularity procedures made of it. Only a table opened with `live_dealer` records them.
+
+
+class CardReported(Record):
+    """The live dealer reported a card leaving the deck of hand `hand`: `to` is "seat" (to
+    seat `seat`), "board" or "burn"; `face_up` when it was dealt (or fell) face up."""
+
+    TYPE: ClassVar[str] = "CardReported"
+    hand: int
+    card: str  # a Card, or HIDDEN in a view that may not see it
+    to: str
+    seat: int | None = None
+    face_up: bool = False
+
+
+class IrregularityReported(Record):
+    """The dealer declared an irregularity the cards alone do not show (`kind`: "misdeal"),
+    with its `reason` in the dealer's words."""
+
+    TYPE: ClassVar[str] = "IrregularityReported"
+    hand: int
+    kind: str
+    reason: str
+
+
+class BettingRoundClosed(Record):
+    """A live hand's betting round is complete: the dealer deals the next street now."""
+
+    TYPE: ClassVar[str] = "BettingRoundClosed"
+    hand: int
+
+
+class ProcedureApplied(Record):
+    """What the rules prescribe after a live report (docs/games/irregularities.md): `kind` is
+    misdeal, card_exposed, exposed_card_burned, exposed_card_replaced, flop_redealt,
+    card_out_of_play, deck_reshuffled, extra_card_burned or extra_card_returned; `cards` the
+    public cards it concerns; `explanation` what it means, for the players."""
+
+    TYPE: ClassVar[str] = "ProcedureApplied"
+    hand: int
+    kind: str
+    explanation: str
+    cards: tuple[Card, ...] = ()
+    seat: int | None = None
+
+
 Event = (
     TableOpened
     | PlayerSeated
@@ -282,6 +329,10 @@ Event = (
     | DeckCommitted
     | DeckRevealed
     | RakeSettled
+    | CardReported
+    | IrregularityReported
+    | BettingRoundClosed
+    | ProcedureApplied
 )
 
 EVENT_TYPES: dict[str, type] = {
@@ -313,5 +364,9 @@ EVENT_TYPES: dict[str, type] = {
         DeckCommitted,
         DeckRevealed,
         RakeSettled,
+        CardReported,
+        IrregularityReported,
+        BettingRoundClosed,
+        ProcedureApplied,
     )
 }

@@ -140,6 +140,18 @@ class TableState(Record):
         return isinstance(self.phase(), Betting)
 
 
+class LiveDeal(Record):
+    """A live-dealer table's current hand as the dealer reported it (services/games/poker/live):
+    the hand's dealer events and seat actions in order (the physical table is rebuilt from
+    them), the hand as its blinds left it (a misdeal returns to it) and the hand before its
+    last board deal (a flop with too many cards returns to it)."""
+
+    log: tuple[object, ...] = ()
+    redeal_point: HandState | None = None
+    before_board: HandState | None = None
+    redeals: int = 0  # misdeals in the current hand
+
+
 class PokerTable(Record):
     """A poker table as the table shell drives it (services/games/poker/table.py): the
     engine's state plus the bookkeeping of the process around its hands."""
@@ -149,6 +161,7 @@ class PokerTable(Record):
     rake: int = 0  # rake of the current (or last) hand, not moved to the house yet
     rake_due: int = 0  # the hand that ended owing `rake` to the house (0: none)
     decisions: int = 0  # decisions made in the current hand (names the next deadline)
+    live: LiveDeal | None = None  # a live-dealer table's deal; None: the dealer service deals
 
     def deck_of(self, hand: int) -> DeckCommitted | None:
         """The committed, unrevealed shuffle that deals `hand`."""
