@@ -14,7 +14,8 @@
 4. A child that dies is started again (after `services.shared.restarts.restart_delay`: a
    second, backing off while it keeps dying), and so is the private Redis, on its port and
    data directory: one crashed process never stops the platform.
-5. Ctrl-C or SIGTERM: children get SIGTERM in reverse order, then SIGKILL (to their whole
+5. The house's development bankroll (house_bankroll.py): video poker pays wins from it.
+6. Ctrl-C or SIGTERM: children get SIGTERM in reverse order, then SIGKILL (to their whole
    process group) if they outlive the grace period; Redis stops last. Nothing is left behind.
 """
 
@@ -34,9 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from services.client.house_bankroll import bankroll_from_env, fund_house, house_account
+from services.sdk import ClientSettings, CroupierError
 from services.shared import auth
 from services.shared.healthcheck import wait_until_serving
-from services.shared.operator_keys import keys_dir
+from services.shared.operator_keys import keys_dir, operator_credentials
 from services.shared.redis_embedded import (
     EmbeddedRedis,
     ExternalRedis,
@@ -309,7 +312,7 @@ class Launcher:
             self._shared_env, self._keys, self._dealer_key = env, keys, dealer_key
             if not self._start_all(env):
                 return 0 if self.stop_requested.is_set() else 1
-            self._print_summary(redis)
+            self._print_summary(redis, self._fund_house(env))
             return self._supervise(redis)
         finally:
             stop_children(self.children)
@@ -357,7 +360,7 @@ class Launcher:
             self._say(f"{child.name} did not become healthy on {child.address}")
         return False
 
-    def _print_summary(self, redis: RedisHandle) -> None:
+    def _print_summary(self, redis: RedisHandle, house: str = "") -> None:
         self._say("croupier is running; Ctrl-C stops everything")
         where = getattr(redis, "data_dir", None)
         redis_pid = getattr(redis, "pid", None)
@@ -380,7 +383,25 @@ class Launcher:
             else f"Ed25519 service identities in {keys_dir(self.state_dir)}"
         )
         self._say(f"  tokens: {key_note}")
+        if house:
+            self._say(house)
         self._say("  a token: .venv/bin/croupier token --subject alice --role player")
+
+    def _fund_house(self, env: Mapping[str, str]) -> str:
+        """The house's development bankroll (house_bankroll.py), signed as a service with the
+        operator's key; the summary's line about it (a failure too: the platform stays up)."""
+        try:
+            amount = bankroll_from_env(self.env)
+            creds = operator_credentials(self.state_dir)
+            if creds is None or not amount:
+                return ""
+            token = auth.issue_token(creds[0], "croupier-run", auth.Role.SERVICE, 60)
+            target = env.get(target_env_name("ledger"), "")
+            settings = ClientSettings(ledger=target.replace("0.0.0.0:", "127.0.0.1:"), token=token)
+            balance = fund_house(settings, amount)
+        except (ValueError, CroupierError) as exc:
+            return f"  house:    no development bankroll ({exc})"
+        return f"  house:    {house_account()} holds {balance} chips (pays video poker wins)"
 
     def _supervise(self, redis: RedisHandle) -> int:
         """Until a stop signal: start again whatever died (Redis first, it serves everyone)."""

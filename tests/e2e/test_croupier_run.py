@@ -45,6 +45,9 @@ def test_croupier_run_serves_every_built_service_each_child_with_only_its_own_se
         _a_token_from_croupier_token_is_accepted(
             croupier_command(), croupier_run.cwd, addresses["ledger"]
         )
+    if "ledger" in _built_services():
+        # The house's development bankroll, so a video poker win is paid from the start.
+        assert "house:    house:rake:CHIP holds" in croupier_run.launcher.output()
     # Run from an empty directory with the default (relative) state dir, like `make run`.
     assert (croupier_run.cwd / ".run" / "keys" / "public-keys").exists()
 
