@@ -40,6 +40,7 @@ from services.shared.eventstore.aio_interface import AsyncEventStore
 from services.table import process
 from services.table.aio_adapters import AsyncDealerPort, AsyncLedgerPort
 from services.table.application import Decider, TableApplication, act_decider, act_key
+from services.table.decisions import may_trigger
 from services.table.effects import (
     Append,
     Call,
@@ -119,7 +120,7 @@ class AioEffects:
         return None
 
     async def schedule(self, effect: Schedule) -> None:
-        if effect.after.shell.decisions is effect.before.shell.decisions:
+        if not may_trigger(effect.before, effect.after):
             return  # (no new decision: nothing to trigger)
         if self._scheduler_blocks:
             await asyncio.to_thread(self.decisions.after_append, effect.before, effect.after)

@@ -63,6 +63,16 @@ def player_at(table: Table, seat: int) -> str | None:
     return table.shell.player_at(seat)
 
 
+def may_trigger(before: Table, after: Table) -> bool:
+    """Whether an append from `before` to `after` may change the table's triggers: a new
+    decision was asked; or, in a real-time game, any change of its state (a decision made
+    without a new one asked, a player's ready or a slap, re-states its open deadlines, so a
+    closed one leaves the swept index at once instead of being fired for nothing)."""
+    if after.shell.decisions is not before.shell.decisions:
+        return True
+    return after.game.realtime and after.state is not before.state
+
+
 class Decisions:
     def __init__(
         self,
@@ -119,8 +129,9 @@ class Decisions:
     def after_append(self, before: Table, after: Table) -> None:
         """Schedule the timeouts / bot turns of new decisions (triggers, never the authority).
         The decisions are recorded already, so a trigger that cannot be sent (the broker is
-        down) never fails the command: the retrier and the recovery sweep send it again."""
-        if after.shell.decisions is before.shell.decisions:
+        down) never fails the command: the retrier and the recovery sweep send it again.
+        (`may_trigger` says when there is anything to do.)"""
+        if not may_trigger(before, after):
             return
         try:
             self._schedule(before, after)
