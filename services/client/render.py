@@ -231,6 +231,16 @@ def event_line(event: events_pb2.TableEvent, names: dict[int, str] | None = None
         left = seconds_left(e.deadline_unix_ms)
         clock = f" ({left:.0f}s)" if left is not None else ""
         return f"{head}{who(e.seat)} to act{clock}"
+    if kind == "procedure_applied":
+        return f"{head}{e.explanation}"
+    if kind == "irregularity_reported":
+        return f"{head}the dealer declares a {e.kind}: {e.reason}"
+    if kind == "card_reported":
+        if e.to == "seat":
+            return f"{head}the dealer deals {e.card} to {who(e.seat)}" + (
+                " (face up)" if e.face_up else ""
+            )
+        return f"{head}the dealer {'burns' if e.to == 'burn' else 'turns'} {e.card}"
     if kind == "shuffle_committed":
         return f"{head}hand {e.hand}: the dealer commits to shuffle {e.shuffle_id} ({e.commitment[:16]}...)"  # noqa: E501
     if kind == "shuffle_revealed":

@@ -270,12 +270,34 @@ class Move:
 
 
 @dataclass(frozen=True, slots=True)
-class Report:
-    """What a dealer at a physical (live-dealer) table reports happened: a card dealt, an
-    irregularity. `report` is the game's record; `by` the dealer credential's subject. A game
-    whose cards come from the dealer service refuses it (NotAllowedNow)."""
+class DealtCard:
+    """A card that left a physical deck: to seat `seat` (`to` "seat"), to the "board" or to the
+    "burn" pile, face up or face down as the table saw it. `card` is two characters ("Ah");
+    `round` pins the report to the round being dealt (0: whichever is being dealt)."""
 
-    report: object
+    card: str
+    to: str
+    seat: int | None = None
+    face_up: bool = False
+    round: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Irregularity:
+    """An irregularity the cards alone do not show (`kind`: "misdeal"), in the dealer's words."""
+
+    kind: str
+    reason: str
+    round: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What a dealer at a physical (live-dealer) table reports happened; `by` the dealer
+    credential's subject. A game whose cards come from the dealer service refuses it
+    (NotAllowedNow)."""
+
+    report: DealtCard | Irregularity
     by: str | None = None
 
 

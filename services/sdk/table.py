@@ -266,6 +266,53 @@ class TableClient:
         )
         return self._caller.call("ContributeEntropy", self.stub.ContributeEntropy, request)
 
+    # A live dealer's reports (a dealer-console credential for the table) -------------
+    def report_card(
+        self,
+        table_id: str,
+        card: str,
+        *,
+        seat: int | None = None,
+        board: bool = False,
+        burn: bool = False,
+        face_up: bool = False,
+        hand_number: int = 0,
+        key: str | None = None,
+    ) -> table_pb2.ReportCardResponse:
+        """The card `card` ("Ah") left the deck: to `seat`, to the board or to the burn pile
+        (exactly one of the three), face up or down (docs/games/irregularities.md)."""
+        if (seat is not None) + board + burn != 1:
+            raise ValueError("a card goes to exactly one of: a seat, the board, the burn pile")
+        if seat is not None:
+            recipient = table_pb2.CARD_RECIPIENT_SEAT
+        elif board:
+            recipient = table_pb2.CARD_RECIPIENT_BOARD
+        else:
+            recipient = table_pb2.CARD_RECIPIENT_BURN
+        request = table_pb2.ReportCardRequest(
+            table_id=table_id,
+            hand_number=hand_number,
+            card=card,
+            recipient=recipient,
+            seat=seat,
+            face_up=face_up,
+            idempotency_key=key or new_key("card"),
+        )
+        return self._caller.call("ReportCard", self.stub.ReportCard, request)
+
+    def report_misdeal(
+        self, table_id: str, reason: str, *, hand_number: int = 0, key: str | None = None
+    ) -> table_pb2.ReportIrregularityResponse:
+        """Declare a misdeal (until the hand's first action): the hand is redealt."""
+        request = table_pb2.ReportIrregularityRequest(
+            table_id=table_id,
+            hand_number=hand_number,
+            kind=table_pb2.IRREGULARITY_KIND_MISDEAL,
+            reason=reason,
+            idempotency_key=key or new_key("misdeal"),
+        )
+        return self._caller.call("ReportIrregularity", self.stub.ReportIrregularity, request)
+
     # Watching -------------------------------------------------------------------------
     def watch(
         self,

@@ -293,6 +293,20 @@ class TableApplication:
         self.keep_going(table_id, table)
         return version
 
+    def report(
+        self, table_id: str, dealer: str, key: str, report: c.DealtCard | c.Irregularity
+    ) -> int:
+        """A live dealer's report (ReportCard / ReportIrregularity), decided by the game's
+        rules like any command; the table's version after it and every step it lets run."""
+        table, version = self.execute(
+            table_id,
+            f"{table_id}/report/{scoped(dealer)}/{scoped(key)}",
+            dealer,
+            lambda t: list(t.game.rules.decide(t.state, c.Report(report, dealer))),
+        )
+        self.keep_going(table_id, table)
+        return version
+
     def receiving_act(self, table_id: str, player: str) -> contextlib.AbstractContextManager[int]:
         """Mark a move of `player` as received now until it is applied (timeouts.py)."""
         return self.timeouts.receiving_act(table_id, player)

@@ -18,8 +18,9 @@ from services.games.errors import InvalidAction
 from services.shared import errors
 from services.shared.auth import Principal, Role, current_principal
 from services.shared.status import status_of
-from services.table import translate
+from services.table import dealer_reports, translate
 from services.table.application import TableApplication, TableSpec, require_key
+from services.table.dealer_reports import require_dealer_of
 from services.table.history import hand_history
 from services.table.shell import Table
 from services.table.watch_wire import WatchMessage
@@ -260,6 +261,26 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             commitment=shuffle.commitment,
             index=index,
         )
+
+    def ReportCard(  # noqa: N802
+        self, request: table_pb2.ReportCardRequest, context: grpc.ServicerContext
+    ) -> table_pb2.ReportCardResponse:
+        principal = current_principal()
+        require_dealer_of(principal, request.table_id)
+        key = require_key(request.idempotency_key)
+        report = dealer_reports.dealt_card(request)
+        version = self.app.report(request.table_id, principal.subject, f"card/{key}", report)
+        return table_pb2.ReportCardResponse(version=version)
+
+    def ReportIrregularity(  # noqa: N802
+        self, request: table_pb2.ReportIrregularityRequest, context: grpc.ServicerContext
+    ) -> table_pb2.ReportIrregularityResponse:
+        principal = current_principal()
+        require_dealer_of(principal, request.table_id)
+        key = require_key(request.idempotency_key)
+        report = dealer_reports.irregularity(request)
+        version = self.app.report(request.table_id, principal.subject, f"irregular/{key}", report)
+        return table_pb2.ReportIrregularityResponse(version=version)
 
     def ApplyTimeout(  # noqa: N802
         self, request: table_pb2.ApplyTimeoutRequest, context: grpc.ServicerContext

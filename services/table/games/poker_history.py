@@ -237,9 +237,13 @@ def to_text(
                 lines.append("*** RESULT ***")
                 lines += [f"{who(s)}: {chips}" for s, chips in stacks]
             case ev.CardReported(card=card, to=to, seat=recipient, face_up=face_up):
-                place = who(recipient) if recipient is not None else f"the {to}"
-                how = "face up" if face_up else "face down"
-                lines.append(f"Dealer reports {card} to {place} ({how})")
+                if recipient is not None:
+                    how = "face up" if face_up else "face down"
+                    lines.append(f"Dealer reports {card} to {who(recipient)} ({how})")
+                elif to == "burn":
+                    lines.append(f"Dealer burns {card}")
+                else:
+                    lines.append(f"Dealer turns {card} on the board")
             case ev.IrregularityReported(kind=kind, reason=reason):
                 lines.append(f"Dealer declares a {kind}: {reason}")
             case ev.ProcedureApplied(explanation=explanation):

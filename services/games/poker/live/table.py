@@ -125,18 +125,16 @@ def _round_starts(table: PokerTable, command: c.RoundStarts) -> list[Event]:
     raise NotAllowedNow(f"the table is not ready to start hand {command.round}")
 
 
-def _report(table: PokerTable, report: object) -> list[Event]:
+def _report(table: PokerTable, report: DealtCard | Irregularity) -> list[Event]:
     hand = table.engine.hand
     if hand is None or table.live is None or table.live.redeal_point is None:
         raise NotAllowedNow("no hand is being dealt: wait for the next hand to start")
-    pinned = getattr(report, "hand", 0)
+    pinned = report.round
     if pinned and pinned != hand.number:
         raise NotAllowedNow(f"hand {hand.number} is being dealt, not hand {pinned}")
     if isinstance(report, DealtCard):
         return _card(table, hand, report)
-    if isinstance(report, Irregularity):
-        return _irregularity(table, hand, report)
-    raise InvalidAction(f"a live poker report is a DealtCard or Irregularity, not {report!r}")
+    return _irregularity(table, hand, report)
 
 
 def _card(table: PokerTable, hand: HandState, report: DealtCard) -> list[Event]:

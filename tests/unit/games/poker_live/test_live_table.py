@@ -249,7 +249,7 @@ def test_a_premature_river_is_reshuffled_and_turned_without_a_burn() -> None:
         (DealtCard("Kh", SEAT, 7), InvalidAction, "no recipient"),
         (DealtCard("Kh", "board"), NotAllowedNow, "no board card is due"),
         (DealtCard("Kh", "burn"), NotAllowedNow, "no burn card is due"),
-        (DealtCard("Kh", SEAT, 1, hand=9), NotAllowedNow, "hand 1 is being dealt"),
+        (DealtCard("Kh", SEAT, 1, round=9), NotAllowedNow, "hand 1 is being dealt"),
     ],
 )
 def test_a_bad_report_is_refused_and_changes_nothing(
