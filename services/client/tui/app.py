@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from textual import work
 from textual.app import App
 from textual.binding import BindingType
 
 from services.client.tui.lobby import LobbyScreen
-from services.client.tui.table_screen import TableScreen
-from services.sdk import Croupier
+from services.client.tui.screens import screen_for
+from services.sdk import Croupier, CroupierError
 from services.shared import auth
 
 Connect = Callable[[auth.Role], Croupier]
@@ -43,7 +44,18 @@ class CroupierApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(LobbyScreen())
         if self._start_table:
-            self.push_screen(TableScreen(self._start_table, spectate=self._spectate))
+            self.open_start_table()
+
+    @work(thread=True, group="app-start")
+    def open_start_table(self) -> None:
+        """The screen of the table given on the command line: its game's own."""
+        try:
+            game = self.client.tables.view(self._start_table).WhichOneof("game_view")
+        except CroupierError as exc:
+            self.call_from_thread(self.notify, exc.message, severity="error")
+            return
+        screen = screen_for(game, self._start_table, spectate=self._spectate)
+        self.call_from_thread(self.push_screen, screen)
 
     def on_unmount(self) -> None:
         self.client.close()

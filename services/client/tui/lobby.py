@@ -21,6 +21,20 @@ if TYPE_CHECKING:
     from services.client.tui.app import CroupierApp
 
 DEPOSIT = 1000
+# Games the lobby creates besides poker's variants: a Spit table, a video poker machine.
+OTHER_GAMES = ("spit", "video-poker")
+
+
+def other_game_options(game: str) -> table_pb2.TableOptions:
+    """A Spit table (two seats, no stake) or a video poker machine (one seat)."""
+    options = table_pb2.TableOptions(min_buy_in=10, max_buy_in=100_000)
+    if game == "spit":
+        options.seats = 2
+        options.spit.SetInParent()
+    else:
+        options.seats = 1
+        options.videopoker.SetInParent()
+    return options
 
 
 def default_buy_in(options: table_pb2.TableOptions) -> int:
@@ -39,7 +53,10 @@ class CreateTableScreen(ModalScreen[dict[str, Any] | None]):
         with Vertical(id="create-form"):
             yield Label("New table")
             yield Select(
-                [(name, name) for name in VARIANTS], value="holdem", id="game", allow_blank=False
+                [(name, name) for name in (*VARIANTS, *OTHER_GAMES)],
+                value="holdem",
+                id="game",
+                allow_blank=False,
             )
             yield Label("blinds (small/big; the draw games use an ante instead)")
             yield Input("1/2", id="blinds")
@@ -79,6 +96,10 @@ class LobbyScreen(Screen[None]):
         ("r", "refresh", "refresh"),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.games: dict[str, str | None] = {}  # table -> its game_options member
+
     @property
     def croupier(self) -> CroupierApp:
         return self.app  # type: ignore[return-value]
@@ -113,6 +134,7 @@ class LobbyScreen(Screen[None]):
         self.app.call_from_thread(self._show, tables, money)
 
     def _show(self, tables: list[table_pb2.TableSummary], money: str) -> None:
+        self.games.update({s.table_id: s.options.WhichOneof("game_options") for s in tables})
         self.query_one("#balance", Static).update(money)
         grid: DataTable[str] = self.query_one("#tables", DataTable)
         keep = grid.cursor_row
@@ -148,9 +170,13 @@ class LobbyScreen(Screen[None]):
             self.open_table(table, spectate=True)
 
     def open_table(self, table: str, *, spectate: bool) -> None:
-        from services.client.tui.table_screen import TableScreen
+        from services.client.tui.screens import screen_for
 
-        self.app.push_screen(TableScreen(table, spectate=spectate))
+        self.app.push_screen(screen_for(self.games.get(table), table, spectate=spectate))
+
+    def _open_new(self, table: str, game: str) -> None:
+        self.games[table] = "spit" if game == "spit" else "videopoker"
+        self.open_table(table, spectate=False)
 
     @work(thread=True, group="lobby-deposit")
     def action_deposit(self) -> None:
@@ -177,6 +203,11 @@ class LobbyScreen(Screen[None]):
         game = form["game"]
         draw = game in ("spit-in-the-ocean", "six-card-open-draw")
         try:
+            if game in OTHER_GAMES:
+                with self.croupier.connect(auth.Role.PLAYER) as player:
+                    made = player.tables.create_table(other_game_options(game))
+                self.app.call_from_thread(self._open_new, made.table_id, game)
+                return
             options = poker_options(
                 variant=game,
                 structure="fixed-limit" if draw else "no-limit",
