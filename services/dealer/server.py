@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import grpc
-import redis
 
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from services.dealer.application import DealerApplication, register_events
@@ -12,6 +11,7 @@ from services.dealer.servicer import DealerServicer
 from services.dealer.settings import DealerSettings
 from services.shared.eventstore import EventRegistry, EventStore, RedisEventStore
 from services.shared.grpc_server import ServiceSpec
+from services.shared.redis_connection import sync_client
 
 SERVICE_NAME = dealer_pb2.DESCRIPTOR.services_by_name["DealerService"].full_name
 
@@ -20,7 +20,7 @@ def build_application(
     settings: DealerSettings, store: EventStore | None = None
 ) -> DealerApplication:
     if store is None:
-        client = redis.Redis.from_url(settings.redis_url)
+        client = sync_client(settings.redis)
         store = RedisEventStore(client, register_events(EventRegistry()))
     return DealerApplication(
         store,

@@ -9,7 +9,9 @@
 ``CROUPIER_DEALER_TABLES``      comma-separated service subjects of the table service
                                 (default ``table``): the only callers that may create, seal,
                                 deal from, reshuffle or close a shuffle, or relay entropy.
-``REDIS_URL``                   the Redis holding the shuffle streams.
+``CROUPIER_DEALER_REDIS_URL``   the Redis holding the shuffle streams (else the Redis Cluster
+                                of ``REDIS_CLUSTER_NODES``, else ``REDIS_URL``;
+                                services/shared/redis_connection.py).
 """
 
 from __future__ import annotations
@@ -21,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from services.dealer.seed_cipher import KEY_BYTES
+from services.shared.redis_connection import RedisTarget, resolve
 from services.shared.settings import (
     RuntimeSettings,
     SettingsError,
     env_bool,
     env_str,
-    require_env,
 )
 
 KEY_ENV = "CROUPIER_DEALER_KEY"
@@ -75,12 +77,21 @@ class DealerSettings:
     dealer_key: bytes = field(repr=False)
     allow_test_decks: bool = False
     tables: tuple[str, ...] = ("table",)
+    # A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES): set, they win over `redis_url`.
+    redis_nodes: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def redis(self) -> RedisTarget:
+        """Where this service's Redis is: one server (`redis_url`) or a cluster's nodes."""
+        return RedisTarget(url=self.redis_url, nodes=self.redis_nodes)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> DealerSettings:
+        redis = resolve("dealer", env)
         return cls(
             runtime=RuntimeSettings.from_env("dealer", env=env),
-            redis_url=require_env("REDIS_URL", "the Redis holding shuffle streams", env=env),
+            redis_url=redis.url,
+            redis_nodes=redis.nodes,
             dealer_key=load_dealer_key(env),
             allow_test_decks=env_bool(TEST_DECKS_ENV, False, env=env),
             tables=_tables(env_str(TABLES_ENV, "table", env=env)),

@@ -23,11 +23,9 @@ or writes nothing at all.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, TypeVar, cast
-
-import redis
 
 from croupier.ledger.v1 import events_pb2, ledger_pb2
 from services.ledger import codec, lua
@@ -55,20 +53,15 @@ from services.shared.eventstore import (
     stream_key,
 )
 from services.shared.eventstore.keys import hash_tag, version_key
+from services.shared.redis_connection import SyncClient, storage_errors_as_unavailable
 
 DEFAULT_TTL_SECONDS = 48 * 3600
 
 
-@contextmanager
-def _storage_errors_as_unavailable() -> Iterator[None]:
-    """A Redis that is down, restarting or loading its AOF is UNAVAILABLE: retry the same key."""
-    try:
-        yield
-    except (redis.ConnectionError, redis.TimeoutError) as exc:
-        raise Unavailable(
-            f"ledger storage unreachable ({type(exc).__name__}); retry with the same"
-            " idempotency key"
-        ) from exc
+def _storage_errors_as_unavailable() -> AbstractContextManager[None]:
+    """A Redis that is down, restarting, loading its AOF or failing over is UNAVAILABLE:
+    retry the same key."""
+    return storage_errors_as_unavailable("ledger storage")
 
 
 def ledger_registry() -> EventRegistry:
@@ -102,7 +95,7 @@ def _guarded(method: F) -> F:
 class RedisLedgerStore:
     def __init__(
         self,
-        client: redis.Redis,
+        client: SyncClient,
         *,
         namespace: str = "ledger",
         idempotency_ttl_seconds: int = DEFAULT_TTL_SECONDS,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import grpc
-import redis
 
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
 from services.ledger.application import LedgerApplication
@@ -11,13 +10,14 @@ from services.ledger.redis_store import RedisLedgerStore
 from services.ledger.servicer import LedgerServicer
 from services.ledger.settings import LedgerSettings
 from services.shared.grpc_server import ServiceSpec
+from services.shared.redis_connection import SyncClient, sync_client
 
 SERVICE_NAME = ledger_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name
 
 
-def build(settings: LedgerSettings, client: redis.Redis | None = None) -> ServiceSpec:
+def build(settings: LedgerSettings, client: SyncClient | None = None) -> ServiceSpec:
     """The ledger's ServiceSpec; `client` overrides the Redis connection (tests)."""
-    client = client or redis.Redis.from_url(settings.redis_url)
+    client = client or sync_client(settings.redis)
     store = RedisLedgerStore(
         client,
         namespace=settings.namespace,

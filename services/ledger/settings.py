@@ -1,7 +1,8 @@
 """Ledger settings from the environment (besides the shared RuntimeSettings).
 
-``CROUPIER_LEDGER_REDIS_URL``   Redis holding the journal and projection (falls back to
-                                ``REDIS_URL``; required)
+``CROUPIER_LEDGER_REDIS_URL``   Redis holding the journal and projection (else the Redis
+                                Cluster of ``REDIS_CLUSTER_NODES``, else ``REDIS_URL``;
+                                required; services/shared/redis_connection.py)
 ``CROUPIER_LEDGER_NAMESPACE``   hash tag of every ledger key (``ledger`` -> ``{ledger}:journal``)
 ``CROUPIER_LEDGER_IDEMPOTENCY_TTL_HOURS``  how long keys are remembered (48; at least 24)
 ``CROUPIER_LEDGER_CONCURRENCY`` ``checked`` (default) or ``serial``; see docs/ledger.md
@@ -22,7 +23,8 @@ from dataclasses import dataclass
 
 from services.ledger.store import Concurrency
 from services.shared.eventstore import Durability
-from services.shared.settings import SettingsError, env_int, env_str, require_env
+from services.shared.redis_connection import RedisTarget, resolve
+from services.shared.settings import SettingsError, env_int, env_str
 
 MIN_TTL_HOURS = 24
 _NAMESPACE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -36,12 +38,17 @@ class LedgerSettings:
     concurrency: Concurrency = Concurrency.CHECKED
     durability: Durability = "everysec"
     cashier_limit: int = 0
+    # A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES): set, they win over `redis_url`.
+    redis_nodes: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def redis(self) -> RedisTarget:
+        """Where this service's Redis is: one server (`redis_url`) or a cluster's nodes."""
+        return RedisTarget(url=self.redis_url, nodes=self.redis_nodes)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> LedgerSettings:
-        redis_url = env_str("CROUPIER_LEDGER_REDIS_URL", env=env) or require_env(
-            "REDIS_URL", "the Redis that stores the ledger journal", env=env
-        )
+        redis = resolve("ledger", env)
         ttl = env_int("CROUPIER_LEDGER_IDEMPOTENCY_TTL_HOURS", 48, env=env)
         if ttl < MIN_TTL_HOURS:
             raise SettingsError(
@@ -70,7 +77,8 @@ class LedgerSettings:
             )
         return cls(
             cashier_limit=cashier_limit,
-            redis_url=redis_url,
+            redis_url=redis.url,
+            redis_nodes=redis.nodes,
             namespace=namespace,
             durability="strict" if durability == "strict" else "everysec",
             idempotency_ttl_hours=ttl,

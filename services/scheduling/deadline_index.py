@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-import redis
-
 from services.scheduling.deadlines import Deadline
+from services.shared.redis_connection import SyncClient
 
 
 class DeadlineIndex(Protocol):
@@ -51,11 +50,13 @@ class DeadlineIndex(Protocol):
     def due(self, now: float, limit: int) -> Sequence[Deadline]: ...
 
 
-DEFAULT_KEY = "croupier:workers:deadlines"
+# Each index is one hash tag (`{...}`): its sorted set and its per-table sets
+# (`<key>:table:<id>`) sit in one Redis Cluster slot, so one script may touch them together.
+DEFAULT_KEY = "{croupier:workers:deadlines}"
 # Real-time games' deadlines (Spit's ready, slap and stall: renamed with every card played):
 # no task is sent for them; the workers' deadline sweeper polls this set's head every few
 # tens of milliseconds (services/workers/swept_deadlines.py).
-SWEPT_KEY = "croupier:workers:swept-deadlines"
+SWEPT_KEY = "{croupier:workers:swept-deadlines}"
 # Remove a member only while its score is still the due time the caller fired for (KEYS[2]:
 # its table's set of open members).
 _RESOLVE = """
@@ -97,7 +98,7 @@ return changed
 
 
 class RedisDeadlineIndex:
-    def __init__(self, client: redis.Redis, key: str = DEFAULT_KEY) -> None:
+    def __init__(self, client: SyncClient, key: str = DEFAULT_KEY) -> None:
         self._redis = client
         self._key = key
         self._resolve = client.register_script(_RESOLVE)

@@ -16,10 +16,11 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol, cast
 
-import redis
+from services.shared.redis_connection import SyncClient
 
-BOT_TURNS_KEY = "croupier:workers:bot-turns"
-SEAT_BOTS_KEY = "croupier:workers:seat-bots"
+# One hash tag each: the sorted set and its `<key>:current` hash share a Redis Cluster slot.
+BOT_TURNS_KEY = "{croupier:workers:bot-turns}"
+SEAT_BOTS_KEY = "{croupier:workers:seat-bots}"
 
 # A group has one open member at a time (a table waits for one bot turn): arming a new one
 # removes the group's previous member.
@@ -61,7 +62,7 @@ class RedisResendIndex:
     """A sorted set of members scored by when they are overdue, plus one hash that names
     each group's open member (for `arm`)."""
 
-    def __init__(self, client: redis.Redis, key: str) -> None:
+    def __init__(self, client: SyncClient, key: str) -> None:
         self._redis = client
         self._key = key
         self._groups = f"{key}:current"

@@ -19,7 +19,6 @@ import datetime as dt
 import time
 from collections.abc import Callable, Sequence
 
-import redis
 from celery import Celery
 
 from services.bots.identity import bot_identity
@@ -35,6 +34,7 @@ from services.scheduling.resend_index import (
 from services.scheduling.seat_request import BotSeatRequest
 from services.scheduling.settings import SchedulingSettings
 from services.scheduling.tasks import BOT_MOVE, FIRE_TIMEOUT, SEAT_BOT, configure_broker
+from services.shared.redis_connection import RedisTarget, sync_client
 
 
 def send_timeout(celery: Celery, deadline: Deadline, *, now: float, max_countdown: float) -> None:
@@ -98,7 +98,9 @@ class CeleryScheduler:
             settings.redis_url,
             settings.visibility_timeout,
         )
-        client = redis.Redis.from_url(settings.redis_url)
+        client = sync_client(
+            RedisTarget(url=settings.redis_url, source="CROUPIER_WORKERS_REDIS_URL")
+        )
         return cls(
             celery,
             RedisDeadlineIndex(client),

@@ -1,7 +1,8 @@
 """What the sending side of the triggers needs to know, read from the same variables the
 workers read (services/workers/settings.py takes its defaults from here):
 
-- `REDIS_URL`: the broker and the deadline index (required).
+- `CROUPIER_WORKERS_REDIS_URL`, else `REDIS_URL`: the broker and the deadline index
+  (required; one Redis, never a cluster: see services/shared/redis_connection.py).
 - `CROUPIER_WORKERS_VISIBILITY_TIMEOUT`: seconds before Redis redelivers an unacked task (3600).
 - `CROUPIER_WORKERS_MAX_COUNTDOWN`: longest single ETA hop in seconds, at most a quarter of
   the visibility timeout (300).
@@ -17,6 +18,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from services.shared.redis_connection import WORKERS_SINGLE_REDIS, single_url
 
 VISIBILITY_TIMEOUT_S = 3600.0
 MAX_COUNTDOWN_S = 300.0
@@ -62,7 +65,7 @@ class SchedulingSettings:
 
     def __post_init__(self) -> None:
         if not self.redis_url:
-            raise ValueError("REDIS_URL is required: the Redis the Celery broker runs on")
+            raise ValueError(WORKERS_SINGLE_REDIS)
         check_countdown(self.max_countdown, self.visibility_timeout)
         check_resends(self.bot_resend, self.seat_resend)
 
@@ -70,7 +73,7 @@ class SchedulingSettings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> SchedulingSettings:
         source = os.environ if env is None else env
         return cls(
-            redis_url=source.get("REDIS_URL", ""),
+            redis_url=single_url("workers", source),
             visibility_timeout=seconds(
                 source, "CROUPIER_WORKERS_VISIBILITY_TIMEOUT", VISIBILITY_TIMEOUT_S
             ),

@@ -34,6 +34,7 @@ from services.shared.interceptors import (
     split_method,
 )
 from services.shared.metrics import REQUEST_LATENCY, REQUESTS
+from services.shared.redis_connection import storage_down_reason
 from services.shared.status import status_of
 
 Behavior = Callable[..., Any]
@@ -211,7 +212,7 @@ async def _abort_for(exc: Exception, context: Context, method: str) -> None:
         await _abort(
             context,
             grpc.StatusCode.UNAVAILABLE,
-            f"storage unreachable ({type(exc).__name__}): retry shortly; a command retried"
+            f"storage unreachable ({storage_down_reason(exc)}): retry shortly; a command retried"
             " with the same idempotency key is applied at most once",
         )
     error_id = uuid.uuid4().hex[:12]

@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
-import redis
 import structlog
 
 from services.shared import auth
 from services.shared.errors import DomainError, Unauthenticated, bounded
 from services.shared.metrics import REQUEST_LATENCY, REQUESTS
+from services.shared.redis_connection import STORAGE_DOWN, storage_down_reason
 from services.shared.status import status_of
 
 log = structlog.get_logger(__name__)
@@ -179,7 +179,8 @@ class MetricsInterceptor(_WrappingInterceptor):
 # Errors of the storage connection itself (redis-py raises them for a refused or dropped
 # connection, a timeout, a server loading its data): the service's own adapters map the ones
 # they expect; this is the net under every other read.
-_STORAGE_DOWN = (redis.ConnectionError, redis.TimeoutError)
+# (A Redis Cluster failing over answers CLUSTERDOWN or TRYAGAIN: the same condition.)
+_STORAGE_DOWN = STORAGE_DOWN
 
 
 def _abort_for(exc: BaseException, context: grpc.ServicerContext, method: str) -> None:
@@ -207,7 +208,7 @@ def _abort_for(exc: BaseException, context: grpc.ServicerContext, method: str) -
         log.warning("storage unreachable", method=method, error=repr(exc))
         context.abort(
             grpc.StatusCode.UNAVAILABLE,
-            f"storage unreachable ({type(exc).__name__}): retry shortly; a command retried"
+            f"storage unreachable ({storage_down_reason(exc)}): retry shortly; a command retried"
             " with the same idempotency key is applied at most once",
         )
     error_id = uuid.uuid4().hex[:12]

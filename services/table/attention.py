@@ -18,9 +18,8 @@ import threading
 from collections.abc import Callable
 from typing import Protocol, TypeVar, cast
 
-import redis
-
 from services.shared.errors import Unavailable
+from services.shared.redis_connection import STORAGE_DOWN, SyncClient, storage_down_reason
 
 DEFAULT_KEY = "croupier:table:attention"
 _T = TypeVar("_T")
@@ -67,15 +66,15 @@ class AttentionSet(Protocol):
 def _storage(call: Callable[[], _T]) -> _T:
     try:
         return call()
-    except (redis.ConnectionError, redis.TimeoutError) as exc:
+    except STORAGE_DOWN as exc:
         raise Unavailable(
-            f"table storage unreachable ({type(exc).__name__}): retry shortly; a command "
+            f"table storage unreachable ({storage_down_reason(exc)}): retry shortly; a command "
             "retried with the same idempotency key is applied at most once"
         ) from exc
 
 
 class RedisAttentionSet:
-    def __init__(self, client: redis.Redis, key: str = DEFAULT_KEY) -> None:
+    def __init__(self, client: SyncClient, key: str = DEFAULT_KEY) -> None:
         self._redis = client
         self._key = key
         self._claim = client.register_script(_CLAIM)

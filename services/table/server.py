@@ -12,8 +12,6 @@ from typing import TypedDict, Unpack, cast
 
 import grpc
 import grpc.aio
-import redis
-import redis.asyncio as aioredis
 
 from croupier.table.v1 import table_pb2
 from croupier.table.v1.table_pb2_grpc import TableServiceServicer
@@ -23,6 +21,7 @@ from services.shared.channels import RenewingServiceToken, aio_connect, connect
 from services.shared.eventstore import EventStore, RedisEventStore
 from services.shared.eventstore.aio_redis_store import AsyncRedisEventStore
 from services.shared.grpc_server import ServiceSpec
+from services.shared.redis_connection import async_client, sync_client
 from services.shared.settings import RuntimeSettings
 from services.table.adapters import GrpcDealer, GrpcLedger, TestDecks
 from services.table.aio_adapters import AioGrpcDealer, AioGrpcLedger
@@ -102,7 +101,7 @@ def wire(
     # A ceiling, not an allocation: the pool opens connections as concurrent calls need them.
     # (WatchTable streams hold none each: one blocking read serves every watched table,
     # fanout.py.)
-    client = redis.Redis.from_url(settings.redis_url, max_connections=REDIS_CONNECTIONS)
+    client = sync_client(settings.redis, max_connections=REDIS_CONNECTIONS)
     # Every game the service hosts, each with its rules and its translation (one entry each).
     catalog = CATALOG
     store = store or RedisEventStore(client, TableCodec(catalog).registry())
@@ -188,7 +187,7 @@ def _aio_moves(
     store = parts.app.store
     if not isinstance(store, RedisEventStore) or not parts.grpc_dealer:
         return None
-    client = aioredis.Redis.from_url(settings.redis_url, max_connections=REDIS_CONNECTIONS)
+    client = async_client(settings.redis, max_connections=REDIS_CONNECTIONS)
     aio_store = AsyncRedisEventStore(
         client, TableCodec(parts.app.catalog).registry(), durability=store.durability
     )

@@ -3,8 +3,9 @@
 ``CROUPIER_DEALER_TARGET``     address of the dealer service (required)
 ``CROUPIER_EVALUATOR_TARGET``  address of the evaluator service (required)
 ``CROUPIER_LEDGER_TARGET``     address of the ledger service (required)
-``CROUPIER_TABLE_REDIS_URL``   Redis holding the table streams (falls back to ``REDIS_URL``;
-                               required)
+``CROUPIER_TABLE_REDIS_URL``   Redis holding the table streams (else the Redis Cluster of
+                               ``REDIS_CLUSTER_NODES``, else ``REDIS_URL``; required;
+                               services/shared/redis_connection.py)
 ``CROUPIER_TABLE_RANKER``      ``library`` (default: the evaluator's ranking library in
                                process, behind the engine's ranking port) or ``evaluator``
                                (one Showdown RPC per showdown)
@@ -26,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from services.shared.redis_connection import RedisTarget, resolve
 from services.shared.settings import (
     SettingsError,
     env_float,
@@ -52,6 +54,13 @@ class TableSettings:
     recovery_interval_s: float = 1.0
     attention_key: str = DEFAULT_ATTENTION_KEY
     max_bot_chips_per_table: int = MAX_BOT_CHIPS_PER_TABLE
+    # A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES): set, they win over `redis_url`.
+    redis_nodes: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def redis(self) -> RedisTarget:
+        """Where this service's Redis is: one server (`redis_url`) or a cluster's nodes."""
+        return RedisTarget(url=self.redis_url, nodes=self.redis_nodes)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> TableSettings:
@@ -63,6 +72,7 @@ class TableSettings:
             raise SettingsError(
                 f"CROUPIER_TABLE_RANKER={ranker!r}; use one of {', '.join(RANKERS)}"
             )
+        redis = resolve("table", env)
         return cls(
             dealer_target=target(
                 "dealer", "address of the dealer service the table asks for cards"
@@ -71,8 +81,8 @@ class TableSettings:
                 "evaluator", "address of the evaluator service that ranks showdown hands"
             ),
             ledger_target=target("ledger", "address of the ledger service that moves the chips"),
-            redis_url=env_str("CROUPIER_TABLE_REDIS_URL", env=env)
-            or require_env("REDIS_URL", "the Redis that stores the table event streams", env=env),
+            redis_url=redis.url,
+            redis_nodes=redis.nodes,
             ranker=ranker,
             void_after_s=env_float("CROUPIER_TABLE_VOID_AFTER_S", 30.0, env=env),
             recovery_grace_s=env_float("CROUPIER_TABLE_RECOVERY_GRACE_S", 5.0, env=env),

@@ -42,6 +42,7 @@ from services.bots.spit_player import Reaction, SpitPlayer
 from services.scheduling.seat_request import BotSeatRequest
 from services.shared import auth
 from services.shared.channels import RenewingServiceToken, connect
+from services.shared.redis_connection import SyncClient
 from services.workers.bot_seats import seated_bot_id
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,7 @@ class HostedBots:
 
     def __init__(
         self,
-        client: redis.Redis,
+        client: SyncClient,
         *,
         key: str = REGISTRY_KEY,
         lease_prefix: str = LEASE_PREFIX,

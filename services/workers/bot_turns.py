@@ -13,9 +13,8 @@ import enum
 import logging
 from typing import Protocol
 
-import redis
-
 from services.scheduling.bot_turn import BotTurn
+from services.shared.redis_connection import SyncClient
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +35,7 @@ class TurnClaims:
     """Redis claims on turn keys: a lease while a delivery plays, a mark once it finished."""
 
     def __init__(
-        self, client: redis.Redis, *, prefix: str = "croupier:workers:bot", lease: float = 30.0
+        self, client: SyncClient, *, prefix: str = "croupier:workers:bot", lease: float = 30.0
     ) -> None:
         self._redis = client
         self._prefix = prefix

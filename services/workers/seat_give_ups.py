@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import redis
-
+from services.shared.redis_connection import SyncClient
 from services.workers.ports import BotSeatRequest
 
 BACKOFF_BASE_S = 10.0
@@ -50,7 +49,7 @@ def _member(request: BotSeatRequest) -> str:
 class RedisSeatGiveUps:
     """One small hash per bot that gave up: how often, and when last."""
 
-    def __init__(self, client: redis.Redis, prefix: str = DEFAULT_PREFIX) -> None:
+    def __init__(self, client: SyncClient, prefix: str = DEFAULT_PREFIX) -> None:
         self._redis = client
         self._prefix = prefix
 

@@ -1,6 +1,7 @@
 """Worker settings, read once from the environment.
 
-- `REDIS_URL`: broker and deadline index (required).
+- `CROUPIER_WORKERS_REDIS_URL`, else `REDIS_URL`: broker and deadline index (required; one
+  Redis, never a cluster: Celery's Redis transport has no cluster client).
 - `CROUPIER_TABLE_TARGET`: the table service `host:port` (required once a task calls it).
 - `CROUPIER_AUTH_PUBLIC_KEYS_FILE` and `CROUPIER_AUTH_SIGNING_KEY_FILE`: the workers' own
   Ed25519 identity (issuer `workers`), which signs only the workers' service token and the
@@ -50,6 +51,7 @@ from services.scheduling.settings import (
 )
 from services.shared import auth
 from services.shared.limits import MAX_CHIPS
+from services.shared.redis_connection import WORKERS_SINGLE_REDIS, single_url
 from services.shared.settings import AUTH_KEY_ENV, env_int, service_keys_from_env
 from services.workers.bot_seats import DEFAULT_BOT_BANKROLL
 
@@ -78,7 +80,7 @@ class WorkerSettings:
 
     def __post_init__(self) -> None:
         if not self.redis_url:
-            raise ValueError("REDIS_URL is required: the Redis the Celery broker runs on")
+            raise ValueError(WORKERS_SINGLE_REDIS)
         check_countdown(self.max_countdown, self.visibility_timeout)
         if self.sweep_interval <= 0 or self.sweep_grace < 0:
             raise ValueError("the sweep interval must be positive and the grace not negative")
@@ -122,7 +124,7 @@ class WorkerSettings:
             return seconds(source, name, default)
 
         return cls(
-            redis_url=source.get("REDIS_URL", ""),
+            redis_url=single_url("workers", source),
             table_target=source.get("CROUPIER_TABLE_TARGET", ""),
             ledger_target=source.get("CROUPIER_LEDGER_TARGET", ""),
             auth_key=source.get(AUTH_KEY_ENV, ""),

@@ -3,7 +3,7 @@
 A Spit table renames a seat's stall deadline with every card played, so a task per deadline
 would be a Celery message per card per seat, almost all of them for decisions gone by the
 time they ran. The table writes its open real-time deadlines into their own sorted set (the
-swept index, `croupier:workers:swept-deadlines`, replaced per table in one atomic step, so a
+swept index, `{croupier:workers:swept-deadlines}`, replaced per table in one atomic step, so a
 closed or renamed decision leaves it at once: `CeleryScheduler.schedule_timeouts(swept=True)`)
 and this loop, one thread in every worker process, reads the head of that set every
 `CROUPIER_WORKERS_SWEPT_INTERVAL` (25 ms) and asks the table to time out each deadline that

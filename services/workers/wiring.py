@@ -8,7 +8,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import grpc
-import redis
 
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.bots.play_acts import ActsOnPlay, PlayActs
@@ -20,6 +19,7 @@ from services.scheduling.deadline_index import SWEPT_KEY, RedisDeadlineIndex
 from services.scheduling.resend_index import BOT_TURNS_KEY, SEAT_BOTS_KEY, RedisResendIndex
 from services.shared import auth
 from services.shared.channels import RenewingServiceToken, connect
+from services.shared.redis_connection import RedisTarget, sync_client
 from services.workers.bot_host import HostedBots
 from services.workers.bot_seats import GrpcBotSeater
 from services.workers.bot_turns import BotMoveOutcome, TurnClaims
@@ -120,7 +120,7 @@ def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
             "CROUPIER_AUTH_SIGNING_KEY_FILE and CROUPIER_AUTH_PUBLIC_KEYS_FILE are required "
             "(or CROUPIER_AUTH_KEY in development): the workers sign service and bot tokens"
         )
-    client = redis.Redis.from_url(settings.redis_url)
+    client = sync_client(RedisTarget(url=settings.redis_url, source="CROUPIER_WORKERS_REDIS_URL"))
     service_channel = connect(settings.table_target, RenewingServiceToken(key, SERVICE_SUBJECT))
     bot_channel = connect(settings.table_target)
     return WorkerRuntime(
