@@ -1,0 +1,98 @@
+"""The platform on a real Redis Cluster: 3 masters with a replica each on loopback, and the
+real ledger, dealer and table services (gRPC on port 0) reaching it the way production does,
+through services/shared/redis_connection.py from REDIS_CLUSTER_NODES-shaped settings."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import grpc
+import pytest
+
+from services.dealer.server import build as build_dealer
+from services.dealer.settings import DealerSettings
+from services.ledger.server import build as build_ledger
+from services.ledger.settings import LedgerSettings
+from services.shared.grpc_server import create_server
+from services.shared.settings import RuntimeSettings
+from services.table.server import build_aio
+from services.table.settings import TableSettings
+from tests.fixtures.aio_server_thread import AioServerThread
+from tests.fixtures.redis_cluster import LocalRedisCluster, start_local_cluster
+from tests.integration.table.conftest import KEY, Platform
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[LocalRedisCluster]:
+    cluster = start_local_cluster(masters=3, replicas=1)
+    yield cluster
+    cluster.close()
+
+
+@dataclass
+class ClusterPlatform:
+    """The services on the cluster; `platform` speaks to the first table instance."""
+
+    cluster: LocalRedisCluster
+    platform: Platform
+    ledger_namespace: str
+    start_table: Callable[[], int]
+    table_ports: list[int] = field(default_factory=list)
+
+
+@pytest.fixture
+def on_cluster(redis_cluster: LocalRedisCluster) -> Iterator[ClusterPlatform]:
+    redis_cluster.wait_healthy()
+    nodes = redis_cluster.node_tuples
+    namespace = f"ledger-{uuid.uuid4().hex[:8]}"
+
+    def runtime(name: str) -> RuntimeSettings:
+        return RuntimeSettings(service_name=name, address="127.0.0.1:0", auth_key=KEY)
+
+    servers: list[grpc.Server] = []
+    ledger_server, ledger_port = create_server(
+        build_ledger(LedgerSettings(redis_url="", redis_nodes=nodes, namespace=namespace)),
+        runtime("ledger"),
+    )
+    servers.append(ledger_server)
+    dealer_runtime = runtime("dealer")
+    dealer_settings = DealerSettings(
+        runtime=dealer_runtime,
+        redis_url="",
+        redis_nodes=nodes,
+        dealer_key=secrets.token_bytes(32),
+    )
+    dealer_server, dealer_port = create_server(build_dealer(dealer_settings), dealer_runtime)
+    servers.append(dealer_server)
+    settings = TableSettings(
+        dealer_target=f"127.0.0.1:{dealer_port}",
+        evaluator_target="unused",
+        ledger_target=f"127.0.0.1:{ledger_port}",
+        redis_url="",
+        redis_nodes=nodes,
+        void_after_s=5.0,
+        attention_key=f"croupier:table:attention:{namespace}",
+    )
+    tables: list[AioServerThread] = []
+
+    def start_table() -> int:
+        """One more table-service instance on the same cluster, dealer and ledger."""
+        instance = AioServerThread(build_aio(settings, runtime("table")), runtime("table"))
+        tables.append(instance)
+        handle.table_ports.append(instance.port)
+        return instance.port
+
+    handle = ClusterPlatform(
+        redis_cluster, Platform(port=0, ledger_port=ledger_port), namespace, start_table
+    )
+    handle.platform.port = start_table()
+    yield handle
+    for channel in handle.platform.channels:
+        channel.close()
+    for instance in tables:
+        instance.stop()
+    for server in servers:
+        server.stop(0).wait()
