@@ -23,6 +23,11 @@ Each row sets its games up (not measured), lets them play WARM_UP_S, then measur
 With reaction time 0 and one move in flight per player, every row is a closed loop at
 saturation: its latency includes the queueing of 2 x games outstanding moves (Little's law).
 
+`scheduler` is the table's CROUPIER_TABLE_SCHEDULER: `celery` (the default: Spit's ready,
+slap and stall deadlines written into the workers' swept index at every change, one Lua call,
+no task; no worker runs here, so nothing fires them) or `none` (no trigger at all): side by
+side, what the real-time deadlines cost a play.
+
 Beside them, in the same run, the plumbing floor: bench_grpc_servers' stream-act+append+watch
 (one streamed Act, one append through the table's own event store, one stream message each)
 at the same concurrency (two streams per game), on the services' own sync server
@@ -323,17 +328,21 @@ async def _floors(
     return floors
 
 
-async def _measure(rows: tuple[int, ...], seconds: float) -> list[dict[str, object]]:
-    out = []
-    stack = Stack()
-    try:
-        for games in rows:
-            out.append(await _row(stack, games, seconds))
-    finally:
-        stack.close()
+async def _measure(
+    rows: tuple[int, ...], seconds: float, schedulers: tuple[str, ...] = ("celery",)
+) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for scheduler in schedulers:
+        stack = Stack(table_env={"CROUPIER_TABLE_SCHEDULER": scheduler})
+        try:
+            for games in rows:
+                out.append({"scheduler": scheduler, **await _row(stack, games, seconds)})
+        finally:
+            stack.close()
     # Two players per game, each with its own stream of moves: as many "tables" of the floor.
     floors = await _floors([2 * games for games in rows], min(seconds, 5.0))
-    for row, games in zip(out, rows, strict=True):
+    for row in out:
+        games = int(row["games"])  # type: ignore[call-overload]
         for variant in FLOOR_VARIANTS:
             floor = floors[(variant, 2 * games)]
             name = variant.replace("+croupier", "").replace("+", "_")
@@ -344,10 +353,14 @@ async def _measure(rows: tuple[int, ...], seconds: float) -> list[dict[str, obje
     return out
 
 
-def measure(rows: tuple[int, ...] = (1, 10, 100), seconds: float = 10.0) -> list[dict[str, object]]:
+def measure(
+    rows: tuple[int, ...] = (1, 10, 100),
+    seconds: float = 10.0,
+    schedulers: tuple[str, ...] = ("celery",),
+) -> list[dict[str, object]]:
     loop = asyncio.new_event_loop()
     try:
-        return loop.run_until_complete(_measure(rows, seconds))
+        return loop.run_until_complete(_measure(rows, seconds, schedulers))
     finally:
         loop.close()
 
@@ -360,8 +373,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_spit")
     parser.add_argument("--games", type=int, action="append", help="repeatable (1, 10, 100)")
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument(
+        "--scheduler", action="append", choices=("celery", "none"), help="repeatable (celery)"
+    )
     args = parser.parse_args(argv)
-    for row in measure(tuple(args.games or (1, 10, 100)), args.seconds):
+    schedulers = tuple(args.scheduler or ("celery",))
+    for row in measure(tuple(args.games or (1, 10, 100)), args.seconds, schedulers):
         print(json.dumps(row))
 
 

@@ -124,7 +124,13 @@ class Stack:
     instances, tables are sharded: table n is created on, played and watched through instance
     n % instances (all share one Redis, dealer and ledger)."""
 
-    def __init__(self, instances: int = 1, max_workers: int = 1024, runtime: str = "aio") -> None:
+    def __init__(
+        self,
+        instances: int = 1,
+        max_workers: int = 1024,
+        runtime: str = "aio",
+        table_env: dict[str, str] | None = None,
+    ) -> None:
         binary = find_server_binary()
         if binary is None:
             raise RuntimeError("no redis-server/valkey-server found for the table benchmark")
@@ -143,6 +149,7 @@ class Stack:
             "CROUPIER_MAX_WORKERS": str(max_workers),
             # The table's server: grpc.aio (the default) or the sync grpc.server.
             "CROUPIER_TABLE_RUNTIME": runtime,
+            **(table_env or {}),  # (a benchmark's own table settings)
         }
         for name, port in self.ports.items():
             env[f"CROUPIER_{name.upper()}_ADDR"] = f"127.0.0.1:{port}"
