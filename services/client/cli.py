@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from services.bots.simulation.cli import simulate
-from services.client import account, bots, history, play, tables, verify, videopoker
+from services.client import account, bots, dealer, history, play, tables, verify, videopoker
 from services.client.identity import DEFAULT_STATE_DIR, PLAYER_ENV, Identity
 from services.client.launcher import has_module, run_platform
 from services.client.reporting import EXIT_USAGE, fail
@@ -156,6 +156,7 @@ app.add_typer(bots.app)  # croupier bots run TABLE: SDK bots from this terminal
 app.command()(simulate)  # croupier simulate: bots against bots, bb/100 with 95% CI
 app.add_typer(vp_app)  # croupier vp analyze / advise: video poker returns and holds
 videopoker.register(vp_app)  # croupier vp open/deal/hold/hint/show/paytables: machines
+app.add_typer(dealer.app)  # croupier dealer report/misdeal: a live-dealer table's console
 
 if __name__ == "__main__":
     main()

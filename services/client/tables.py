@@ -70,6 +70,13 @@ def create(
     difficulty: Annotated[float, typer.Option(help="Bots' strength, 0..1.", min=0, max=1)] = 0.5,
     stake: Annotated[int, typer.Option(help="Spit: chips each player puts up a game.", min=0)] = 0,
     table_id: Annotated[str, typer.Option("--id", help="The table's id (default: made up).")] = "",
+    live_dealer: Annotated[
+        bool,
+        typer.Option(
+            "--live-dealer",
+            help="Hold'em dealt at a physical table: `croupier dealer report` gives the cards.",
+        ),
+    ] = False,
     json: Json = False,
 ) -> None:
     """Open a table, optionally with bots (seated by the platform's workers): poker, Spit
@@ -130,6 +137,7 @@ def create(
         max_buy_in=max_buy_in,
         action_time_ms=int(action_time * 1000),
         time_bank_ms=int(time_bank * 1000),
+        live_dealer=live_dealer,
     )
     # Tables with bots are the operator's to open; under `croupier run` the development key
     # signs that for you.

@@ -64,8 +64,10 @@ def poker_options(
     time_bank_ms: int = 0,
     currency: str = "CHIP",
     min_players_to_start: int = 0,
+    live_dealer: bool = False,
 ) -> table_pb2.TableOptions:
-    """A poker table's options; buy-ins default to 20 and 200 big blinds (or antes x 10)."""
+    """A poker table's options; buy-ins default to 20 and 200 big blinds (or antes x 10).
+    `live_dealer`: a dealer at a physical table reports the cards (hold'em games only)."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown poker variant {variant!r}; one of {', '.join(VARIANTS)}")
     if structure not in STRUCTURES:
@@ -85,5 +87,6 @@ def poker_options(
             small_blind=small_blind,
             big_blind=big_blind,
             ante=ante,
+            live_dealer=live_dealer,
         ),
     )

@@ -34,6 +34,10 @@ class _Tape:
 
 
 def decide(state: HighCardState, command: c.Command) -> list[ev.Event]:
+    if isinstance(command, c.Report):
+        raise NotAllowedNow(
+            "a high-card table is dealt by the dealer service: it takes no dealer's reports"
+        )
     tape = _Tape(state)
     if isinstance(command, c.Move):
         _move(tape, command)

@@ -21,6 +21,10 @@ def decide(state: SpitState, command: c.Command) -> list[SpitEvent]:
 
 def execute(state: SpitState, command: c.Command) -> tuple[SpitState, list[SpitEvent]]:
     """`decide`, and the state after its events (folded as they were decided: one pass)."""
+    if isinstance(command, c.Report):
+        raise NotAllowedNow(
+            "a Spit table is dealt by the dealer service: it takes no dealer's reports"
+        )
     tape = Tape(state)
     if isinstance(command, c.Move):
         _move(tape, command)

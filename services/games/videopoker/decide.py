@@ -145,6 +145,8 @@ def _own(state: MachineState, command: c.Command) -> list[ev.Event]:
         return []  # the machine sets no deadlines: any timeout is stale
     if isinstance(command, c.Void):
         return _void(state, command)
+    if isinstance(command, c.Report):
+        raise NotAllowedNow("a video poker machine deals its own cards: it takes no reports")
     return decide_answer(state, command)
 
 

@@ -8,12 +8,15 @@ import uuid
 
 import grpc
 import pytest
+from typer.testing import CliRunner
 
 from croupier.poker.v1 import poker_pb2
 from croupier.table.v1 import table_pb2, table_pb2_grpc
+from services.client import cli
 from services.shared import auth
 from tests.fixtures.conditions import wait_until
 from tests.integration.table.conftest import (
+    KEY,
     Platform,
     events_in,
     new_table_id,
@@ -162,8 +165,18 @@ def test_a_live_hand_is_dealt_through_reports_with_a_misdeal_and_an_exposed_card
     _report(dealer, table_id, "2h", BURN)
     _report(dealer, table_id, "8d", BOARD)
     _play_round(platform, stubs, table_id, house)
-    _report(dealer, table_id, "2c", BURN)
-    _report(dealer, table_id, "7h", BOARD)
+    # The river through the dealer console's command line (its own dealer-console token).
+    token = auth.issue_token(KEY, f"maria@{table_id}", auth.Role.DEALER_CONSOLE, 600)
+    console = ["--token", token, "dealer", "report", table_id]
+    where = ["--target", f"127.0.0.1:{platform.port}"]
+    for card, to in (("2c", "--burn"), ("7h", "--board")):
+        done = CliRunner().invoke(cli.app, [*console, card, to, *where])
+        assert done.exit_code == 0, done.output
+    assert "7h to the board recorded" in done.output
+    for bad, code in ((["Zz", "--board"], 2), (["8h", "--board", "--seat", "1"], 2)):
+        refused = CliRunner().invoke(cli.app, [*console, *bad, *where])
+        assert refused.exit_code == code, refused.output
+        assert "Traceback" not in refused.output
     _play_round(platform, stubs, table_id, house)  # river, then the showdown's shows
     wait_until(lambda: view_of(house, table_id).hand_number >= 2, 20, "hand 1 to end")
 
