@@ -88,13 +88,14 @@ def create_with_bots(platform: StackPlatform, bots: int) -> str:
 
 
 def first_game_end(
-    platform: StackPlatform, table_id: str
+    platform: StackPlatform, table_id: str, from_version: int = 1
 ) -> tuple[spit_events_pb2.GameEnded, dict[int, int]]:
-    """The first GameEnded of the table, from its stream (waits for it), and how many cards
-    each seat played in that game."""
+    """The first GameEnded of the table from `from_version` on, from its stream (waits for
+    it), and how many cards each seat played until then."""
     house = platform.table("house", auth.Role.ADMIN)
     stream = house.WatchTable(
-        table_pb2.WatchTableRequest(table_id=table_id, from_version=1), timeout=GAME_TIMEOUT
+        table_pb2.WatchTableRequest(table_id=table_id, from_version=from_version),
+        timeout=GAME_TIMEOUT,
     )
     played = {0: 0, 1: 0}
     try:
