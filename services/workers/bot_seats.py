@@ -72,6 +72,10 @@ _RACE_CODES = frozenset(
 )
 
 
+# A table closing or closed (CloseTable) seats nobody new.
+_CLOSED = frozenset({table_pb2.TABLE_STATUS_CLOSING, table_pb2.TABLE_STATUS_CLOSED})
+
+
 def bankroll_account(currency: str) -> str:
     """The house's account every requested bot's chips come from (and unused ones go back to)."""
     return f"house:{BANKROLL_NAME}:{currency}"
@@ -190,6 +194,9 @@ class GrpcBotSeater:
             funding = self._funding(bot, currency)
         except _Refused:
             return SeatOutcome.REFUSED  # no account for this bot: nothing was issued
+        if view.status in _CLOSED:  # the table takes nobody new: no try can change that
+            self._close(bot, funding, currency)
+            return SeatOutcome.REFUSED
         free = free_seats(view)
         if not free:
             self._close(bot, funding, currency)

@@ -131,6 +131,22 @@ def test_a_bot_that_loses_its_seat_returns_its_chips_once_and_sits_when_a_seat_f
     assert platform.balance(f"table:{table_id}:CHIP") == 2 * BUY_IN
 
 
+def test_a_bot_is_not_seated_at_a_closing_table_and_keeps_no_chips(
+    platform: Platform, seater: tuple[GrpcBotSeater, JoinFirst]
+) -> None:
+    seater_, _ = seater
+    table_id, _ = two_seat_table_with_a_sitting_out_human(platform)
+    closed = platform.table("house", auth.Role.ADMIN).CloseTable(
+        table_pb2.CloseTableRequest(table_id=table_id, idempotency_key="close")
+    )
+    assert closed.status == table_pb2.TABLE_STATUS_CLOSED  # no hand was running
+    assert seater_.seat(table_id, 0, "random", 0.0) is SeatOutcome.REFUSED
+    bot = seated_bot_id(table_id, 0, "random", 0.0)
+    assert platform.balance(f"player:{bot}:CHIP") == 0
+    assert [ref for ref, _ in movements(platform, f"player:{bot}:CHIP")] == []
+    assert not view_of(platform.table("house", auth.Role.ADMIN), table_id).seats
+
+
 def test_chips_a_crashed_try_left_out_are_returned_once_however_often_the_task_gives_up(
     platform: Platform, seater: tuple[GrpcBotSeater, JoinFirst]
 ) -> None:

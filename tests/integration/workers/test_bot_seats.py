@@ -194,6 +194,33 @@ def test_a_bot_that_leaves_cashes_out_every_chip_and_is_not_seated_again(
     assert sorted(view.bots_seated) == bots
 
 
+def test_a_bot_only_table_closed_mid_hand_finishes_it_pays_every_bot_and_deals_no_more(
+    platform: StackPlatform, worker: WorkerProcess, scheduler: LosingScheduler
+) -> None:
+    requested = [("random", 0.0), ("tight", 0.5)]
+    table_id = create_table_with_bots(platform, requested)
+    bots = sorted(seated_bot_id(table_id, i, p, d) for i, (p, d) in enumerate(requested))
+    house = platform.table("house", auth.Role.ADMIN)
+    assert wait_for(lambda: seated(platform, table_id) == bots, timeout=20)
+    assert wait_for(lambda: view_of(house, table_id).hand_in_progress, timeout=30), "no hand"
+
+    closing = house.CloseTable(table_pb2.CloseTableRequest(table_id=table_id, idempotency_key="c"))
+    last_hand = view_of(house, table_id).hand_number
+    assert closing.status in (table_pb2.TABLE_STATUS_CLOSING, table_pb2.TABLE_STATUS_CLOSED)
+    closed = table_pb2.TABLE_STATUS_CLOSED
+    assert wait_for(lambda: view_of(house, table_id).status == closed, timeout=60), "not closed"
+    assert platform.balance(f"table:{table_id}:CHIP") == 0
+    assert chips_outside_the_table(platform, bots) == len(bots) * BUY_IN  # no rake here
+
+    # A resend period and a late duplicate seating trigger later: nobody sat down again and
+    # no hand was dealt.
+    scheduler.resend_seat_bot(table_id, 0, *requested[0])
+    time.sleep(2 * SEAT_RESEND + 2 * SWEEP_INTERVAL + 1.0)
+    view = view_of(house, table_id)
+    assert seated(platform, table_id) == [] and view.hand_number == last_hand
+    assert not view.hand_in_progress
+
+
 def test_a_requested_bot_that_can_never_sit_is_not_sent_again_every_resend_period(
     platform: StackPlatform, worker: WorkerProcess, scheduler: LosingScheduler
 ) -> None:
