@@ -19,6 +19,7 @@ import grpc
 import grpc.aio
 
 from services.shared import auth
+from services.shared.balancing import balanced_target
 from services.shared.settings import DEFAULT_MAX_MESSAGE_BYTES, RuntimeSettings, TlsSettings
 
 TokenSource = str | Callable[[], str]
@@ -69,7 +70,7 @@ class BearerTokenInterceptor(
         return continuation(self._details(details), requests)
 
 
-def channel_options(max_message_bytes: int) -> list[tuple[str, int]]:
+def channel_options(max_message_bytes: int) -> list[tuple[str, int | str]]:
     return [
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.max_send_message_length", max_message_bytes),
@@ -83,8 +84,10 @@ def connect(
     tls: TlsSettings | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> grpc.Channel:
-    """A channel to `address`; TLS when `tls` has a CA (mutual when it also has a cert/key)."""
-    options = channel_options(max_message_bytes)
+    """A channel to `address` (one server, or replicas balanced round-robin: balancing.py);
+    TLS when `tls` has a CA (mutual when it also has a cert/key)."""
+    address, balancing = balanced_target(address)
+    options = [*channel_options(max_message_bytes), *balancing]
     if tls is not None and tls.client_enabled:
         credentials = grpc.ssl_channel_credentials(
             root_certificates=tls.server_ca,
@@ -107,7 +110,8 @@ def aio_connect(
 ) -> grpc.aio.Channel:
     """`connect` for grpc.aio (build it on the loop that uses it); callers send their token
     as call metadata."""
-    options = channel_options(max_message_bytes)
+    address, balancing = balanced_target(address)
+    options = [*channel_options(max_message_bytes), *balancing]
     if tls is not None and tls.client_enabled:
         credentials = grpc.ssl_channel_credentials(
             root_certificates=tls.server_ca,

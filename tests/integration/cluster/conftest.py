@@ -40,6 +40,8 @@ class ClusterPlatform:
     platform: Platform
     ledger_namespace: str
     start_table: Callable[[], int]
+    # Stop the n-th table instance (0: the first), no grace for calls in flight.
+    stop_table: Callable[[int], None]
     table_ports: list[int] = field(default_factory=list)
 
 
@@ -85,8 +87,15 @@ def on_cluster(redis_cluster: LocalRedisCluster) -> Iterator[ClusterPlatform]:
         handle.table_ports.append(instance.port)
         return instance.port
 
+    def stop_table(number: int) -> None:
+        tables[number].stop()
+
     handle = ClusterPlatform(
-        redis_cluster, Platform(port=0, ledger_port=ledger_port), namespace, start_table
+        redis_cluster,
+        Platform(port=0, ledger_port=ledger_port),
+        namespace,
+        start_table,
+        stop_table,
     )
     handle.platform.port = start_table()
     yield handle
