@@ -34,6 +34,7 @@ from croupier.common.v1 import chips_pb2
 from croupier.dealer.v1 import dealer_pb2
 from croupier.evaluator.v1 import evaluator_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
+from croupier.poker.v1 import poker_pb2
 from croupier.table.v1 import table_pb2, table_pb2_grpc
 from services.dealer.server import build as build_dealer
 from services.dealer.settings import DealerSettings
@@ -78,6 +79,7 @@ class Stack:
     shuffle_id: str
     cursor: str
     channels: dict[tuple[str, str], grpc.Channel]
+    live_table_id: str = ""  # a live-dealer table, its hand waiting for the dealer's reports
 
     def channel(self, service: str, subject: str, role: auth.Role | None) -> grpc.Channel:
         key = (service, subject)
@@ -185,6 +187,32 @@ def seed(stack: Stack, ledger: ledger_pb2_grpc.LedgerServiceStub) -> None:
     )
     history = ledger.History(ledger_pb2.HistoryRequest(account_id="player:alice:CHIP"))
     stack.cursor = history.movements[0].cursor
+    stack.live_table_id = table.CreateTable(
+        table_pb2.CreateTableRequest(
+            table_id=f"live{uuid.uuid4().hex[:8]}",
+            idempotency_key="create-live",
+            options=table_pb2.TableOptions(
+                poker=poker_pb2.PokerOptions(
+                    variant=poker_pb2.VARIANT_TEXAS_HOLDEM,
+                    small_blind=1,
+                    big_blind=2,
+                    live_dealer=True,
+                ),
+                seats=6,
+                min_buy_in=20,
+                max_buy_in=1000,
+            ),
+        )
+    ).table_id
+    for seat, player in enumerate(("alice", "bob")):
+        stub = table_pb2_grpc.TableServiceStub(
+            stack.channel("croupier.table.v1.TableService", player, auth.Role.PLAYER)
+        )
+        stub.JoinTable(
+            table_pb2.JoinTableRequest(
+                table_id=stack.live_table_id, seat=seat, buy_in=500, idempotency_key="join-live"
+            )
+        )
 
 
 # ------------------------------------------------------------------ request strategies
@@ -230,7 +258,7 @@ def text_values(stack: Stack, name: str) -> st.SearchStrategy[str]:
     ]
     kinds = {
         "account": accounts,
-        "table_id": [stack.table_id],
+        "table_id": [stack.table_id, stack.live_table_id],
         "shuffle_id": [stack.shuffle_id, f"{stack.table_id}.hand-1"],
         "reservation": [f"{stack.table_id}/join/alice/join"],
         "before": [stack.cursor, "0-0", "1-1"],
@@ -389,7 +417,9 @@ def test_no_request_is_answered_internal_or_unknown(
     method: pb_descriptor.MethodDescriptor,
 ) -> None:
     requests = st.lists(message(method.input_type, stack), min_size=1, max_size=3)
-    callers = st.sampled_from(CALLERS)
+    # (and the live table's own dealer console, whose reports reach the live rules)
+    dealer = (f"fuzz-dealer@{stack.live_table_id}", auth.Role.DEALER_CONSOLE)
+    callers = st.sampled_from([*CALLERS, dealer])
 
     @settings(
         max_examples=EXAMPLES,

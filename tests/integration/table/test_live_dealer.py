@@ -138,9 +138,13 @@ def test_a_live_hand_is_dealt_through_reports_with_a_misdeal_and_an_exposed_card
     _refused(lambda: _report(dealer, table_id, "As", SEAT, 0), grpc.StatusCode.INVALID_ARGUMENT)
     assert view_of(house, table_id).version == version
 
-    # Dealt from the left of the button (seat 0): seats 1, 2, 0. The second card falls face
-    # up: a misdeal, the hand is dealt again with the blinds still posted.
-    _report(dealer, table_id, "As", SEAT, 1)
+    # Dealt from the left of the button (seat 0): seats 1, 2, 0. A retried report (the same
+    # idempotency key) is recorded once. The second card falls face up: a misdeal, the hand
+    # is dealt again with the blinds still posted.
+    first = A.ReportCardRequest(
+        table_id=table_id, card="As", recipient=SEAT, seat=1, idempotency_key="first-card"
+    )
+    assert dealer.ReportCard(first).version == dealer.ReportCard(first).version
     _report(dealer, table_id, "Ks", SEAT, 2, face_up=True)
     view = view_of(house, table_id)
     assert [s.committed for s in view.seats] == [0, 1, 2]
@@ -188,6 +192,12 @@ def test_a_live_hand_is_dealt_through_reports_with_a_misdeal_and_an_exposed_card
     )
     assert platform.balance(f"table:{table_id}:CHIP") == 300
 
+    # Events are the truth: another instance, rebuilding the table from its stream, sees the
+    # same table.
+    assert platform.start_instance is not None
+    again = platform.table("house", auth.Role.ADMIN, port=platform.start_instance())
+    assert view_of(again, table_id) == view_of(house, table_id)
+
     history = house.GetHandHistory(A.GetHandHistoryRequest(table_id=table_id, hand_number=1))
     assert "*** Misdeal: the second hole card was exposed; the hand will be redealt. ***" in (
         history.text
@@ -213,3 +223,24 @@ def test_a_live_hand_is_dealt_through_reports_with_a_misdeal_and_an_exposed_card
     assert any("exposed" in e and "Qs" in e for e in explanations[1:])
     assert "As" not in reported and "??" in reported  # seat 1's face-down As, hidden from carol
     assert "Ks" in reported  # the card everyone saw
+
+
+def test_a_draw_game_cannot_be_created_live_yet(platform: Platform) -> None:
+    table_id = new_table_id()
+    request = A.CreateTableRequest(
+        table_id=table_id,
+        idempotency_key=f"create-{table_id}",
+        options=A.TableOptions(
+            poker=poker_pb2.PokerOptions(
+                variant=poker_pb2.VARIANT_SIX_CARD_OPEN_DRAW, ante=1, live_dealer=True
+            ),
+            seats=3,
+        ),
+    )
+    house = platform.table("house", auth.Role.ADMIN)
+    details = _refused(lambda: house.CreateTable(request), grpc.StatusCode.INVALID_ARGUMENT)
+    assert "cannot be dealt live yet" in details
+    _refused(
+        lambda: house.GetTableView(A.GetTableViewRequest(table_id=table_id)),
+        grpc.StatusCode.NOT_FOUND,
+    )
