@@ -31,6 +31,7 @@ app = typer.Typer(name="table", help="Tables: create, list, show, close.", no_ar
 Json = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 TableId = Annotated[str, typer.Argument(help="Table id (`croupier table list`).")]
 BOT_POLICIES = ("random", "tight", "equity")
+SPIT_POLICY = "spit"  # the real-time bot (services/bots/hosted.py): 1 - difficulty sets its pace
 # Games `table create` makes besides poker's variants (each its own options).
 OTHER_GAMES = ("spit", "video-poker")
 
@@ -65,9 +66,16 @@ def create(
     ] = 30,
     time_bank: Annotated[float, typer.Option(help="Seconds of time bank per player.", min=0)] = 30,
     bots: Annotated[
-        str, typer.Option(help=f"Bots to seat, comma separated: {', '.join(BOT_POLICIES)}.")
+        str,
+        typer.Option(
+            help=f"Bots to seat, comma separated: {', '.join(BOT_POLICIES)}; "
+            f"spit: {SPIT_POLICY} (one or two)."
+        ),
     ] = "",
-    difficulty: Annotated[float, typer.Option(help="Bots' strength, 0..1.", min=0, max=1)] = 0.5,
+    difficulty: Annotated[
+        float,
+        typer.Option(help="Bots' strength, 0..1 (spit: speed, 1 reacts at once).", min=0, max=1),
+    ] = 0.5,
     stake: Annotated[int, typer.Option(help="Spit: chips each player puts up a game.", min=0)] = 0,
     table_id: Annotated[str, typer.Option("--id", help="The table's id (default: made up).")] = "",
     live_dealer: Annotated[
@@ -84,25 +92,27 @@ def create(
 
     Example: croupier --as alice table create --blinds 1/2 --seats 3 --bots tight,equity
     Example: croupier --as alice table create --game spit --stake 10
+    Example: croupier --as alice table create --game spit --stake 10 --bots spit
     """
     identity: Identity = ctx.obj
     if game in OTHER_GAMES:
         options = _other_game_options(game, seats, min_buy_in, max_buy_in, stake)
-        if bots:
-            raise typer.BadParameter(
-                f"a {game} table takes no bots at creation: leave out --bots",
-                param_hint="--bots",
+        hosted = _spit_bots(game, bots)
+        # (tables with bots are the operator's to open, as for poker)
+        with identity.connect(auth.Role.ADMIN if hosted else auth.Role.PLAYER) as c:
+            created = c.tables.create_table(
+                options, bots=[(p, difficulty) for p in hosted], table_id=table_id
             )
-        with identity.connect() as c:
-            created = c.tables.create_table(options, table_id=table_id)
             view = c.tables.view(created.table_id)
         if json:
             print_json(view)
             return
-        typer.echo(
-            f"{game} table {created.table_id} created: join it with "
-            f"`croupier join {created.table_id}`"
-        )
+        tid = created.table_id
+        if len(hosted) == 2:
+            typer.echo(f"{game} table {tid} created with two bots: `croupier watch {tid}`")
+            return
+        against = " against a bot" if hosted else ""
+        typer.echo(f"{game} table {tid} created{against}: join it with `croupier join {tid}`")
         return
     if game not in VARIANTS:
         raise typer.BadParameter(
@@ -151,6 +161,30 @@ def create(
         print_json(view)
         return
     typer.echo(f"table {created.table_id} created: join it with `croupier join {created.table_id}`")
+
+
+def _spit_bots(game: str, bots: str) -> list[str]:
+    """The policies `--bots` asks for at a Spit table (`spit`, once or twice: a person against
+    a bot, or a bot game to watch); a video poker machine takes none."""
+    policies = [p.strip() for p in bots.split(",") if p.strip()]
+    if not policies:
+        return []
+    if game != "spit":
+        raise typer.BadParameter(
+            f"a {game} table takes no bots at creation: leave out --bots", param_hint="--bots"
+        )
+    unknown = [p for p in policies if p != SPIT_POLICY]
+    if unknown:
+        raise typer.BadParameter(
+            f"no Spit bot policy {unknown[0]!r}: a Spit table's bots play `{SPIT_POLICY}` "
+            f"(--bots {SPIT_POLICY}, or {SPIT_POLICY},{SPIT_POLICY} for a bot game to watch)",
+            param_hint="--bots",
+        )
+    if len(policies) > 2:
+        raise typer.BadParameter(
+            f"{len(policies)} bots at a 2-seat Spit table: at most 2", param_hint="--bots"
+        )
+    return policies
 
 
 def _other_game_options(

@@ -121,6 +121,9 @@ def test_bad_arguments_exit_2_with_one_clear_line(platform: Platform) -> None:
         (("table", "create", "--game", "foo"), "no game 'foo'"),
         (("table", "create", "--blinds", "two"), "SMALL/BIG"),
         (("table", "create", "--bots", "shark"), "no bot policy 'shark'"),
+        (("table", "create", "--game", "spit", "--bots", "tight"), "no Spit bot policy 'tight'"),
+        (("table", "create", "--game", "spit", "--bots", "spit,spit,spit"), "at most 2"),
+        (("table", "create", "--game", "video-poker", "--bots", "spit"), "takes no bots"),
         (("table", "create", "--seats", "11"), "less than or equal to 10"),
         (("account", "deposit", "--", "-5"), "positive"),
         (("token", "--subject", "alice", "--ttl", "0"), "already expired"),
@@ -170,3 +173,16 @@ def test_every_game_there_is_can_be_created_and_joined(platform: Platform, game:
     assert joined.exit_code == 0, joined.output
     shown = croupier(env, "--as", "alice", "table", "show", table)
     assert shown.exit_code == 0 and game in shown.output, shown.output
+
+
+def test_a_spit_table_is_created_with_its_bots_requested(platform: Platform) -> None:
+    env = _env(platform)
+    created = croupier(
+        env, "--as", "alice", "table", "create", "--game", "spit", "--stake", "5",
+        "--bots", "spit", "--difficulty", "1", "--json",
+    )  # fmt: skip
+    assert created.exit_code == 0, created.output
+    view = json.loads(created.output)
+    assert [(b["policy"], b["difficulty"]) for b in view["requested_bots"]] == [("spit", 1.0)]
+    said = croupier(env, "--as", "alice", "table", "create", "--game", "spit", "--bots", "spit")
+    assert said.exit_code == 0 and "against a bot" in said.output, said.output
