@@ -17,7 +17,7 @@ from textual.widgets import Footer, Header, Static
 
 from croupier.spit.v1 import spit_pb2 as sp
 from croupier.table.v1 import table_pb2
-from services.client.cards import card_text
+from services.client.cards import card_text, plain
 from services.client.tui.watched import WatchedScreen
 from services.sdk import CroupierError
 
@@ -29,21 +29,26 @@ MOVE_KEYS = 9
 
 
 def describe(move: sp.SpitMove, spit: sp.SpitView, seat: int) -> str:
-    """A legal move in words: "play 9h from place 1 onto pile 1 (on 8c)"."""
+    """A legal move in words: "play 9♥ from place 1 onto pile 1 (on 8♣)"."""
     places = _places(spit, seat)
     kind = move.WhichOneof("move")
     if kind == "play_card":
         play = move.play_card
-        card = places[play.source].up if play.source < len(places) else "?"
-        top = _top(spit, play.target)
+        card = _shown(places[play.source].up) if play.source < len(places) else "?"
+        top = _shown(_top(spit, play.target))
         return f"play {card} from place {play.source + 1} onto pile {play.target + 1} (on {top})"
     if kind == "move_to_space":
         shift = move.move_to_space
-        card = places[shift.source].up if shift.source < len(places) else "?"
+        card = _shown(places[shift.source].up) if shift.source < len(places) else "?"
         return f"move {card} from place {shift.source + 1} to space {shift.target + 1}"
     if kind == "slap":
         return f"slap pile {move.slap.pile + 1} ({len(spit.middle[move.slap.pile].cards)} cards)"
     return "ready"
+
+
+def _shown(card: str) -> str:
+    """A card with its suit symbol ("9♥"); "empty" stays as it is."""
+    return plain([card]) if len(card) == 2 else card
 
 
 def _places(spit: sp.SpitView, seat: int) -> list[sp.Place]:

@@ -87,7 +87,8 @@ class VideoPokerScreen(WatchedScreen):
             Text.assemble(
                 (f"machine {view.table_id}", "bold"),
                 f"  {who}  credits {machine.credits}",
-                f"   next deal: {self.lines} lines x {self.coins} coins of {self.paytable} = {bet}",
+                f"   next deal: {self.lines} lines x {self.coins} coin"
+                f"{'s' if self.coins > 1 else ''} of {self.paytable} = {bet}",
                 "" if view.status <= table_pb2.TABLE_STATUS_OPEN else "  (closing)",
             )
         )
@@ -119,7 +120,8 @@ class VideoPokerScreen(WatchedScreen):
             return Text("press d to deal", style="dim")
         phase = PHASES.get(round_.phase, "")
         if not round_.results:
-            title = f"round {round_.number}: {round_.lines} lines x {round_.coins} coins, {phase}"
+            coins = f"{round_.coins} coin{'s' if round_.coins > 1 else ''}"
+            title = f"round {round_.number}: {round_.lines} lines x {coins}, {phase}"
             return Text(title + ("  (1-5 hold, enter draws)" if phase == "holding" else ""))
         grid = Table(box=None, title=f"round {round_.number}: won {round_.win}", expand=False)
         for column in ("line", "cards", "hand", "win"):

@@ -6,6 +6,7 @@ and a play that lost a race told at once."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 import uuid
 from collections.abc import Callable
@@ -26,6 +27,8 @@ from tests.integration.table.conftest import KEY, Platform, view_of
 from tests.integration.table.test_spit_table import create_spit_table, racing_deck
 
 pytestmark = pytest.mark.integration
+# Set to a directory to save the screens the README shows (docs/images).
+SCREENSHOTS_ENV = "CROUPIER_TUI_SCREENSHOTS"
 
 
 def connector(platform: Platform, player: str) -> Callable[[auth.Role], Croupier]:
@@ -98,6 +101,9 @@ def test_a_machine_is_dealt_hinted_held_and_paid_with_the_keyboard(platform: Pla
             assert screen.holds == {0, 1, 2, 3, 4}
             shot = app.export_screenshot()
             assert shot.count("HELD") == 5 and "advisor" in shot
+            shots = os.environ.get(SCREENSHOTS_ENV, "")
+            if shots:
+                app.save_screenshot(filename="tui-videopoker-hold.svg", path=shots)
             await pilot.press("enter")
             await until(
                 pilot,
@@ -108,6 +114,8 @@ def test_a_machine_is_dealt_hinted_held_and_paid_with_the_keyboard(platform: Pla
             assert [r.hand for r in last.results] == ["royal-flush"] * 3 and last.win == 750
             assert machine_of(screen).credits == 500 - 3 + 750
             assert "won" in app.export_screenshot()
+            if shots:
+                app.save_screenshot(filename="tui-videopoker-paid.svg", path=shots)
             await pilot.press("escape")
 
     asyncio.run(play())
@@ -154,7 +162,10 @@ def test_a_spit_deal_is_played_with_the_keys_and_a_lost_race_is_told_at_once(
                 lambda: spit_of(screen).phase == spit_pb2.PHASE_PLAYING and spit_of(screen).legal,
                 "the deal under way with a move for ann",
             )
-            assert "[1] play 9h from place 1 onto pile 1 (on 8c)" in screen.moves_plain()
+            assert "[1] play 9♥ from place 1 onto pile 1 (on 8♣)" in screen.moves_plain()
+            shots = os.environ.get(SCREENSHOTS_ENV, "")
+            if shots:
+                app.save_screenshot(filename="tui-spit.svg", path=shots)
             stale = screen.view
             # Bob plays his nine on pile 1 first; ann's screen still shows 8c there.
             bob.Act(
