@@ -13,21 +13,24 @@ street, a settlement) before the next command of that table is decided. Those st
 the caller's critical path but never lost: they follow from events already appended, the
 table was marked in the attention set before the append, and whoever loads the table next
 (this instance's retrier, another instance, the recovery sweep) takes the same steps with the
-same keys. A caller that goes away cancels only its wait: the task finishes the command.
+same keys. A caller that goes away cancels only its wait: the task finishes the command. The
+table's other commands, run on the thread pool, hold the same lock while they run
+(`exclusive`), so none lands between a move and its steps.
 
 Expected versions and idempotency keys arbitrate as on the thread-pool runtime: the commands
-this process still runs in threads (joins, timeouts, the retrier), other instances and
-retries are other writers whose appends the version guard orders. The few blocking calls
-left run in a worker thread, off the loop: a table's first load in this process (the
-loader with its snapshot, tables.py), a new attention mark (at most one per table per half
-recovery grace) and the scheduler's triggers (Celery's client blocks; none without workers).
+this process still runs in threads outside the lock (the retrier, the recovery sweep), other
+instances and retries are other writers whose appends the version guard orders. The few
+blocking calls left run in a worker thread, off the loop: a table's first load in this
+process (the loader with its snapshot, tables.py), a new attention mark (at most one per
+table per half recovery grace) and the scheduler's triggers (Celery's client blocks; none
+without workers).
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import structlog
@@ -165,7 +168,7 @@ class AioCommands:
         self.app = app
         self.effects = effects
         self._locks: dict[str, asyncio.Lock] = {}
-        self._writers: set[asyncio.Task[None]] = set()  # (kept: the loop holds tasks weakly)
+        self._writers: set[asyncio.Task[Any]] = set()  # (kept: the loop holds tasks weakly)
 
     def _lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
@@ -173,13 +176,21 @@ class AioCommands:
             lock = self._locks[table_id] = asyncio.Lock()
         return lock
 
-    async def settled(self, table_id: str) -> None:
-        """Wait until the table's writer has taken every step of the commands before this
-        call (a read after a move then sees the street the move led to)."""
-        lock = self._locks.get(table_id)
-        if lock is not None and lock.locked():
-            async with lock:
-                pass
+    async def exclusive(self, table_id: str, run: Callable[[], Awaitable[T]]) -> T:
+        """`run()` as one of the table's writers: after the steps of the moves before it and
+        before the next move. A command run on the thread pool (a join, a top-up, a timeout)
+        is so never interleaved with a move's process steps: if it appended while a step was
+        dealing, the step would be redone at the new version under a new key and the cards
+        the dealer dealt first would be recorded nowhere. A caller that goes away cancels
+        only its wait: the command keeps the table until it is done."""
+        task = asyncio.create_task(self._holding(table_id, run))
+        self._writers.add(task)
+        task.add_done_callback(self._writers.discard)
+        return await asyncio.shield(task)
+
+    async def _holding(self, table_id: str, run: Callable[[], Awaitable[T]]) -> T:
+        async with self._lock(table_id):
+            return await run()
 
     async def act(
         self,

@@ -6,9 +6,9 @@ process serves thousands of them. Moves (Act, and each Act of a Play stream) go 
 table's single writer on the loop (aio_commands.py: the shared command path with awaited
 adapters); the other unary RPCs (joins, leaves, timeouts, reads) run the synchronous
 `TableServicer` on the `commands` pool, with the call's context (the caller's principal)
-copied in, after the table's writer has settled (a read sees the steps of the moves before
-it). Both keep one append per command, guarded by the loaded version and keyed, so every
-guarantee of the sync server holds unchanged.
+copied in, as one of the table's writers (after the steps of the moves before it, so a read
+sees them, and never interleaved with a move's steps). Both keep one append per command,
+guarded by the loaded version and keyed, so every guarantee of the sync server holds.
 
 Cancellation: a caller that goes away while its command runs cancels only the await; the
 command finishes in its writer or its thread (a command is never left half done by a cancel)
@@ -71,8 +71,11 @@ class AioTableServicer:
 
     def _unary(self, method: Callable[[Any, Any], T]) -> Callable[[Any, Context], Awaitable[T]]:
         async def unary(request: Any, context: Context) -> T:
-            if self._moves is not None and isinstance(getattr(request, "table_id", None), str):
-                await self._moves.settled(request.table_id)
+            table_id = getattr(request, "table_id", None)
+            if self._moves is not None and isinstance(table_id, str) and table_id:
+                return await self._moves.exclusive(
+                    table_id, lambda: self.run_blocking(method, request, None)
+                )
             return await self.run_blocking(method, request, None)
 
         return unary

@@ -48,6 +48,7 @@ def full_deck(prefix: Sequence[str]) -> list[str]:
 class Platform:
     port: int
     ledger_port: int
+    dealer_port: int = 0
     decks: dict[str, list[str]] = field(default_factory=dict)
     start_instance: Callable[[], int] | None = None
     stop_dealer: Callable[[], None] | None = None
@@ -162,6 +163,7 @@ def platform(redis_url: str, key_prefix: str, request: pytest.FixtureRequest) ->
     handle = Platform(
         port=start_instance(),
         ledger_port=ledger.port,
+        dealer_port=dealer_port,
         decks=decks,
         start_instance=start_instance,
         stop_dealer=stop_dealer,
