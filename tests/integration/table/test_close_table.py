@@ -19,12 +19,14 @@ from tests.fixtures.conditions import wait_until
 from tests.integration.table.conftest import (
     Platform,
     act,
+    create_table,
     new_table_id,
     passive_action,
     seat,
     view_of,
     wait_for_turn,
 )
+from tests.integration.table.test_buy_in_recovery import crashed_join, held, join
 from tests.integration.table.test_spit_table import create_spit_table, phase, ready
 from tests.integration.table.test_spit_table import wait_for as spit_wait
 from tests.integration.table.test_videopoker_table import act as vp_act
@@ -193,3 +195,20 @@ def test_a_spit_table_closed_mid_game_plays_the_game_out_without_a_concession(
     balances = [platform.balance(f"player:{name}:CHIP") for name in names]
     assert sum(balances) == 200 and balances != [100, 100]  # the stake changed hands
     assert platform.balance(f"table:{table_id}:CHIP") == 0
+
+
+def test_a_join_whose_hold_was_taken_before_the_close_has_the_hold_voided(
+    platform: Platform,
+) -> None:
+    """A join that reserved its buy-in and then met the close (its first attempt crashed
+    after the ledger's Reserve; the retry finds the table closing): refused, and the hold is
+    voided, so every chip stays the player's."""
+    table_id = create_table(platform, seats=2)
+    platform.fund("alice", 200)
+    crashed_join(platform, table_id, "alice", "k1", 200)
+    assert held(platform, "alice") == (200, 200)
+    assert close(platform.table("house", auth.Role.ADMIN), table_id) == CLOSED
+    refused = refusal(lambda: join(platform, table_id, "alice", 0, "k1"))
+    assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert held(platform, "alice") == (200, 0)
+    assert not view_of(platform.table("alice"), table_id).seats
