@@ -11,7 +11,8 @@
   (3600).
 - `CROUPIER_WORKERS_MAX_COUNTDOWN`: longest single ETA hop in seconds, at most a quarter of
   the visibility timeout (300).
-- `CROUPIER_WORKERS_SWEEP_INTERVAL`: seconds between sweeps of the deadline index (1.0).
+- `CROUPIER_WORKERS_SWEEP_INTERVAL`: seconds between sweeps of the deadline index (1.0);
+  the sweeper lease lasts max(3 x this, 2 s) (sweeper_lease.py).
 - `CROUPIER_WORKERS_SWEEP_GRACE`: how overdue a deadline must be before the sweeper fires
   it, seconds (0.25).
 - `CROUPIER_WORKERS_REBUILD_INTERVAL`: seconds between two rebuilds of the indexes from
@@ -56,6 +57,8 @@ from services.shared.settings import AUTH_KEY_ENV, env_int, service_keys_from_en
 from services.workers.bot_seats import DEFAULT_BOT_BANKROLL
 
 ISSUER = "workers"
+SWEEPER_LEASE_KEY = "croupier:workers:sweeper-lease"
+MIN_SWEEPER_LEASE_S = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,8 @@ class WorkerSettings:
     bot_bankroll: int = DEFAULT_BOT_BANKROLL
     swept_interval: float = 0.025
     host_bots: bool = True
+    # The Redis key of the sweeper lease (sweeper_lease.py): one per deployment.
+    sweeper_lease_key: str = SWEEPER_LEASE_KEY
 
     def __post_init__(self) -> None:
         if not self.redis_url:
@@ -112,9 +117,17 @@ class WorkerSettings:
         )
 
     @property
+    def sweeper_lease(self) -> float:
+        """How long the sweeper lease lasts unrenewed: long enough that a holder renewing
+        every interval never loses it to a slow tick, short enough that a dead holder's
+        sweeps resume soon."""
+        return max(3.0 * self.sweep_interval, MIN_SWEEPER_LEASE_S)
+
+    @property
     def sweeper_bound(self) -> float:
-        """Worst-case lateness of a timeout whose Celery task was lost, once a worker runs."""
-        return self.sweep_interval + self.sweep_grace
+        """Worst-case lateness of a timeout whose Celery task was lost, once a worker runs:
+        the sweeper's lease may have to run out first (its holder died with the task)."""
+        return self.sweeper_lease + self.sweep_interval + self.sweep_grace
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> WorkerSettings:

@@ -3,7 +3,7 @@ it (under its supervisor, `services.workers.__main__`).
 
 Environment: see `services.workers.settings`, plus `CROUPIER_WORKERS_CONCURRENCY` (threads,
 default 8) and `CROUPIER_WORKERS_BEAT` (1 = embed the beat that schedules the sweeper, the
-default; run exactly one beat per deployment, or several: a sweep is idempotent).
+default: every worker may; only the one holding the sweeper lease sends, sweeper_lease.py).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import tempfile
 from services.workers import long_lived, tasks
 from services.workers.celery_app import app, configure, quiet_sweep_logs
 from services.workers.settings import WorkerSettings
+from services.workers.sweeper_lease import LeasedScheduler
 
 
 def worker_argv(concurrency: int, beat: bool, schedule_dir: str) -> list[str]:
@@ -29,7 +30,11 @@ def worker_argv(concurrency: int, beat: bool, schedule_dir: str) -> list[str]:
         f"--hostname=workers-{os.getpid()}@%h",
     ]
     if beat:
-        argv += ["--beat", f"--schedule={os.path.join(schedule_dir, 'beat-schedule')}"]
+        argv += [
+            "--beat",
+            f"--schedule={os.path.join(schedule_dir, 'beat-schedule')}",
+            f"--scheduler={LeasedScheduler.__module__}:{LeasedScheduler.__qualname__}",
+        ]
     return argv
 
 

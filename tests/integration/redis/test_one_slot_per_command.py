@@ -40,6 +40,7 @@ from services.table.attention import DEFAULT_KEY as ATTENTION_KEY
 from services.table.attention import RedisAttentionSet
 from services.workers.bot_host import HostedBots
 from services.workers.seat_give_ups import RedisSeatGiveUps
+from services.workers.sweeper_lease import SweeperLease
 from tests.fixtures.redis_server import start_single_node_cluster
 
 pytestmark = pytest.mark.integration
@@ -167,6 +168,12 @@ def exercise_seat_give_ups(client: RedisCluster) -> None:
     assert give_ups.due([request], 1.0) == []
 
 
+def exercise_sweeper_lease(client: RedisCluster) -> None:
+    lease = SweeperLease(client, 5.0)
+    assert lease.hold() and lease.hold()
+    lease.release()
+
+
 EXERCISES: dict[str, Callable[[RedisCluster], None]] = {
     "services/shared/eventstore/redis_store": exercise_event_store,
     "services/shared/eventstore/aio_redis_store": exercise_aio_event_store,
@@ -176,6 +183,7 @@ EXERCISES: dict[str, Callable[[RedisCluster], None]] = {
     "services/table/attention": exercise_attention,
     "services/workers/bot_host": exercise_hosted_bots,
     "services/workers/seat_give_ups": exercise_seat_give_ups,
+    "services/workers/sweeper_lease": exercise_sweeper_lease,
 }
 
 
