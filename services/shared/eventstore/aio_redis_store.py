@@ -21,7 +21,11 @@ from services.shared.eventstore import arguments, keys, scripts
 from services.shared.eventstore import redis_commands as commands
 from services.shared.eventstore.aio_interface import follow
 from services.shared.eventstore.codec import decode_entry, decode_new
-from services.shared.eventstore.durability import Durability, durability_from_env
+from services.shared.eventstore.durability import (
+    STRICT_ON_CLUSTER,
+    Durability,
+    durability_from_env,
+)
 from services.shared.eventstore.interface import (
     DEFAULT_IDEMPOTENCY_TTL_S,
     READ_NEW_PAGE,
@@ -60,6 +64,8 @@ class AsyncRedisEventStore:
         self.cluster = isinstance(client, RedisCluster)
         self._registry = registry
         self.durability: Durability = durability or durability_from_env()
+        if self.durability == "strict" and self.cluster:
+            raise RuntimeError(STRICT_ON_CLUSTER)
         self._idempotency_ttl_s = idempotency_ttl_s
         self._waitaof_timeout_ms = waitaof_timeout_ms
         self._append_sha = _sha(scripts.APPEND)

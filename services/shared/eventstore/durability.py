@@ -28,3 +28,12 @@ def durability_from_env(default: Durability = "everysec") -> Durability:
     if value == "strict":
         return "strict"
     raise ValueError(f"{ENV_VAR} must be 'everysec' or 'strict', got {value!r}")
+
+
+# WAITAOF confirms the fsync of the writes made on the connection that sends it; a cluster
+# client sends each command on a connection of its choosing, so it would confirm nothing.
+STRICT_ON_CLUSTER = (
+    "durability 'strict' (WAITAOF after every append) needs a single Redis: on a Redis "
+    "Cluster the wait cannot follow the write on its connection. Use 'everysec' there "
+    "(docs/scale-out.md)"
+)

@@ -17,7 +17,11 @@ from redis.exceptions import NoScriptError
 from services.shared.eventstore import arguments, keys, scripts
 from services.shared.eventstore import redis_commands as commands
 from services.shared.eventstore.codec import decode_entry, decode_new
-from services.shared.eventstore.durability import Durability, durability_from_env
+from services.shared.eventstore.durability import (
+    STRICT_ON_CLUSTER,
+    Durability,
+    durability_from_env,
+)
 from services.shared.eventstore.interface import (
     DEFAULT_IDEMPOTENCY_TTL_S,
     READ_NEW_PAGE,
@@ -70,6 +74,8 @@ class RedisEventStore:
         )
         self._save_snapshot = client.register_script(scripts.SAVE_SNAPSHOT)
         if self.durability == "strict":
+            if self.cluster:
+                raise RuntimeError(STRICT_ON_CLUSTER)
             self._check_waitaof()
         else:
             self._warn_without_aof()
