@@ -46,18 +46,22 @@ its own bidirectional Play stream (opened at its first Act, answered in order on
 of one Act call each; everything else is the same. The full run has them at 10 and 100
 tables saturated and at 100 tables offering the target.
 
+`--cluster` (one row): the services' state on a 3-master Redis Cluster on loopback
+(REDIS_CLUSTER_NODES; tests/fixtures/redis_cluster.py) instead of the one Redis.
+
 Columns: table_instances (table-service processes; tables are sharded over them, table n on
-instance n % instances), tables, watchers_per_table (1: the spectator; 7: the six players keep
-their own streams open too, as real clients do), players, acts_over (call or stream),
-offered_hands_per_s ("-" when saturated), seconds (the window), hands (finished by all tables
-in the window), hands_per_s, acts (Acts answered in the window), acts_per_s, acts_per_hand,
-act_to_event p50/p99/mean in ms over the window's Acts (Act sent -> the event at the version
-the Act returned arrives on the spectator's stream; client-side delays included),
-client_lag_p99_ms (how late the client's event loop ran a 10 ms timer, 99th percentile over the
-window), late_acts_pct (paced rows: the share of the window's Acts sent after their due time),
-cpu_ms_per_hand_table / _client / _all (utime+stime from /proc during the window, per finished
-hand: the table instances, this client process, every process of the stack), load_1m (the
-machine's load average as the window started), errors (failed Acts and views)."""
+instance n % instances), redis (single or the cluster), tables, watchers_per_table (1: the
+spectator; 7: the six players keep their own streams open too, as real clients do), players,
+acts_over (call or stream), offered_hands_per_s ("-" when saturated), seconds (the window),
+hands (finished by all tables in the window), hands_per_s, acts (Acts answered in the window),
+acts_per_s, acts_per_hand, act_to_event p50/p99/mean in ms over the window's Acts (Act sent ->
+the event at the version the Act returned arrives on the spectator's stream; client-side delays
+included), client_lag_p99_ms (how late the client's event loop ran a 10 ms timer, 99th
+percentile over the window), late_acts_pct (paced rows: the share of the window's Acts sent
+after their due time), cpu_ms_per_hand_table / _client / _all (utime+stime from /proc during the
+window, per finished hand: the table instances, this client process, every process of the
+stack), load_1m (the machine's load average as the window started), errors (failed Acts and
+views)."""
 
 from __future__ import annotations
 
@@ -86,6 +90,7 @@ from services.shared import auth
 from services.shared.channels import channel_options
 from services.shared.redis_embedded import EmbeddedRedis, find_server_binary
 from services.shared.settings import DEFAULT_MAX_MESSAGE_BYTES
+from tests.fixtures.redis_cluster import start_local_cluster
 
 if TYPE_CHECKING:  # the async stub types exist only in the generated .pyi
     from croupier.ledger.v1.ledger_pb2_grpc import LedgerServiceAsyncStub
@@ -130,10 +135,14 @@ class Stack:
         max_workers: int = 1024,
         runtime: str = "aio",
         table_env: dict[str, str] | None = None,
+        cluster: bool = False,
     ) -> None:
         binary = find_server_binary()
         if binary is None:
             raise RuntimeError("no redis-server/valkey-server found for the table benchmark")
+        # `cluster`: the services' state on a 3-master Redis Cluster on loopback
+        # (REDIS_CLUSTER_NODES) instead of the one Redis.
+        self.cluster = start_local_cluster(masters=3) if cluster else None
         self.redis = EmbeddedRedis(binary).start()
         self.instances = instances
         self.ports = {name: free_port() for name in ("dealer", "ledger")}
@@ -142,6 +151,7 @@ class Stack:
             **os.environ,
             "CROUPIER_AUTH_KEY": KEY,
             "REDIS_URL": self.redis.url,
+            **({"REDIS_CLUSTER_NODES": self.cluster.seed_nodes} if self.cluster else {}),
             "CROUPIER_LOG_LEVEL": "warning",
             "CROUPIER_DEALER_KEY": secrets.token_hex(32),
             # Each stream holds a thread of the sync server: at 100 tables, 100 spectators'
@@ -168,9 +178,10 @@ class Stack:
         except BaseException:
             self.close()  # do not leave the services that did start running
             raise
-        redis_pid = self.redis.pid
-        if redis_pid is not None:
-            self.roles.append(("redis", redis_pid))
+        redis_nodes = self.cluster.nodes if self.cluster else [self.redis]
+        for node in redis_nodes:
+            if node.pid is not None:
+                self.roles.append(("redis", node.pid))
         self.roles.append(("client", os.getpid()))
 
     def _start(self, name: str, port: int, env: dict[str, str]) -> None:
@@ -201,6 +212,8 @@ class Stack:
             except subprocess.TimeoutExpired:
                 process.kill()
         self.redis.close()
+        if self.cluster is not None:
+            self.cluster.close()
 
 
 def rss_mib(pid: int) -> float:
@@ -700,6 +713,7 @@ async def _play_row(
     }
     row: dict[str, object] = {
         "table_instances": stack.instances,
+        "redis": "cluster (3 masters)" if stack.cluster else "single",
         "tables": tables,
         "watchers_per_table": 1 + SEATS if players_watch else 1,
         "players": "saturated" if offered_hands_per_s is None else "paced",
@@ -846,13 +860,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--watch", action="store_true", help="the players watch too")
     parser.add_argument("--no-warm-up", action="store_true", help="window from the start")
     parser.add_argument("--stream", action="store_true", help="Acts on Play streams")
+    parser.add_argument(
+        "--cluster", action="store_true", help="state on a 3-master Redis Cluster (loopback)"
+    )
     args = parser.parse_args(argv)
     if args.row is None:
         for result in run(quick=not args.full):
             print(result)
         return
     instances, tables, seconds = args.row
-    stack = Stack(int(instances))
+    stack = Stack(int(instances), cluster=args.cluster)
     try:
         row, roles = measure_with_roles(
             stack,
