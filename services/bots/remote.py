@@ -54,6 +54,7 @@ def play_turn(
     action_number: int | None = None,
     on_refused: OnRefused | None = None,
     view: table_pb2.TableView | None = None,
+    on_view: Callable[[table_pb2.TableView], object] | None = None,
 ) -> TurnResult:
     """Act once if the table waits for this bot (at `hand_number`/`action_number` when given).
 
@@ -63,6 +64,7 @@ def play_turn(
     lets a caller that must see every action accepted (the soak tests) fail on them.
     `view`, when given, is a view the caller has just read: the first attempt decides on it
     instead of reading it again (the SDK reads one to know the decision is its own).
+    `on_view` sees every view the turn reads (the workers' bots answer its entropy rounds).
 
     Raises Unavailable when the table cannot be reached, or when another write beat every
     attempt's Act (ABORTED each time) while the decision stayed ours: try again shortly."""
@@ -77,6 +79,8 @@ def play_turn(
             except grpc.RpcError as exc:
                 _raise_if_retryable(exc)
                 raise
+            if on_view is not None:
+                on_view(view)
         if not is_my_decision(view):
             return TurnResult.STALE
         if hand_number is not None and view.hand_number != hand_number:

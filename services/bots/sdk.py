@@ -37,6 +37,7 @@ from services.sdk import (
     Aborted,
     ClientSettings,
     CroupierError,
+    EntropyContributor,
     FailedPrecondition,
     InvalidArgument,
     PlayStream,
@@ -58,6 +59,7 @@ class BotClient:
         *,
         name: str = "bot",
         play_stream: bool = False,
+        contribute_entropy: bool = True,
     ) -> None:
         settings = (
             target
@@ -65,6 +67,8 @@ class BotClient:
             else ClientSettings(table=target, token=token)
         )
         self._tables = TableClient(settings)
+        # Every hand's deck takes this bot's entropy unless told otherwise (docs/dealer.md).
+        self.entropy = EntropyContributor(self._tables) if contribute_entropy else None
         self._name = name
         self._play_stream = play_stream
         self.decisions = 0
@@ -108,6 +112,8 @@ class BotClient:
         try:
             for item in watch:
                 self.reconnects = watch.reconnects
+                if self.entropy is not None:
+                    self.entropy.on_item(table_id, item)
                 if isinstance(item, table_pb2.TableView):
                     my_seat = item.viewer_seat
                     if is_my_decision(item):
@@ -181,7 +187,10 @@ class BotClient:
 
     def _view(self, table_id: str) -> table_pb2.TableView:
         self.view_reads += 1
-        return self._tables.view(table_id)
+        view = self._tables.view(table_id)
+        if self.entropy is not None:
+            self.entropy.answer(view)  # (a round announced before this bot was seated)
+        return view
 
     def _refused(self, exc: CroupierError, action: BotAction, view: table_pb2.TableView) -> None:
         self.refusals.append(

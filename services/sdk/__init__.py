@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from services.sdk.connection import ClientSettings, RetryPolicy, new_key
 from services.sdk.dealer import DealerClient, shuffle_id
+from services.sdk.entropy import EntropyContributor, entropy_commitment
 from services.sdk.errors import (
     Aborted,
     AlreadyExists,
@@ -45,6 +46,7 @@ __all__ = [
     "CroupierError",
     "DeadlineExceeded",
     "DealerClient",
+    "EntropyContributor",
     "EvaluatorClient",
     "FailedPrecondition",
     "InvalidArgument",
@@ -59,6 +61,7 @@ __all__ = [
     "Unavailable",
     "VideoPokerClient",
     "act_request",
+    "entropy_commitment",
     "new_key",
     "player_account",
     "poker_move",

@@ -109,6 +109,11 @@ def seal_request(shuffle_id: str) -> dealer_pb2.SealRequest:
     return dealer_pb2.SealRequest(shuffle_id=shuffle_id)
 
 
+def committers(response: dealer_pb2.SealResponse) -> tuple[str, ...]:
+    """Who committed to a sealed shuffle, in commitment order."""
+    return tuple(c.contributor for c in response.shuffle.commitments)
+
+
 def reveal_request(
     shuffle_id: str, contributor: str, entropy: bytes
 ) -> dealer_pb2.RevealEntropyRequest:
@@ -196,12 +201,13 @@ class GrpcDealer:
         )
         return response.index
 
-    def seal(self, shuffle_id: str) -> None:
+    def seal(self, shuffle_id: str) -> tuple[str, ...]:
         request = seal_request(shuffle_id)
-        call(
+        response = call(
             "dealer Seal",
             lambda: self._stub.Seal(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
+        return committers(response)
 
     def reveal(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:
         request = reveal_request(shuffle_id, contributor, entropy)

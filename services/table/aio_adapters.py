@@ -49,7 +49,7 @@ class AsyncDealerPort(Protocol):
 
     async def contribute(self, shuffle_id: str, contributor: str, commitment: bytes) -> int: ...
 
-    async def seal(self, shuffle_id: str) -> None: ...
+    async def seal(self, shuffle_id: str) -> tuple[str, ...]: ...
 
     async def reveal(self, shuffle_id: str, contributor: str, entropy: bytes) -> int: ...
 
@@ -133,12 +133,13 @@ class AioGrpcDealer:
         )
         return int(response.index)
 
-    async def seal(self, shuffle_id: str) -> None:
+    async def seal(self, shuffle_id: str) -> tuple[str, ...]:
         request = adapters.seal_request(shuffle_id)
-        await call(
+        response = await call(
             "dealer Seal",
             self._stub.Seal(request, timeout=CALL_TIMEOUT_S, metadata=self._metadata()),
         )
+        return adapters.committers(response)
 
     async def reveal(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:
         request = adapters.reveal_request(shuffle_id, contributor, entropy)

@@ -38,6 +38,7 @@ from services.table.commands import CommandPath, Decider
 from services.table.creation import TableCreation, TablePage, TableSpec, require_key
 from services.table.decisions import Decisions
 from services.table.entropy import Entropy
+from services.table.entropy_window import EntropySeen, EntropyTiming
 from services.table.folding import DIRECTORY_STREAM, fold_recorded, table_stream
 from services.table.games.catalog import CATALOG, Catalog
 from services.table.ports import Commitment, DealerPort, LedgerPort, SchedulerPort
@@ -127,6 +128,7 @@ class TableApplication:
         recovery_grace_s: float = 5.0,
         catalog: Catalog = CATALOG,
         max_bot_chips_per_table: int = MAX_BOT_CHIPS_PER_TABLE,
+        entropy_timing: EntropyTiming | None = None,
     ) -> None:
         self.store = store
         self.catalog = catalog
@@ -142,7 +144,10 @@ class TableApplication:
         self.tables = Tables(store, self.attention, recovery_grace_s, clock, catalog)
         self.retrier = Retrier(self.tables, clock, void_after_s, retry_interval_s)
         self.decisions = Decisions(scheduler, clock, self.retrier.retry_later)
-        self.steps = ProcessSteps(self.tables, self.decisions, dealer, ledger, ranker)
+        seen = EntropySeen()
+        self.steps = ProcessSteps(
+            self.tables, self.decisions, dealer, ledger, ranker, entropy_timing, seen
+        )
         self.commands = CommandPath(self.tables, self.decisions, self.steps)
         self.retrier.steps = self.steps
         self.retrier.commands = self.commands
@@ -154,7 +159,7 @@ class TableApplication:
         self.creation = TableCreation(
             self.tables, ledger, scheduler, self.retrier, max_bot_chips_per_table
         )
-        self.entropy = Entropy(self.tables, dealer)
+        self.entropy = Entropy(self.tables, dealer, seen, self.keep_going)
 
     @property
     def on_appended(self) -> Appended | None:

@@ -48,8 +48,9 @@ class DealerPort(Protocol):
         """Record `contributor`'s entropy commitment in an unsealed shuffle; its index."""
         ...
 
-    def seal(self, shuffle_id: str) -> None:
-        """Close the shuffle to commitments; their reveals are taken until the first card."""
+    def seal(self, shuffle_id: str) -> tuple[str, ...]:
+        """Close the shuffle to commitments; their reveals are taken until the first card.
+        Who committed, in commitment order."""
         ...
 
     def reveal(self, shuffle_id: str, contributor: str, entropy: bytes) -> int:

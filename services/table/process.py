@@ -112,6 +112,17 @@ def transfer_key(table: Table, request: c.Transfer) -> str:
     return f"{table.table_id}/{request.key}"
 
 
+def _entropy_stage(table: Table, round_: int, name: str | None = None) -> str:
+    """Where the round's announced shuffles are in their entropy window: one request (a
+    round's start, a shuffle's opening) takes a step per stage (announce, seal, answer), so
+    each stage's step has a key of its own."""
+    return "".join(
+        f"/{u.name}-{'sealed' if u.sealed else 'announced'}"
+        for u in table.shell.upcoming
+        if u.round == round_ and (name is None or u.name == name)
+    )
+
+
 def step_key(table: Table, step: Step) -> str:
     """Deterministic idempotency key of a step taken at the table's current version."""
     tid = table.table_id
@@ -123,9 +134,10 @@ def step_key(table: Table, step: Step) -> str:
         return f"{tid}/close/seat-{step.seat}/{table.version}"
     request = step.request
     if isinstance(request, c.StartRound):
-        return f"{tid}/{request.round}/start"
+        return f"{tid}/{request.round}/start{_entropy_stage(table, request.round)}"
     if isinstance(request, c.OpenShuffle):
-        return f"{tid}/{request.round}/open/{request.name}"
+        stage = _entropy_stage(table, request.round, request.name)
+        return f"{tid}/{request.round}/open/{request.name}{stage}"
     if isinstance(request, c.CloseShuffle):
         named = "" if request.name == DECK else f"/{request.name}"
         return f"{tid}/{request.round}/reveal{named}"

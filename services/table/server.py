@@ -116,6 +116,7 @@ def wire(
         recovery_grace_s=settings.recovery_grace_s,
         catalog=catalog,
         max_bot_chips_per_table=settings.max_bot_chips_per_table,
+        entropy_timing=settings.entropy_timing,
     )
     watcher = TableWatcher(app, store)
     # Events this instance appends reach its watchers without the Redis round trip.

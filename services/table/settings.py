@@ -18,6 +18,10 @@
 ``CROUPIER_TABLE_RECOVERY_INTERVAL_S`` seconds between two recovery sweeps (1)
 ``CROUPIER_TABLE_ATTENTION_KEY`` the Redis sorted set of tables being written
                                (``croupier:table:attention``; one per deployment)
+``CROUPIER_TABLE_ENTROPY_COMMIT_MS`` how long a round that is next waits for its seated
+                               players' entropy commitments at most (400; docs/dealer.md)
+``CROUPIER_TABLE_ENTROPY_REVEAL_MS`` how long it then waits for the committed entropies (400);
+                               a player who does not answer in time is left out
 ``CROUPIER_TABLE_MAX_BOT_CHIPS`` most chips of the house the bots requested at one table may
                                bring in all (10,000,000)
 """
@@ -38,6 +42,7 @@ from services.shared.settings import (
 )
 from services.table.attention import DEFAULT_KEY as DEFAULT_ATTENTION_KEY
 from services.table.bot_requests import MAX_BOT_CHIPS_PER_TABLE
+from services.table.entropy_window import EntropyTiming
 
 RANKERS = ("library", "evaluator")
 
@@ -56,11 +61,17 @@ class TableSettings:
     max_bot_chips_per_table: int = MAX_BOT_CHIPS_PER_TABLE
     # A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES): set, they win over `redis_url`.
     redis_nodes: tuple[tuple[str, int], ...] = ()
+    entropy_commit_ms: int = 400
+    entropy_reveal_ms: int = 400
 
     @property
     def redis(self) -> RedisTarget:
         """Where this service's Redis is: one server (`redis_url`) or a cluster's nodes."""
         return RedisTarget(url=self.redis_url, nodes=self.redis_nodes)
+
+    @property
+    def entropy_timing(self) -> EntropyTiming:
+        return EntropyTiming(self.entropy_commit_ms, self.entropy_reveal_ms)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> TableSettings:
@@ -91,4 +102,13 @@ class TableSettings:
             max_bot_chips_per_table=env_int(
                 "CROUPIER_TABLE_MAX_BOT_CHIPS", MAX_BOT_CHIPS_PER_TABLE, env=env
             ),
+            entropy_commit_ms=_window("CROUPIER_TABLE_ENTROPY_COMMIT_MS", env),
+            entropy_reveal_ms=_window("CROUPIER_TABLE_ENTROPY_REVEAL_MS", env),
         )
+
+
+def _window(name: str, env: Mapping[str, str] | None) -> int:
+    value = env_int(name, 400, env=env)
+    if not 0 <= value <= 60_000:
+        raise SettingsError(f"{name}={value}: use 0..60000 milliseconds")
+    return value

@@ -66,12 +66,20 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class Announced:
-    """A shuffle opened ahead of its round, so players can contribute entropy to it."""
+    """A shuffle opened ahead of its round, so players can contribute entropy to it: it takes
+    commitments until it is sealed, then the committed entropies' reveals until its round
+    deals from it. Its round waits for the seated players' commitments until
+    `commit_until_ms` (0: never; it is sealed when the round before starts) and for the
+    committed reveals until `reveal_until_ms`, table clock."""
 
     round: int
     name: str
     shuffle_id: str
     commitment: str
+    commit_until_ms: int = 0
+    sealed: bool = False
+    reveal_until_ms: int = 0
+    committed: tuple[str, ...] = ()  # who committed (known once sealed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,9 +308,25 @@ def fold_message(state: ShellState, version: int, event: Message) -> ShellState:
         return _evolve(state, upcoming=kept, shuffle_names=names)
     if isinstance(event, events_pb2.ShuffleAnnounced):
         name = event.name or DECK
-        announced = Announced(event.hand, name, event.shuffle_id, event.commitment)
+        announced = Announced(
+            event.hand, name, event.shuffle_id, event.commitment, event.commit_until_unix_ms
+        )
         kept = tuple(u for u in state.upcoming if (u.round, u.name) != (event.hand, name))
         return _evolve(state, upcoming=(*kept, announced), shuffle_names=_named(state, name))
+    if isinstance(event, events_pb2.ShuffleSealed):
+        name = event.name or DECK
+        sealed = tuple(
+            replace(
+                u,
+                sealed=True,
+                reveal_until_ms=event.reveal_until_unix_ms,
+                committed=tuple(event.committed),
+            )
+            if (u.round, u.name) == (event.hand, name)
+            else u
+            for u in state.upcoming
+        )
+        return _evolve(state, upcoming=sealed)
     if isinstance(event, events_pb2.TimeBankExtended):
         banks = apply_bank(state.banks, TimeBankOpened(event.seat, event.remaining_ms))
         decisions = tuple(

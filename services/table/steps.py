@@ -28,6 +28,7 @@ from services.shared import errors
 from services.table import process
 from services.table.decisions import Decisions
 from services.table.effects import Append, Call, Load, Mark, Rank, Schedule, Script, SyncEffects
+from services.table.entropy_window import NO_WAIT, EntropySeen, EntropyTiming, settle
 from services.table.folding import fold_events
 from services.table.ports import STANDARD_DECK, Commitment, DealerPort, LedgerPort
 from services.table.process import shuffle_id_of, transfer_key
@@ -56,10 +57,14 @@ class ProcessSteps:
         dealer: DealerPort,
         ledger: LedgerPort,
         ranker: HandRanker,
+        timing: EntropyTiming | None = None,
+        seen: EntropySeen | None = None,
     ) -> None:
         self.tables = tables
         self.decisions = decisions
         self.effects = SyncEffects(tables, decisions, dealer, ledger, ranker)
+        self.timing = timing or NO_WAIT
+        self.seen = seen or EntropySeen()
 
     def drive(self, table_id: str, table: Table | None = None, max_steps: int = 200) -> Table:
         """Perform the steps the table needs until it waits for players (from `table`, the
@@ -156,11 +161,17 @@ class ProcessSteps:
                     f"{violation.message}"
                 ) from violation
         request = step.request
+        answer: c.ChanceAnswer | None
         if isinstance(request, c.StartRound):
+            sealed = yield from self._settling(table, request.round)
+            if sealed:
+                return sealed  # (the round starts once its reveals are in)
             envelope, answer, refills = yield from self._start(table, request.round)
         else:
             envelope, answer = yield from self._fetch(table, request, process.step_key(table, step))
             refills = []
+        if answer is None:
+            return envelope  # the shell's own step towards the answer (an entropy window)
         try:
             answered = list(table.game.rules.decide(table.state, answer))
         except RuleViolation as violation:
@@ -173,9 +184,39 @@ class ProcessSteps:
             return []  # (answered already: nothing moves on)
         return [*envelope, *answered, *refills]
 
+    def _settling(self, table: Table, round_: int, name: str | None = None) -> Script[list[object]]:
+        """Settle the shuffles announced for `round_` (only `name`, when given) before the
+        round deals from them (entropy_window.py): the first one due to be sealed is sealed
+        now (its ShuffleSealed returned); [] once every one is settled; EntropyWindowOpen
+        while the round must wait for its players' entropy."""
+        now = self.tables.clock()
+        seated = frozenset(
+            s.player
+            for s in table.game.rules.seats(table.state)
+            if not s.sitting_out and s.stack > 0
+        )
+        for u in table.shell.upcoming:
+            if u.round != round_ or (name is not None and u.name != name):
+                continue
+            if settle(u, now, seated, self.seen.of(u.shuffle_id)) == "seal":
+                committed: tuple[str, ...] = yield Call("dealer", "seal", (u.shuffle_id,))
+                return [self._sealed(u.round, u.shuffle_id, u.name, committed, now)]
+        return []
+
+    def _sealed(
+        self, round_: int, shuffle_id: str, name: str, committed: tuple[str, ...], now: int
+    ) -> events_pb2.ShuffleSealed:
+        return events_pb2.ShuffleSealed(
+            hand=round_,
+            shuffle_id=shuffle_id,
+            name=_stored_name(name),
+            reveal_until_unix_ms=now + self.timing.reveal_ms,
+            committed=committed,
+        )
+
     def _fetch(
         self, table: Table, request: c.ChanceRequest, key: str
-    ) -> Script[tuple[list[object], c.ChanceAnswer]]:
+    ) -> Script[tuple[list[object], c.ChanceAnswer | None]]:
         """Do what the game asked for; the shell's own events recording it, and the answer."""
         tid = table.table_id
         if isinstance(request, c.DrawCards):
@@ -232,12 +273,19 @@ class ProcessSteps:
 
     def _open(
         self, table: Table, request: c.OpenShuffle
-    ) -> Script[tuple[list[object], c.ChanceAnswer]]:
+    ) -> Script[tuple[list[object], c.ChanceAnswer | None]]:
         """The shuffle announced for this round already, or one opened now: announced when
-        its round is still ahead, committed at once when its round has started."""
+        its round is still ahead, committed at once when its round has started. A standard
+        deck for the round that is next is announced with a commit window and answered once
+        it is settled (entropy_window.py), so every player can add entropy to it first."""
         tid = table.table_id
+        last = table.game.rounds(table.state).last
         found = table.shell.upcoming_shuffle(request.round, request.name)
         if found is not None:
+            if request.round == last + 1:
+                sealed = yield from self._settling(table, request.round, request.name)
+                if sealed:
+                    return sealed, None
             shuffle = Commitment(*found)
             return [], c.ShuffleOpened(
                 request.round, request.name, shuffle.shuffle_id, shuffle.commitment
@@ -248,13 +296,24 @@ class ProcessSteps:
         )
         standard = request.deck == STANDARD_DECK
         recorded: object
-        if standard and request.round > table.game.rounds(table.state).last + 1:
+        if standard and request.round > last:
+            next_round = request.round == last + 1
             recorded = events_pb2.ShuffleAnnounced(
                 hand=request.round,
                 shuffle_id=shuffle.shuffle_id,
                 commitment=shuffle.commitment,
                 name=_stored_name(request.name),
+                # (a window of its own: announced only now, it has no round before it)
+                commit_until_unix_ms=self._commit_until(),
             )
+            if next_round:
+                # Answered once settled; the round after it is announced with it, so its
+                # shuffle takes commitments during this one's window too.
+                events: list[object] = [recorded]
+                yield from self._ahead(
+                    table.shell, tid, request.round + 1, request.name, events, self._commit_until()
+                )
+                return events, None
         else:
             recorded = events_pb2.ShuffleCommitted(
                 hand=request.round,
@@ -291,9 +350,18 @@ class ProcessSteps:
             for u in shell.upcoming
             if u.round == round_
         ]
+        now = self.tables.clock()
         for name in shell.shuffle_names:
-            following = yield from self._ahead(shell, tid, round_ + 1, name, events)
-            yield Call("dealer", "seal", (following,))
+            following = shell.upcoming_shuffle(round_ + 1, name)
+            if following is None:
+                # Announced only now: it takes commitments for a window of its own and is
+                # sealed when its round is next (`_settling`).
+                yield from self._ahead(shell, tid, round_ + 1, name, events, self._commit_until())
+            elif not _is_sealed(shell, round_ + 1, name) and not _taking_commits(
+                shell, round_ + 1, name, now
+            ):
+                committed: tuple[str, ...] = yield Call("dealer", "seal", (following[0],))
+                events.append(self._sealed(round_ + 1, following[0], name, committed, now))
             yield from self._ahead(shell, tid, round_ + 2, name, events)
         seated = [s.seat for s in table.game.rules.seats(table.state)]
         refills: list[object] = [
@@ -305,8 +373,17 @@ class ProcessSteps:
         ]
         return events, c.RoundStarts(round_), refills
 
+    def _commit_until(self) -> int:
+        return self.tables.clock() + self.timing.commit_ms
+
     def _ahead(
-        self, shell: ShellState, table_id: str, round_: int, name: str, events: list[object]
+        self,
+        shell: ShellState,
+        table_id: str,
+        round_: int,
+        name: str,
+        events: list[object],
+        commit_until_ms: int = 0,
     ) -> Script[str]:
         """The shuffle `name` of a round ahead: the announced one, or one opened and announced
         now (its ShuffleAnnounced added to `events`). Its id."""
@@ -321,9 +398,22 @@ class ProcessSteps:
                 shuffle_id=opened.shuffle_id,
                 commitment=opened.commitment,
                 name=_stored_name(name),
+                commit_until_unix_ms=commit_until_ms,
             )
         )
         return opened.shuffle_id
+
+
+def _is_sealed(shell: ShellState, round_: int, name: str) -> bool:
+    return any(u.sealed for u in shell.upcoming if (u.round, u.name) == (round_, name))
+
+
+def _taking_commits(shell: ShellState, round_: int, name: str, now: int) -> bool:
+    """Whether the announced shuffle's own commit window is still open (one announced just
+    before the round ahead of it started): it is sealed when its round is next, not now."""
+    return any(
+        u.commit_until_ms > now for u in shell.upcoming if (u.round, u.name) == (round_, name)
+    )
 
 
 def _stored_name(name: str) -> str:

@@ -15,7 +15,7 @@ from services.shared import errors
 from services.table import codec
 from services.table.decisions import open_decisions
 from services.table.games.adapter import GameTable
-from services.table.shell import ShellState, Table
+from services.table.shell import DECK, ShellState, Table
 
 
 def options_to_proto(table: Table) -> table_pb2.TableOptions:
@@ -91,6 +91,19 @@ def view_to_proto(table: Table, viewer: int | None) -> table_pb2.TableView:
         message.deadline_unix_ms = only.deadline_unix_ms
         message.action_number = only.action_number
         message.deadline_from_time_bank = only.extended
+    for u in sorted(shell.upcoming, key=lambda u: (u.round, u.name)):
+        message.entropy_rounds.append(
+            table_pb2.EntropyRound(
+                hand=u.round,
+                shuffle_id=u.shuffle_id,
+                commitment=u.commitment,
+                phase=table_pb2.ENTROPY_PHASE_REVEAL
+                if u.sealed
+                else table_pb2.ENTROPY_PHASE_COMMIT,
+                until_unix_ms=u.reveal_until_ms if u.sealed else u.commit_until_ms,
+                name="" if u.name == DECK else u.name,
+            )
+        )
     banks = dict(shell.banks.remaining)
     seats = {}
     for s in rules.seats(state):

@@ -17,10 +17,12 @@ from services.bots.view import BotAction, BotView
 from services.scheduling.bot_turn import BotTurn
 from services.scheduling.deadline_index import SWEPT_KEY, RedisDeadlineIndex
 from services.scheduling.resend_index import BOT_TURNS_KEY, SEAT_BOTS_KEY, RedisResendIndex
+from services.sdk.entropy import EntropyContributor
 from services.shared import auth
 from services.shared.channels import RenewingServiceToken, connect
 from services.shared.redis_connection import RedisTarget, sync_client
 from services.workers.bot_host import HostedBots
+from services.workers.bot_entropy import StubEntropyCalls, bot_entropy
 from services.workers.bot_seats import GrpcBotSeater
 from services.workers.bot_turns import BotMoveOutcome, TurnClaims
 from services.workers.grpc_table import GrpcTableGateway
@@ -45,6 +47,8 @@ class GrpcBotPlayer:
         # Each bot acts on its own Play stream (the stream authenticates as the bot), kept
         # for its next turns; at most MAX_PLAY_STREAMS, the least recently used closed first.
         self._plays: OrderedDict[str, PlayActs] = OrderedDict()
+        # Each bot's entropy contributor (its answers so far), the same bound as the streams.
+        self._entropy: OrderedDict[str, tuple[StubEntropyCalls, EntropyContributor]] = OrderedDict()
 
     def play(self, turn: BotTurn) -> BotMoveOutcome:
         policy = self._policy(turn.policy, turn.difficulty)
@@ -65,8 +69,29 @@ class GrpcBotPlayer:
             turn.idempotency_key,
             hand_number=turn.hand_number,
             action_number=turn.action_number,
+            on_view=self._entropy_for(turn.bot_id, metadata).answer,
         )
         return BotMoveOutcome.ACTED if result is TurnResult.ACTED else BotMoveOutcome.STALE
+
+    def _entropy_for(
+        self, bot_id: str, metadata: tuple[tuple[str, str], ...]
+    ) -> EntropyContributor:
+        """The bot's contributor, calling as the bot with this turn's token."""
+        with self._lock:
+            found = self._entropy.get(bot_id)
+            if found is None:
+                calls = StubEntropyCalls(self._stub)
+                key = self._key
+
+                def derive(shuffle_id: str, player: str) -> bytes:
+                    return bot_entropy(key, shuffle_id, player)
+
+                found = self._entropy[bot_id] = (calls, EntropyContributor(calls, derive=derive))
+                while len(self._entropy) > MAX_PLAY_STREAMS:
+                    self._entropy.popitem(last=False)
+            self._entropy.move_to_end(bot_id)
+            found[0].metadata = metadata
+            return found[1]
 
     def _play_for(self, bot_id: str, metadata: tuple[tuple[str, str], ...]) -> PlayActs:
         with self._lock:

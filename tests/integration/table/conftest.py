@@ -105,6 +105,10 @@ def platform(redis_url: str, key_prefix: str, request: pytest.FixtureRequest) ->
     (server.build_aio); a module may run its tests on both runtimes with
     `pytest.mark.parametrize("platform", ["aio", "sync"], indirect=True)`."""
     runtime_name = getattr(request, "param", "aio")
+    # These tests play hands move by move and send no entropy: their tables wait for none
+    # (`entropy_windows(commit_ms, reveal_ms)` marks a test of the windows themselves).
+    windows = request.node.get_closest_marker("entropy_windows")
+    commit_ms, reveal_ms = windows.args if windows is not None else (0, 0)
     ledger_server, ledger = start_ledger(redis_url, key_prefix)
     runtime = RuntimeSettings(service_name="table", address="127.0.0.1:0", auth_key=KEY)
     settings = TableSettings(
@@ -114,6 +118,8 @@ def platform(redis_url: str, key_prefix: str, request: pytest.FixtureRequest) ->
         redis_url=redis_url,
         void_after_s=1.0,
         attention_key=f"croupier:table:attention:{key_prefix}",
+        entropy_commit_ms=commit_ms,
+        entropy_reveal_ms=reveal_ms,
     )
     dealer_runtime = RuntimeSettings(service_name="dealer", address="127.0.0.1:0", auth_key=KEY)
     dealer_settings = DealerSettings(

@@ -91,11 +91,13 @@ def test_a_players_committed_entropy_reaches_the_shuffle_two_hands_ahead_and_ver
 ) -> None:
     table_id = create_table(platform, seats=2)
     stubs = {p: seat(platform, table_id, p, i, 200) for i, p in enumerate(("alice", "bob"))}
-    # Hand 1 is dealt; hands 2 and 3's shuffles were announced with it, commitments first.
+    # Hand 1 is dealt; its shuffle and hand 2's were announced before it (this platform's
+    # tables wait for no entropy: both windows 0) and hand 3's with its start.
     announced = [
         e for e in stored_events(redis_url, table_id) if isinstance(e, events_pb2.ShuffleAnnounced)
     ]
     assert [(e.hand, e.shuffle_id) for e in announced] == [
+        (1, f"{table_id}.hand-1"),
         (2, f"{table_id}.hand-2"),
         (3, f"{table_id}.hand-3"),
     ]
@@ -104,7 +106,7 @@ def test_a_players_committed_entropy_reaches_the_shuffle_two_hands_ahead_and_ver
     commitment = entropy_commitment(shuffle_id, "alice", entropy)
     accepted = contribute(stubs["alice"], table_id, entropy_commitment=commitment)
     assert (accepted.hand_number, accepted.index) == (3, 0)
-    assert accepted.commitment == announced[1].commitment
+    assert accepted.commitment == announced[2].commitment
     bob_entropy = b"bob never reveals these 16+ bytes"
     bob = contribute(
         stubs["bob"],
