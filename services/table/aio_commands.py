@@ -261,7 +261,7 @@ class AioCommands:
                     table=table_id,
                     error=repr(exc)[:200],
                 )
-            self.app.retrier.retry_later(table_id)
+            self.app.retrier.after_failure(table_id, exc)
 
     async def drain(self, timeout: float) -> None:
         """(at stop, before the adapters close) Let the writers still running finish: a move

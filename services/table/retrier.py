@@ -18,6 +18,7 @@ from services.shared import errors
 from services.table import process
 from services.table.commands import CommandPath
 from services.table.decisions import Decisions
+from services.table.entropy_window import EntropyWindowOpen
 from services.table.folding import table_stream
 from services.table.shell import Table
 from services.table.steps import ProcessSteps
@@ -26,6 +27,8 @@ from services.table.tables import Tables
 # The background retrier gives a stuck table up (until its next command) after this many
 # void periods.
 GIVE_UP_AFTER_VOIDS = 10
+# A wake at a window's end comes this late, so the table's clock has passed it for sure.
+WAKE_SLACK_S = 0.01
 log = structlog.get_logger(__name__)
 
 
@@ -42,6 +45,7 @@ class Retrier:
         self.void_after_s = void_after_s
         self.retry_interval_s = retry_interval_s
         self._stalled: dict[str, float] = {}  # table id -> monotonic time of the first failure
+        self._wakes: dict[str, int] = {}  # table id -> when its entropy window ends (table ms)
         self._thread: threading.Thread | None = None
         # Wired by the application (they need the retrier themselves).
         self.steps: ProcessSteps
@@ -55,11 +59,44 @@ class Retrier:
         is voided with every stake returned."""
         try:
             return self.steps.drive(table_id, table)
-        except errors.DomainError:
+        except errors.DomainError as exc:
             # (Anything else, a storage error say, reaches the caller, whose retry with the
             # same key finds the command done; the recovery sweep finishes the table.)
-            self.retry_later(table_id)
+            self.after_failure(table_id, exc)
             return None
+
+    def after_failure(self, table_id: str, exc: BaseException) -> None:
+        """A table whose steps stopped on `exc`: driven again when its entropy window ends
+        (nothing is wrong: its players' entropy may still come), retried otherwise."""
+        if isinstance(exc, EntropyWindowOpen):
+            self.wake_at(table_id, exc.due_ms)
+        else:
+            self.retry_later(table_id)
+
+    def wake_at(self, table_id: str, due_ms: int) -> None:
+        """Drive the table again at `due_ms` (table clock; a relayed answer may drive it
+        sooner). One pending wake per table, the earliest; lost with the process, when the
+        recovery sweep finishes the table instead."""
+        with self.tables.guard:
+            pending = self._wakes.get(table_id)
+            if pending is not None and pending <= due_ms:
+                return
+            self._wakes[table_id] = due_ms
+        delay_s = max(due_ms - self.clock(), 0) / 1000 + WAKE_SLACK_S
+
+        def wake() -> None:
+            with self.tables.guard:
+                if self._wakes.get(table_id) != due_ms:
+                    return  # an earlier wake replaced this one
+                del self._wakes[table_id]
+            try:
+                self.keep_going(table_id)
+            except Exception as exc:  # (a storage error: the sweep finishes the table)
+                log.warning("entropy window wake failed", table=table_id, error=repr(exc)[:200])
+
+        timer = threading.Timer(delay_s, wake)
+        timer.daemon = True
+        timer.start()
 
     def retry_later(self, table_id: str) -> None:
         """Hand the table to the background retrier (`recover` every `retry_interval_s`)."""
@@ -108,6 +145,9 @@ class Retrier:
         try:
             table = self.steps.drive(table_id)
         except errors.DomainError as exc:
+            if isinstance(exc, EntropyWindowOpen):
+                self.wake_at(table_id, exc.due_ms)
+                raise
             if self._stuck_for_ms(table_id) < self.void_after_s * 1000:
                 raise
             self._void_stuck(table_id, f"{type(exc).__name__}: {exc.message}")
