@@ -44,11 +44,14 @@ def table_stack(
     *,
     recovery_grace_s: float = 1.0,
     recovery_interval_s: float = 0.2,
+    entropy_windows: tuple[int, int] = (0, 0),
 ) -> Iterator[StackPlatform]:
     """Yields the table tests' `Platform`, plus `restart_table()`: stop the table server (every
     stream drops) and start a new one on the same port, over the same Redis. The table's
     recovery sweep takes tables a second after their last write (`recovery_*`: a test that
-    needs only the workers to recover a table turns it off with a long interval)."""
+    needs only the workers to recover a table turns it off with a long interval). Its tables
+    wait for no players' entropy unless `entropy_windows` (commit ms, reveal ms) says so: these
+    tests' humans play move by move and send none."""
     ledger_server, ledger = start_ledger(redis_url, namespace)
     dealer_runtime = RuntimeSettings(service_name="dealer", address="127.0.0.1:0", auth_key=KEY)
     dealer_settings = DealerSettings(
@@ -67,6 +70,8 @@ def table_stack(
         attention_key=f"croupier:table:attention:{namespace}",
         recovery_grace_s=recovery_grace_s,
         recovery_interval_s=recovery_interval_s,
+        entropy_commit_ms=entropy_windows[0],
+        entropy_reveal_ms=entropy_windows[1],
     )
     client = redis.Redis.from_url(redis_url)
     store = RedisEventStore(client, codec.registry())
