@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.games import contract as c
-from services.table.shell import DECK, PendingBuyIn, PendingCashOut, Table
+from services.table.shell import DECK, Announced, PendingBuyIn, PendingCashOut, Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,15 @@ class CloseSeat:
     player: str
 
 
-Step = PostBuyIn | PayCashOut | Fetch | CloseSeat
+@dataclass(frozen=True, slots=True)
+class RevealAhead:
+    """A closed table's shuffle announced for a round it will never deal: closed and its
+    reveal published, so every commitment the table made is verifiable."""
+
+    shuffle: Announced
+
+
+Step = PostBuyIn | PayCashOut | Fetch | CloseSeat | RevealAhead
 
 
 def next_step(table: Table) -> Step | None:
@@ -60,8 +68,11 @@ def next_step(table: Table) -> Step | None:
     if shell.closing and (request is None or isinstance(request, c.StartRound)):
         # A closing table finishes the round in play (and what the game does after it),
         # then lets its seats go instead of starting another.
-        if shell.players and table.game.rounds(table.state).current is None:
-            return CloseSeat(*shell.players[0])
+        if table.game.rounds(table.state).current is None:
+            if shell.players:
+                return CloseSeat(*shell.players[0])
+            if shell.upcoming:
+                return RevealAhead(shell.upcoming[0])
         return None
     if request is None:
         return None
@@ -132,6 +143,9 @@ def step_key(table: Table, step: Step) -> str:
         return f"{step.cash_out.transfer_key}/recorded"
     if isinstance(step, CloseSeat):
         return f"{tid}/close/seat-{step.seat}/{table.version}"
+    if isinstance(step, RevealAhead):
+        u = step.shuffle
+        return f"{tid}/{u.round}/reveal-unused/{u.name}"
     request = step.request
     if isinstance(request, c.StartRound):
         return f"{tid}/{request.round}/start{_entropy_stage(table, request.round)}"

@@ -170,12 +170,14 @@ class ShellState:
 
     @property
     def closed(self) -> bool:
-        """Closed and done: every seat left and every ledger transfer it owed is made."""
+        """Closed and done: every seat left, every ledger transfer it owed is made and every
+        shuffle it announced is revealed."""
         return (
             self.closing
             and not self.players
             and not self.pending_buy_ins
             and not self.pending_cash_outs
+            and not self.upcoming
         )
 
 
@@ -313,6 +315,10 @@ def fold_message(state: ShellState, version: int, event: Message) -> ShellState:
         )
         kept = tuple(u for u in state.upcoming if (u.round, u.name) != (event.hand, name))
         return _evolve(state, upcoming=(*kept, announced), shuffle_names=_named(state, name))
+    if isinstance(event, events_pb2.ShuffleRevealed) and event.unused:
+        # (a shuffle closed before its round: no longer ahead of anything)
+        kept = tuple(u for u in state.upcoming if u.shuffle_id != event.shuffle_id)
+        return _evolve(state, upcoming=kept)
     if isinstance(event, events_pb2.ShuffleSealed):
         name = event.name or DECK
         sealed = tuple(

@@ -160,6 +160,19 @@ class ProcessSteps:
                     f"table {tid}: the game refused to let seat {step.seat} go at the close: "
                     f"{violation.message}"
                 ) from violation
+        if isinstance(step, process.RevealAhead):
+            u = step.shuffle
+            reason = "the table closed before its round"
+            reveal: str = yield Call("dealer", "close", (u.shuffle_id, reason))
+            return [
+                events_pb2.ShuffleRevealed(
+                    hand=u.round,
+                    shuffle_id=u.shuffle_id,
+                    reveal_json=reveal,
+                    name=_stored_name(u.name),
+                    unused=True,
+                )
+            ]
         request = step.request
         answer: c.ChanceAnswer | None
         if isinstance(request, c.StartRound):
