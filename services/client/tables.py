@@ -23,7 +23,7 @@ from croupier.videopoker.v1 import videopoker_pb2
 from services.client.identity import Identity
 from services.client.render import event_line, tables_table, view_renderable
 from services.client.reporting import fail, print_json, reported, to_json
-from services.sdk import TableClient, poker_move, poker_options
+from services.sdk import EntropyContributor, TableClient, poker_move, poker_options
 from services.sdk.poker import ACTIONS, STRUCTURES, VARIANTS
 from services.shared import auth
 
@@ -445,7 +445,8 @@ def watch(
     ] = 0,
     json: Json = False,
 ) -> None:
-    """Follow a table live, as you may see it (others' cards stay hidden until shown).
+    """Follow a table live, as you may see it (others' cards stay hidden until shown). A
+    seated player's watch also adds their entropy to every hand's deck (docs/dealer.md).
 
     Example: croupier --as alice watch T1 --until-hand-ends
     """
@@ -454,7 +455,9 @@ def watch(
     seen = 0
     names: dict[int, str] = {}
     with identity.connect() as c, c.tables.watch(table, from_version=from_version) as stream:
+        entropy = EntropyContributor(c.tables)
         for item in stream:
+            entropy.on_item(table, item)
             if isinstance(item, table_pb2.TableView):
                 names.update({s.seat: s.player_id for s in item.seats if s.player_id})
                 if json:

@@ -27,7 +27,7 @@ from croupier.table.v1 import events_pb2, table_pb2
 from services.client.cards import cards_text
 from services.client.render import event_line, game_name, legal_line, wild_rank
 from services.client.tui.lobby import default_buy_in
-from services.sdk import CroupierError, PlayStream, TableWatch, poker_move
+from services.sdk import CroupierError, EntropyContributor, PlayStream, TableWatch, poker_move
 from services.sdk.poker import ACTION_NAMES
 
 if TYPE_CHECKING:
@@ -131,7 +131,11 @@ class TableScreen(Screen[None]):
                 self.app.call_from_thread(
                     self.note, f"you sit at seat {joined.seat}", "information"
                 )
+            # Every hand's deck takes this player's entropy (docs/dealer.md 1.1).
+            entropy = None if self.spectate else EntropyContributor(client.tables)
             for item in self._watch:
+                if entropy is not None:
+                    entropy.on_item(self.table_id, item)
                 if isinstance(item, table_pb2.TableView):
                     self.app.call_from_thread(self.show, item)
                     continue
