@@ -21,8 +21,8 @@ from services.sdk.entropy import EntropyContributor
 from services.shared import auth
 from services.shared.channels import RenewingServiceToken, connect
 from services.shared.redis_connection import RedisTarget, sync_client
-from services.workers.bot_host import HostedBots
 from services.workers.bot_entropy import StubEntropyCalls, bot_entropy
+from services.workers.bot_host import HostedBots
 from services.workers.bot_seats import GrpcBotSeater
 from services.workers.bot_turns import BotMoveOutcome, TurnClaims
 from services.workers.grpc_table import GrpcTableGateway
