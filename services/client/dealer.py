@@ -5,6 +5,7 @@ irregularities.md). Every card that leaves the deck is reported; a misdeal is de
     croupier --as maria dealer report T1 Kd --seat 4 --face-up
     croupier --as maria dealer report T1 2c --burn
     croupier --as maria dealer report T1 7h --board
+    croupier --as maria dealer exposed T1 Qs "flashed while pitching"
     croupier --as maria dealer misdeal T1 "two cards stuck together"
 
 With `--as NAME` the command signs a dealer-console token for "NAME@TABLE" (the development
@@ -68,6 +69,27 @@ def report(
         )
     place = f"seat {seat}" if seat is not None else "the board" if board else "the burn pile"
     typer.echo(f"{card} to {place} recorded (table version {done.version})")
+
+
+@app.command()
+@reported
+def exposed(
+    ctx: typer.Context,
+    table_id: TableId,
+    card: Annotated[str, typer.Argument(help='The hole card that was exposed ("Ah").')],
+    reason: Annotated[str, typer.Argument(help="How (shown to the players).")] = "",
+    hand: Hand = 0,
+    target: Target = "",
+) -> None:
+    """A hole card dealt face down was exposed during the deal: a misdeal if it was the first
+    or second card dealt, else it is replaced after the deal and burned.
+
+    Example: croupier --as maria dealer exposed T1 Qs "flashed while pitching"
+    """
+    identity = _console(ctx.obj, table_id, target)
+    with identity.connect(auth.Role.DEALER_CONSOLE) as c:
+        done = c.tables.report_exposed_card(table_id, card, reason, hand_number=hand)
+    typer.echo(f"{card} exposed recorded (table version {done.version})")
 
 
 @app.command()

@@ -234,7 +234,8 @@ def event_line(event: events_pb2.TableEvent, names: dict[int, str] | None = None
     if kind == "procedure_applied":
         return f"{head}{e.explanation}"
     if kind == "irregularity_reported":
-        return f"{head}the dealer declares a {e.kind}: {e.reason}"
+        what = f"{e.card} exposed" if e.kind == "card_exposed" else f"a {e.kind}"
+        return f"{head}the dealer reports {what}" + (f": {e.reason}" if e.reason else "")
     if kind == "card_reported":
         if e.to == "seat":
             return f"{head}the dealer deals {e.card} to {who(e.seat)}" + (

@@ -284,11 +284,13 @@ class DealtCard:
 
 @dataclass(frozen=True, slots=True)
 class Irregularity:
-    """An irregularity the cards alone do not show (`kind`: "misdeal"), in the dealer's words."""
+    """An irregularity the cards alone do not show, in the dealer's words: `kind` "misdeal",
+    or "card_exposed" (the face-down hole card `card` was exposed by the dealer)."""
 
     kind: str
     reason: str
     round: int = 0
+    card: str = ""
 
 
 @dataclass(frozen=True, slots=True)

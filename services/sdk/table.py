@@ -313,6 +313,27 @@ class TableClient:
         )
         return self._caller.call("ReportIrregularity", self.stub.ReportIrregularity, request)
 
+    def report_exposed_card(
+        self,
+        table_id: str,
+        card: str,
+        reason: str = "",
+        *,
+        hand_number: int = 0,
+        key: str | None = None,
+    ) -> table_pb2.ReportIrregularityResponse:
+        """A hole card dealt face down was exposed during the deal (docs/games/
+        irregularities.md: a misdeal for the first two cards, else replaced and burned)."""
+        request = table_pb2.ReportIrregularityRequest(
+            table_id=table_id,
+            hand_number=hand_number,
+            kind=table_pb2.IRREGULARITY_KIND_CARD_EXPOSED,
+            card=card,
+            reason=reason,
+            idempotency_key=key or new_key("exposed"),
+        )
+        return self._caller.call("ReportIrregularity", self.stub.ReportIrregularity, request)
+
     # Watching -------------------------------------------------------------------------
     def watch(
         self,

@@ -18,7 +18,10 @@ RECIPIENTS = {
     table_pb2.CARD_RECIPIENT_BOARD: "board",
     table_pb2.CARD_RECIPIENT_BURN: "burn",
 }
-IRREGULARITIES = {table_pb2.IRREGULARITY_KIND_MISDEAL: "misdeal"}
+IRREGULARITIES = {
+    table_pb2.IRREGULARITY_KIND_MISDEAL: "misdeal",
+    table_pb2.IRREGULARITY_KIND_CARD_EXPOSED: "card_exposed",
+}
 
 
 def dealer_subject(dealer: str, table_id: str) -> str:
@@ -59,7 +62,14 @@ def dealt_card(request: table_pb2.ReportCardRequest) -> c.DealtCard:
 def irregularity(request: table_pb2.ReportIrregularityRequest) -> c.Irregularity:
     kind = IRREGULARITIES.get(request.kind)
     if kind is None:
-        raise errors.InvalidArgument("set kind: IRREGULARITY_KIND_MISDEAL")
-    if not request.reason.strip():
+        raise errors.InvalidArgument(
+            "set kind: IRREGULARITY_KIND_MISDEAL or IRREGULARITY_KIND_CARD_EXPOSED"
+        )
+    if (kind == "card_exposed") != bool(request.card):
+        raise errors.InvalidArgument(
+            "name the exposed card (card) for IRREGULARITY_KIND_CARD_EXPOSED, and only for it"
+        )
+    reason = request.reason.strip()
+    if not reason and kind == "misdeal":
         raise errors.InvalidArgument("say what happened in reason (it is shown to the players)")
-    return c.Irregularity(kind, request.reason.strip(), request.hand_number)
+    return c.Irregularity(kind, reason, request.hand_number, request.card)

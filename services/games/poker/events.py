@@ -707,16 +707,18 @@ class CardReported(Record):
 
 
 class IrregularityReported(Record):
-    """The dealer declared an irregularity the cards alone do not show (`kind`: "misdeal"),
-    with its `reason` in the dealer's words."""
+    """The dealer declared an irregularity the cards alone do not show, with its `reason` in
+    the dealer's words: `kind` "misdeal", or "card_exposed" (the face-down hole `card`)."""
 
     TYPE: ClassVar[str] = "IrregularityReported"
     FIELDS: ClassVar[tuple[tuple[str, str], ...]] = (
         ("hand", "int"),
         ("kind", "str"),
         ("reason", "str"),
+        ("card", "str"),
     )
     __slots__ = (
+        "card",
         "hand",
         "kind",
         "reason",
@@ -725,11 +727,13 @@ class IrregularityReported(Record):
     hand: Final[int]
     kind: Final[str]
     reason: Final[str]
+    card: Final[str]
 
-    def __init__(self, hand: int, kind: str, reason: str) -> None:
+    def __init__(self, hand: int, kind: str, reason: str, card: str = "") -> None:
         self.hand = hand
         self.kind = kind
         self.reason = reason
+        self.card = card
 
 
 class BettingRoundClosed(Record):

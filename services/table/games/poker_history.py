@@ -71,6 +71,12 @@ def _cards(cards: tuple[str, ...]) -> str:
     return "".join("??" if c == HIDDEN else c for c in cards)
 
 
+def _irregularity(kind: str, card: str, reason: str) -> str:
+    """A dealer's declared irregularity in words: "a misdeal: <reason>", "Ah exposed"."""
+    said = f": {reason}" if reason else ""
+    return f"{card} exposed{said}" if kind == "card_exposed" else f"a {kind}{said}"
+
+
 def to_phh(
     config: TableConfig, players: dict[int, str], events: list[object], table_id: str
 ) -> str:
@@ -124,8 +130,8 @@ def to_phh(
                 elif kind == "flop_redealt" and actions and actions[-1].startswith("d db"):
                     actions[-1] = f"# (taken back) {actions[-1]}"
                 actions.append(f"# {explanation}")
-            case ev.IrregularityReported(kind=kind, reason=reason):
-                actions.append(f"# The dealer declared a {kind}: {reason}")
+            case ev.IrregularityReported(kind=kind, reason=reason, card=card):
+                actions.append(f"# The dealer reported {_irregularity(kind, card, reason)}")
     if len(order) == 2:
         # Heads-up, pokerkit lists the blinds as [small, big] and swaps them itself: its p1
         # (left of the button) posts the big blind, p2 (the button) the small blind.
@@ -244,8 +250,8 @@ def to_text(
                     lines.append(f"Dealer burns {card}")
                 else:
                     lines.append(f"Dealer turns {card} on the board")
-            case ev.IrregularityReported(kind=kind, reason=reason):
-                lines.append(f"Dealer declares a {kind}: {reason}")
+            case ev.IrregularityReported(kind=kind, reason=reason, card=card):
+                lines.append(f"Dealer reports {_irregularity(kind, card, reason)}")
             case ev.ProcedureApplied(explanation=explanation):
                 lines.append(f"*** {explanation} ***")
             case ev.HandVoided(reason=reason, refunds=refunds):

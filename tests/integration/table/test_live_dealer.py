@@ -150,11 +150,21 @@ def test_a_live_hand_is_dealt_through_reports_with_a_misdeal_and_an_exposed_card
     assert [s.committed for s in view.seats] == [0, 1, 2]
     assert all(not s.cards for s in view.seats)
 
-    # The redeal: seat 0's first card is exposed (the third card dealt): it is replaced after
-    # the deal and becomes the flop's burn.
+    # The redeal: seat 0's first card (the third card dealt) is flashed as the fourth is
+    # pitched: it is replaced after the deal and becomes the flop's burn.
     order = (1, 2, 0)
     for i, card in enumerate(("As", "Ks", "Qs", "Js", "Ts", "9s")):
-        _report(dealer, table_id, card, SEAT, order[i % 3], face_up=i == 2)
+        _report(dealer, table_id, card, SEAT, order[i % 3])
+        if card == "Js":
+            dealer.ReportIrregularity(
+                A.ReportIrregularityRequest(
+                    table_id=table_id,
+                    kind=A.IRREGULARITY_KIND_CARD_EXPOSED,
+                    card="Qs",
+                    reason="flashed while pitching",
+                    idempotency_key="exposed-qs",
+                )
+            )
     _refused(lambda: _report(dealer, table_id, "Js", SEAT, 0), grpc.StatusCode.INVALID_ARGUMENT)
     _report(dealer, table_id, "2d", SEAT, 0)
     own = view_of(stubs[0], table_id)
@@ -203,6 +213,7 @@ def test_a_live_hand_is_dealt_through_reports_with_a_misdeal_and_an_exposed_card
         history.text
     )
     assert "The exposed Qs is the first burn card" in history.text
+    assert "Dealer reports Qs exposed: flashed while pitching" in history.text
     assert "# Misdeal: the second hole card was exposed" in history.phh
 
     # The stream explains each procedure, and hides another seat's face-down card.
@@ -223,6 +234,7 @@ def test_a_live_hand_is_dealt_through_reports_with_a_misdeal_and_an_exposed_card
     assert any("exposed" in e and "Qs" in e for e in explanations[1:])
     assert "As" not in reported and "??" in reported  # seat 1's face-down As, hidden from carol
     assert "Ks" in reported  # the card everyone saw
+    assert "Qs" not in reported  # dealt face down: hidden; its exposure is its own event
 
 
 def test_a_draw_game_cannot_be_created_live_yet(platform: Platform) -> None:

@@ -63,3 +63,14 @@ def test_an_irregularity_needs_its_kind_and_reason() -> None:
         irregularity(table_pb2.ReportIrregularityRequest(reason="x"))
     with pytest.raises(errors.InvalidArgument):
         irregularity(table_pb2.ReportIrregularityRequest(kind=misdeal, reason="  "))
+
+
+def test_an_exposed_card_names_its_card() -> None:
+    exposed = table_pb2.IRREGULARITY_KIND_CARD_EXPOSED
+    request = table_pb2.ReportIrregularityRequest(kind=exposed, card="Qs")
+    assert irregularity(request) == c.Irregularity("card_exposed", "", 0, "Qs")
+    with pytest.raises(errors.InvalidArgument):
+        irregularity(table_pb2.ReportIrregularityRequest(kind=exposed))
+    with pytest.raises(errors.InvalidArgument):
+        misdeal = table_pb2.IRREGULARITY_KIND_MISDEAL
+        irregularity(table_pb2.ReportIrregularityRequest(kind=misdeal, reason="x", card="Qs"))

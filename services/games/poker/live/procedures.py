@@ -78,6 +78,13 @@ class CloseRound:
 
 
 @dataclass(frozen=True, slots=True)
+class Expose:
+    """A hole card already dealt face down was exposed by the dealer during the deal."""
+
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
 class DeclareMisdeal:
     """The dealer declares a misdeal the cards alone do not show (a deck found short, a card
     dealt to an empty seat...): allowed until the first action of the hand."""
@@ -85,7 +92,7 @@ class DeclareMisdeal:
     reason: str
 
 
-Command = ReportCard | Bet | Fold | Acted | CloseRound | DeclareMisdeal
+Command = ReportCard | Bet | Fold | Acted | CloseRound | DeclareMisdeal | Expose
 
 
 # -- events ----------------------------------------------------------------------------------
@@ -205,6 +212,8 @@ def handle(state: LiveHand, command: Command) -> tuple[LiveHand, tuple[Event, ..
         hand.acted_on_street = True
     elif isinstance(command, DeclareMisdeal):
         _declare_misdeal(hand, command, events)
+    elif isinstance(command, Expose):
+        _expose(hand, command, events)
     else:
         _close_round(hand, events)
     return hand, tuple(events)
@@ -266,24 +275,8 @@ def _hole(hand: LiveHand, seat: int, report: ReportCard, events: list[Event]) ->
         hand.hole_dealt += 1
         hand.holes[seat].append(card)
         events.append(Event("card_dealt", f"Seat {seat} is dealt a card.", (card,), seat))
-        if report.face_up:
-            if hand.hole_dealt <= 2:
-                which = "first" if hand.hole_dealt == 1 else "second"
-                _misdeal(hand, f"the {which} hole card was exposed", events)
-                return
-            hand.exposed.append((seat, card))
-            if len(hand.exposed) > 1:
-                _misdeal(hand, "more than one hole card was exposed", events)
-                return
-            events.append(
-                Event(
-                    "card_exposed",
-                    f"The card dealt to seat {seat} was exposed ({card}); it will be "
-                    "replaced after the deal and used as the first burn card.",
-                    (card,),
-                    seat,
-                )
-            )
+        if report.face_up and not _exposed(hand, seat, card, hand.hole_dealt, events):
+            return  # a misdeal: the deal starts again
         if hand.hole_dealt == 2 * len(hand.seats):
             if hand.exposed:
                 exposed_seat, exposed_card = hand.exposed[0]
@@ -347,6 +340,49 @@ def _hole(hand: LiveHand, seat: int, report: ReportCard, events: list[Event]) ->
             )
         return
     raise ReportError(f"no hole card is due to seat {seat} now", precondition=True)
+
+
+def _exposed(hand: LiveHand, seat: int, card: Card, dealt: int, events: list[Event]) -> bool:
+    """The `dealt`-th hole card of the deal (1 is the first) was exposed by the dealer: a
+    misdeal for the first two or for a second exposed card (False), else it is noted for
+    replacing once the deal is complete (True)."""
+    if dealt <= 2:
+        which = "first" if dealt == 1 else "second"
+        _misdeal(hand, f"the {which} hole card was exposed", events)
+        return False
+    hand.exposed.append((seat, card))
+    if len(hand.exposed) > 1:
+        _misdeal(hand, "more than one hole card was exposed", events)
+        return False
+    events.append(
+        Event(
+            "card_exposed",
+            f"The card dealt to seat {seat} was exposed ({card}); it will be "
+            "replaced after the deal and used as the first burn card.",
+            (card,),
+            seat,
+        )
+    )
+    return True
+
+
+def _expose(hand: LiveHand, exposure: Expose, events: list[Event]) -> None:
+    """A hole card dealt face down is exposed by the dealer later in the deal (flashed,
+    turned while pitching the next card): the same rule as a card dealt face up, by its
+    place in the dealing order."""
+    card = exposure.card
+    if hand.street is not Street.DEAL or hand.replacement_for is not None:
+        raise ReportError(
+            "an exposed hole card is reported during the deal (after it, the player keeps it)",
+            precondition=True,
+        )
+    owner = next((seat for seat, cards in hand.holes.items() if card in cards), None)
+    if owner is None:
+        raise ReportError(f"{card} has not been dealt to a seat in this hand", precondition=False)
+    if (owner, card) in hand.exposed:
+        raise ReportError(f"{card} was reported exposed already", precondition=False)
+    dealt = hand.holes[owner].index(card) * len(hand.seats) + hand.seats.index(owner) + 1
+    _exposed(hand, owner, card, dealt, events)
 
 
 def _open_preflop(hand: LiveHand) -> None:

@@ -19,4 +19,5 @@ BURN: Final = "burn"
 RECIPIENTS: Final = (SEAT, BOARD, BURN)
 
 MISDEAL: Final = "misdeal"
-IRREGULARITIES: Final = (MISDEAL,)
+CARD_EXPOSED: Final = "card_exposed"
+IRREGULARITIES: Final = (MISDEAL, CARD_EXPOSED)

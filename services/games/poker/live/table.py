@@ -47,6 +47,7 @@ from services.games.poker.live import procedures as p
 from services.games.poker.live.reports import (
     BOARD,
     BURN,
+    CARD_EXPOSED,
     IRREGULARITIES,
     RECIPIENTS,
     SEAT,
@@ -164,8 +165,10 @@ def _irregularity(table: PokerTable, hand: HandState, report: Irregularity) -> l
         raise InvalidAction(
             f"an irregularity is one of {', '.join(IRREGULARITIES)}, not {report.kind!r}"
         )
-    _, happened = _handle(live_hand(table), p.DeclareMisdeal(report.reason))
-    declared = IrregularityReported(hand.number, report.kind, report.reason)
+    if report.kind == CARD_EXPOSED and not is_card(report.card):
+        raise InvalidAction(f"{report.card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
+    declared = IrregularityReported(hand.number, report.kind, report.reason, report.card)
+    _, happened = _handle(live_hand(table), _command(declared))
     return [declared, *_procedures(hand.number, happened)]
 
 
@@ -336,6 +339,8 @@ def _command(entry: object) -> p.Command:
     if isinstance(entry, ActionTaken):
         return p.Fold(entry.seat) if entry.action == Action.FOLD else p.Acted(entry.seat)
     if isinstance(entry, IrregularityReported):
+        if entry.kind == CARD_EXPOSED:
+            return p.Expose(_physical(entry.card))
         return p.DeclareMisdeal(entry.reason)
     assert isinstance(entry, BettingRoundClosed), entry
     return p.CloseRound()

@@ -272,13 +272,14 @@ class CardReported(Record):
 
 
 class IrregularityReported(Record):
-    """The dealer declared an irregularity the cards alone do not show (`kind`: "misdeal"),
-    with its `reason` in the dealer's words."""
+    """The dealer declared an irregularity the cards alone do not show, with its `reason` in
+    the dealer's words: `kind` "misdeal", or "card_exposed" (the face-down hole `card`)."""
 
     TYPE: ClassVar[str] = "IrregularityReported"
     hand: int
     kind: str
     reason: str
+    card: str = ""
 
 
 class BettingRoundClosed(Record):

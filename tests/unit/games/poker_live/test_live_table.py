@@ -302,3 +302,25 @@ def test_replaying_a_live_hand_rebuilds_it_and_the_snapshot_round_trips() -> Non
     assert state == table.state
     assert RULES.decode_state(RULES.encode_state(table.state)) == table.state
     assert sorted(_engine_cards(table)) == sorted(set(_engine_cards(table)))
+
+
+@pytest.mark.parametrize(("exposed", "misdeal"), [("Ks", True), ("Qs", False)])
+def test_a_face_down_card_exposed_later_in_the_deal(exposed: str, misdeal: bool) -> None:
+    """Ks is the second card dealt (a misdeal), Qs the third (replaced after the deal)."""
+    table = seated_live_table()
+    order = table.order()
+    for i, card in enumerate(HOLES.split()[:4]):
+        table.hole(card, order[i % 3])
+    table.send(c.Report(c.Irregularity("card_exposed", "flashed", card=exposed), by="dealer"))
+    reported = [e for e in table.events if isinstance(e, ev.IrregularityReported)]
+    assert [(e.kind, e.card) for e in reported] == [("card_exposed", exposed)]
+    if misdeal:
+        assert table.kinds()[-1] == "misdeal"
+        assert table.committed() == {0: 0, 1: 1, 2: 2}
+        return
+    assert table.kinds()[-1] == "card_exposed"
+    for i, card in enumerate(HOLES.split()[4:], start=4):
+        table.hole(card, order[i % 3])
+    table.hole("2d", 0)
+    hand = table.state.engine.hand
+    assert hand is not None and hand.player(0).cards == ("9s", "2d")

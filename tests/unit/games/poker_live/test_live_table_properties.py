@@ -47,6 +47,14 @@ def _command(table: LiveTable, kind: str, value: object, seat: int) -> c.Command
         return c.Report(value, by="dealer")
     if kind == "misdeal":
         return c.Report(Irregularity("misdeal", "declared"), by="dealer")
+    if kind == "exposed":
+        # A card some seat holds (or any card, when none does): exposed after it was dealt.
+        held = []
+        if table.state.engine.hand is not None:
+            live = live_hand(table.state)
+            held = [str(card) for s in live.seats for card in live.holes[s]]
+        card = held[seat % len(held)] if held else DECK[seat]
+        return c.Report(Irregularity("card_exposed", "", card=card), by="dealer")
     to_act = sorted(RULES.to_act(table.state))
     if not to_act:
         return None
@@ -69,7 +77,8 @@ def _check(table: LiveTable) -> None:
 
 def _steps(rng: random.Random, count: int) -> list[tuple[str, object, int]]:
     """`count` steps: a report half the time (to a seat, the board or the burn pile, mostly the
-    card and place that are due, face up now and then), a move, or a declared misdeal."""
+    card and place that are due, face up now and then), a move, a hole card reported exposed
+    later, or a declared misdeal."""
     steps: list[tuple[str, object, int]] = []
     for _ in range(count):
         roll = rng.random()
@@ -78,8 +87,10 @@ def _steps(rng: random.Random, count: int) -> list[tuple[str, object, int]]:
             card = "Ax" if rng.random() < 0.8 else rng.choice(DECK)
             dealt = DealtCard(card, to, None, rng.random() < 0.04)
             steps.append(("report", dealt, rng.choice([0, 1, 2, 3, 3, 3, 3])))
-        elif roll < 0.96:
+        elif roll < 0.94:
             steps.append(("move", rng.randrange(6), 0))
+        elif roll < 0.97:
+            steps.append(("exposed", None, rng.randrange(52)))
         else:
             steps.append(("misdeal", None, 0))
     return steps

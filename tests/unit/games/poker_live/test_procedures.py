@@ -12,6 +12,7 @@ from services.games.poker.live.procedures import (
     CloseRound,
     Command,
     Event,
+    Expose,
     Fold,
     LiveHand,
     ReportCard,
@@ -219,3 +220,32 @@ def test_misdeal_returns_every_chip_put_in_but_the_blinds() -> None:
     # The redeal is dealt from a whole deck, same blinds.
     hand, _ = run(hand, *DEAL)
     assert hand.street is Street.PREFLOP and hand.redeals == 1
+
+
+# --- a face-down hole card exposed later in the deal: by its place in the dealing order ------
+
+
+def test_the_second_card_dealt_exposed_later_in_the_deal_is_a_misdeal() -> None:
+    hand = new_hand(SEATS, STACKS, BLINDS)
+    hand, events = run(hand, *DEAL[:4], Expose(c("3c")))  # 3c: the second card dealt
+    assert kinds(events)[-1] == "misdeal"
+    assert hand.redeals == 1 and hand.hole_dealt == 0
+
+
+def test_the_third_card_dealt_exposed_later_in_the_deal_is_replaced_and_burned() -> None:
+    hand = new_hand(SEATS, STACKS, BLINDS)
+    hand, events = run(hand, *DEAL[:4], Expose(c("4c")), *DEAL[4:])
+    assert kinds(events)[-1] == "exposed_card_burned"
+    assert hand.burns == [c("4c")] and hand.replacement_for == 3
+
+
+def test_an_exposure_of_a_card_nobody_holds_or_after_the_deal_is_refused() -> None:
+    hand = new_hand(SEATS, STACKS, BLINDS)
+    hand, _ = run(hand, *DEAL[:2])
+    with pytest.raises(ReportError, match="has not been dealt") as caught:
+        handle(hand, Expose(c("Ah")))
+    assert not caught.value.precondition
+    done, _ = run(hand, *DEAL[2:])
+    with pytest.raises(ReportError, match="during the deal") as late:
+        handle(done, Expose(c("2c")))
+    assert late.value.precondition
