@@ -25,7 +25,7 @@ from croupier.evaluator.v1 import evaluator_pb2
 from croupier.poker.v1 import poker_pb2
 from croupier.table.v1 import events_pb2, table_pb2
 from services.client.cards import cards_text
-from services.client.render import event_line, game_name, legal_line, wild_rank
+from services.client.render import event_line, game_name, legal_line, status_name, wild_rank
 from services.client.tui.lobby import default_buy_in
 from services.sdk import CroupierError, EntropyContributor, PlayStream, TableWatch, poker_move
 from services.sdk.poker import ACTION_NAMES
@@ -253,6 +253,11 @@ class TableScreen(Screen[None]):
             Text.assemble(
                 (f"{view.table_id}", "bold"),
                 f"  {game_name(view.options)}  hand {view.hand_number}  {phase}  ({who})",
+                (
+                    ""
+                    if view.status <= table_pb2.TABLE_STATUS_OPEN
+                    else f"  {status_name(view.status)}"
+                ),
             )
         )
         felt = Text("board  ", style="bold white")
