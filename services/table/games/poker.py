@@ -22,7 +22,7 @@ from services.bots.policies import NAMES as BOT_POLICIES
 from services.games.errors import RuleViolation
 from services.games.poker import events as ev
 from services.games.poker.catalog import GAMES, TEXAS_HOLDEM
-from services.games.poker.definitions import Structure, TableConfig
+from services.games.poker.definitions import OddChips, Structure, TableConfig
 from services.games.poker.events import Action
 from services.games.poker.game_rules import RULES
 from services.games.poker.legal import LegalActions, legal_actions
@@ -114,6 +114,14 @@ def _is_set(options: table_pb2.TableOptions, name: str) -> bool:
     )
 
 
+# PokerOptions.odd_chips <-> the engine's rule (unset: one chip each, the default).
+ODD_CHIPS = {
+    poker_pb2.ODD_CHIPS_ONE_EACH_FROM_BUTTON_LEFT: OddChips.ONE_EACH_FROM_BUTTON_LEFT,
+    poker_pb2.ODD_CHIPS_ALL_TO_FIRST_FROM_BUTTON_LEFT: OddChips.ALL_TO_FIRST_FROM_BUTTON_LEFT,
+}
+ODD_CHIP_NUMBERS = {rule: number for number, rule in ODD_CHIPS.items()}
+
+
 def config_from_options(options: table_pb2.TableOptions) -> TableConfig:
     """The engine configuration for CreateTable options (INVALID_ARGUMENT naming the problem)."""
     poker = poker_options(options)
@@ -155,6 +163,7 @@ def config_from_options(options: table_pb2.TableOptions) -> TableConfig:
             uncapped_heads_up=not poker.capped_heads_up,
             timeouts_before_sit_out=poker.timeouts_before_sit_out,
             live_dealer=poker.live_dealer,
+            odd_chips=ODD_CHIPS.get(poker.odd_chips, OddChips.ONE_EACH_FROM_BUTTON_LEFT),
         )
     except RuleViolation as violation:
         raise errors.InvalidArgument(violation.message) from violation
@@ -185,6 +194,7 @@ def fill_options(config: TableConfig, options: table_pb2.TableOptions) -> None:
     poker.first_button = config.first_button_seat
     poker.timeouts_before_sit_out = config.timeouts_before_sit_out
     poker.live_dealer = config.live_dealer
+    poker.odd_chips = ODD_CHIP_NUMBERS[config.odd_chips]
     for name in _FIRST_SPELLING_FIELDS:
         setattr(options, name, getattr(poker, _FIRST_SPELLING.get(name, name)))
     options.seats = config.seats

@@ -43,6 +43,7 @@ POKER = poker_pb2.PokerOptions(
     five_of_a_kind=poker_pb2.FIVE_KIND_BELOW_STRAIGHT_FLUSH,
     first_button=3,
     timeouts_before_sit_out=2,
+    odd_chips=poker_pb2.ODD_CHIPS_ALL_TO_FIRST_FROM_BUTTON_LEFT,
 )
 
 
@@ -99,12 +100,13 @@ def test_every_option_set_reads_back_from_every_rpc(platform: Platform) -> None:
 def test_the_first_spelling_of_the_options_reads_back_the_same(platform: Platform) -> None:
     first = _expected(POKER)
     first.ClearField("poker")
-    # (big_blind_ante and timeouts_before_sit_out exist only in PokerOptions)
+    # (big_blind_ante, timeouts_before_sit_out and odd_chips exist only in PokerOptions)
     table_id = _create(platform, first)
     plain = poker_pb2.PokerOptions()
     plain.CopyFrom(POKER)
     plain.big_blind_ante = False
     plain.timeouts_before_sit_out = 0
+    plain.odd_chips = poker_pb2.ODD_CHIPS_ONE_EACH_FROM_BUTTON_LEFT  # (unset: the default)
     for rpc, options in _read_back(platform, table_id).items():
         assert options == _expected(plain), rpc
 
