@@ -17,6 +17,7 @@ from croupier.table.v1 import events_pb2, table_pb2
 from services.games.poker import events as ev
 from services.shared import auth
 from services.shared.channels import connect
+from tests.integration.bots.soak import dealt_once
 from tests.integration.table.conftest import (
     KEY,
     Platform,
@@ -76,17 +77,19 @@ def test_top_ups_racing_the_streets_never_make_the_dealer_deal_cards_no_hand_hol
         racer.join(60)
     assert len(top_ups) > HANDS, refusals[:3]  # (the race was run)
 
-    events = stored_events(redis_url, table_id)
-    dealt: dict[int, list[str]] = {}
+    by_hand: dict[int, list[object]] = {}
     shuffles: dict[int, str] = {}
     hand = 0
-    for event in events:
+    for event in stored_events(redis_url, table_id):
         if isinstance(event, ev.HandStarted):
             hand = event.hand
-        if isinstance(event, ev.CardsDealt):
-            dealt.setdefault(hand, []).extend([*event.burned, *event.cards])
+        by_hand.setdefault(hand, []).append(event)
         if isinstance(event, events_pb2.ShuffleRevealed):
             shuffles[event.hand] = event.shuffle_id
+    problems: list[str] = []
+    # (the bot soak's reading of a hand's cards: also fails on a card dealt twice)
+    dealt = {number: dealt_once(number, events, problems) for number, events in by_hand.items()}
+    assert not problems, problems
     assert set(range(1, HANDS + 1)) <= set(shuffles)
     channel = connect(
         f"127.0.0.1:{platform.dealer_port}", auth.issue_token(KEY, "audit", auth.Role.ADMIN, 600)
