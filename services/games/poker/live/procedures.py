@@ -418,6 +418,12 @@ def _board(hand: LiveHand, report: ReportCard, events: list[Event]) -> None:
         _premature(hand, card, events)
         return
     if not (hand.burned_for_street or hand.no_burn):
+        if _flop_untouched(hand):
+            # Nobody could act on the flop (every player all in) and no burn came since: a
+            # fourth card is the flop's, so the flop had too many cards.
+            _take(hand, card)
+            _flop_too_many(hand, card, events)
+            return
         raise ReportError("burn a card before this street", precondition=True)
     _take(hand, card)
     hand.board.append(card)
@@ -449,23 +455,8 @@ def _premature(hand: LiveHand, card: Card, events: list[Event]) -> None:
             )
         )
         return
-    if hand.street is Street.FLOP and not hand.acted_on_street and hand.burns_on_street == 0:
-        returned = (*hand.board, card)
-        hand.board.clear()
-        hand.deck.update(returned)
-        hand.street = Street.PREFLOP
-        hand.betting_open = False
-        hand.no_burn = True
-        hand.burned_for_street = False
-        events.append(
-            Event(
-                "flop_redealt",
-                "The flop had too many cards: the board cards go back into the deck, "
-                "the burn card stays, the deck is reshuffled and a new flop is dealt "
-                "without a burn.",
-                returned,
-            )
-        )
+    if _flop_untouched(hand):
+        _flop_too_many(hand, card, events)
         return
     which = "turn" if hand.street is Street.FLOP else "river"
     hand.out_of_play.append(card)
@@ -489,6 +480,32 @@ def _premature(hand: LiveHand, card: Card, events: list[Event]) -> None:
             f"The {which} ({card}) was exposed before the betting was complete: it "
             f"is out of play for this round; {how}.",
             (card,),
+        )
+    )
+
+
+def _flop_untouched(hand: LiveHand) -> bool:
+    """The flop is on the table, nobody has acted on it and no burn was reported since."""
+    return hand.street is Street.FLOP and not hand.acted_on_street and hand.burns_on_street == 0
+
+
+def _flop_too_many(hand: LiveHand, card: Card, events: list[Event]) -> None:
+    """`card` (taken from the deck) turned after a flop nobody acted on: the flop had too many
+    cards and is redealt, the burn staying on the table."""
+    returned = (*hand.board, card)
+    hand.board.clear()
+    hand.deck.update(returned)
+    hand.street = Street.PREFLOP
+    hand.betting_open = False
+    hand.no_burn = True
+    hand.burned_for_street = False
+    events.append(
+        Event(
+            "flop_redealt",
+            "The flop had too many cards: the board cards go back into the deck, "
+            "the burn card stays, the deck is reshuffled and a new flop is dealt "
+            "without a burn.",
+            returned,
         )
     )
 
@@ -581,8 +598,9 @@ def _fold(hand: LiveHand, fold: Fold, events: list[Event]) -> None:
 def _close_round(hand: LiveHand, events: list[Event]) -> None:
     if not hand.betting_open:
         raise ReportError("no betting round is open", precondition=True)
+    # `acted_on_street` stays: whether anyone acted on this street still tells a fourth card
+    # on an all-in flop (too many cards) from a turn dealt without its burn.
     hand.betting_open = False
-    hand.acted_on_street = False
     events.append(Event("round_closed", f"The {hand.street.value} betting is complete."))
     if hand.reshuffle_after_round and hand.street is Street.TURN:
         _reshuffle_out_of_play(hand, events)

@@ -171,6 +171,43 @@ def test_a_flop_with_too_many_cards_is_redealt_without_a_burn() -> None:
     assert table.chips() == 300
 
 
+def test_a_fourth_card_on_an_all_in_flop_is_a_flop_with_too_many_cards() -> None:
+    table = seated_live_table()
+    table.deal_holes(HOLES)
+    table.act("all-in")
+    table.act("call")
+    table.act("call")  # everyone all in: nobody acts on the flop
+    table.street("2c", "3c 4c 5c")
+    hand = table.state.engine.hand
+    assert hand is not None and hand.board == ("3c", "4c", "5c")
+    table.board("6c")  # a fourth card, no burn: the flop's
+    assert table.kinds()[-1] == "flop_redealt"
+    hand = table.state.engine.hand
+    assert hand is not None and hand.board == () and hand.burned == ()
+    for card in ("6c", "5c", "7c"):  # a new flop without a burn
+        table.board(card)
+    hand = table.state.engine.hand
+    assert hand is not None
+    assert hand.board == ("6c", "5c", "7c") and hand.burned == ("2c",)
+    table.street("2d", "3d")  # the turn, then the river, burned as usual
+    table.street("2h", "3h")
+    assert table.state.engine.hand is None  # shown down and paid
+    assert table.chips() == 300
+
+
+def test_a_board_card_without_a_burn_after_the_flop_was_checked_is_refused() -> None:
+    table = seated_live_table()
+    table.deal_holes(HOLES)
+    _preflop_called(table)
+    table.street("2c", "3c 4c 5c")
+    for _ in range(3):
+        table.act("check")
+    before = table.state
+    with pytest.raises(NotAllowedNow, match="burn a card"):
+        table.board("6c")
+    assert table.state is before
+
+
 def test_a_flop_dealt_before_the_betting_is_complete_is_redealt_without_a_burn() -> None:
     table = seated_live_table()
     table.deal_holes(HOLES)

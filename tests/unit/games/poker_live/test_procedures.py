@@ -151,6 +151,24 @@ def test_flop_with_too_many_cards_is_redealt_without_a_burn() -> None:
     assert hand.street is Street.FLOP and hand.burns == [c("Kd")]
 
 
+def test_a_fourth_card_on_a_flop_nobody_could_act_on_is_too_many_cards() -> None:
+    # Every player all in: the flop's round closes with no action, then a fourth card.
+    hand, events = run(on_flop(), CloseRound(), up("Ac", BOARD))
+    assert events[-1].kind == "flop_redealt"
+    assert hand.board == [] and hand.burns == [c("Kd")]
+    assert {c("Ah"), c("Ad"), c("As"), c("Ac")} <= hand.deck
+    hand, _ = run(hand, up("Ac", BOARD), up("Ah", BOARD), up("Qh", BOARD))
+    assert hand.street is Street.FLOP and hand.burns == [c("Kd")]
+
+
+def test_a_board_card_without_a_burn_after_flop_action_is_refused() -> None:
+    # The other side: the flop was checked around, so the next card is the turn, burn first.
+    hand, _ = run(on_flop(), Bet(1, 5), Bet(2, 5), Bet(3, 5), CloseRound())
+    with pytest.raises(ReportError, match="burn a card") as refused:
+        handle(hand, up("Ac", BOARD))
+    assert refused.value.precondition
+
+
 def test_premature_flop_is_mixed_back_and_redealt_without_a_burn() -> None:
     hand, events = run(dealt(), Bet(3, 2), down("Kd", BURN), up("Ah", BOARD))
     assert events[-1].kind == "flop_redealt" and events[-1].cards == (c("Ah"),)
