@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from croupier.table.v1 import table_pb2
 from services.client.identity import Identity
 from services.client.reporting import reported
-from services.dealer.verify_cli import check_shuffle
+from services.dealer.history import (
+    HandHistoryError,
+    HandHistoryRecord,
+    hand_history_json,
+    history_from_info,
+    parse_hand_history,
+)
+from services.dealer.verify_cli import report
 from services.dealer.verify_cli import verify as verify_file
-from services.sdk import NotFound, shuffle_id
+from services.sdk import (
+    Croupier,
+    CroupierError,
+    FailedPrecondition,
+    NotFound,
+    shown_commitment,
+    shuffle_id_of,
+)
 
 
 @reported
@@ -27,23 +43,33 @@ def verify(
     table: Annotated[str, typer.Option(help="Fetch the shuffle of this table's hand ...")] = "",
     hand: Annotated[int, typer.Option(help="... number N (with --table).", min=0)] = 0,
     commitment: Annotated[
-        str, typer.Option(help="FILE: the commitment (hex) you saw before the hand.")
+        str,
+        typer.Option(
+            help="The commitment (hex) you saw before the hand (with --table: the table's "
+            "record of it is checked anyway)."
+        ),
     ] = "",
     history: Annotated[
         Path | None,
-        typer.Option(help="FILE: the hand's PHH history, every card checked against the order."),
+        typer.Option(
+            help="FILE: the hand's PHH history, every card checked against the order (with "
+            "--table the table's history is checked)."
+        ),
     ] = None,
     contributor: Annotated[
-        str, typer.Option(help="FILE: your player id: is your entropy in this deck?")
+        str, typer.Option(help="Your player id: is your entropy in this deck?")
     ] = "",
     entropy: Annotated[
-        str, typer.Option(help="FILE, with --contributor: the entropy (hex) you sent.")
+        str, typer.Option(help="With --contributor: the entropy (hex) you sent.")
     ] = "",
     strict: Annotated[
-        bool, typer.Option(help="FILE: fail on anything a fair deal would not contain.")
+        bool, typer.Option(help="Fail on anything a fair deal would not contain.")
     ] = False,
 ) -> None:
-    """Re-derive every card of a dealt hand from the dealer's commitment and revealed seed.
+    """Re-derive every card of a dealt hand from the commitment shown before it and the
+    revealed seed. With --table and --hand the commitment is the one the table announced to
+    every watcher before the hand (GetHandHistory's shuffles), the deals are the dealer's
+    record, and the hand's history places the cards it shows you.
 
     Exit status: 0 all match, 1 at the first mismatch, 2 when there is nothing to check.
 
@@ -56,14 +82,85 @@ def verify(
         return
     if not table or not hand:
         raise typer.BadParameter("give a FILE, or --table T and --hand N")
+    try:
+        expected = bytes.fromhex(commitment) if commitment else None
+        bytes.fromhex(entropy)
+    except ValueError:
+        raise typer.BadParameter("--commitment and --entropy must be hexadecimal") from None
     identity: Identity = ctx.obj
-    name = shuffle_id(table, hand)
     with identity.connect() as c:
+        failed, warnings = _verify_hand(c, table, hand, expected, contributor, entropy)
+    raise typer.Exit(1 if failed or (strict and warnings) else 0)
+
+
+def _verify_hand(
+    c: Croupier, table: str, hand: int, expected: bytes | None, contributor: str, entropy: str
+) -> tuple[bool, list[str]]:
+    """Check every shuffle the table recorded for the hand against the commitment the table
+    showed before the hand (its ShuffleAnnounced, or ShuffleCommitted for a custom deck),
+    never the dealer's word alone; the dealer's whole record gives the deals, else the table's
+    reveal (a watcher's) is checked. (failed, warnings); exit 2 when nothing can be checked."""
+    try:
+        reply = c.tables.history(table, hand)
+    except (NotFound, FailedPrecondition) as exc:
+        typer.echo(f"cannot verify hand {hand} of table {table}: {exc.message}", err=True)
+        raise typer.Exit(2) from None
+    shuffles = [s for s in reply.shuffles if not s.revealed.unused]
+    if not shuffles:
+        typer.echo(
+            f"cannot verify hand {hand} of table {table}: the table recorded no shuffle for it",
+            err=True,
+        )
+        raise typer.Exit(2)
+    # The hand's PHH places the cards it shows (the caller's own, the board, the shown
+    # hands) against the one deck poker deals from.
+    phh = reply.phh if len(shuffles) == 1 and reply.phh else None
+    failed = False
+    warnings: list[str] = []
+    for shuffle in shuffles:
+        name = shuffle_id_of(shuffle)
         try:
-            info = c.dealer.shuffle(name)
-        except NotFound:
-            typer.echo(f"table {table} has no hand {hand} (no shuffle {name})", err=True)
+            shown = shown_commitment(shuffle)
+        except ValueError as exc:
+            typer.echo(f"MISMATCH (commitment): {exc}")
+            failed = True
+            continue
+        if not shown:
+            typer.echo(f"cannot verify shuffle {name}: the table showed no commitment", err=True)
+            raise typer.Exit(2)
+        typer.echo(f"shuffle {name}: the table showed commitment {shown} before the hand")
+        if expected is not None and expected != bytes.fromhex(shown):
+            typer.echo(
+                f"MISMATCH (commitment): the table showed {shown}, not the {expected.hex()} you saw"
+            )
+            failed = True
+        record = _record(c, shuffle, name)
+        bad, warned = report(
+            record, bytes.fromhex(shown), phh, "the hand's history", contributor, entropy
+        )
+        failed = failed or bad
+        warnings += warned
+    return failed, warnings
+
+
+def _record(c: Croupier, shuffle: table_pb2.HandShuffle, name: str) -> HandHistoryRecord:
+    """The shuffle's record: the dealer's (every deal, who each card went to), else the
+    reveal the table published (seed, commitment, contributions)."""
+    try:
+        info = c.dealer.shuffle(name)
+        return parse_hand_history(
+            hand_history_json(history_from_info(info)) | {"test_deck": info.test_deck}
+        )
+    except (CroupierError, HandHistoryError) as exc:
+        # (the dealer unreachable, or its record not closed: the table's reveal still
+        # checks the seed against the commitment, and the history's cards against the order)
+        why = exc.message if isinstance(exc, CroupierError) else str(exc)
+        if not shuffle.revealed.reveal_json:
+            typer.echo(f"cannot verify shuffle {name}: {why}", err=True)
             raise typer.Exit(2) from None
-    ok, line = check_shuffle(info)
-    typer.echo(line, err=not ok and line.startswith("cannot"))
-    raise typer.Exit(0 if ok else (2 if line.startswith("cannot") else 1))
+        typer.echo(f"shuffle {name}: the dealer's record unavailable ({why}): the table's reveal")
+    try:
+        return parse_hand_history(json.loads(shuffle.revealed.reveal_json))
+    except (ValueError, HandHistoryError) as exc:
+        typer.echo(f"cannot verify shuffle {name}: the table's reveal: {exc}", err=True)
+        raise typer.Exit(2) from None

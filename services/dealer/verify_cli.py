@@ -14,14 +14,11 @@ from typing import Annotated
 
 import typer
 
-from croupier.dealer.v1 import dealer_pb2
 from services.dealer.audit import HistoryFormatError, check_phh, contribution_of, unusual
 from services.dealer.history import (
     HandHistoryError,
     HandHistoryRecord,
     describe,
-    hand_history_json,
-    history_from_info,
     parse_hand_history,
 )
 from services.dealer.verification import Dealt
@@ -88,6 +85,21 @@ def verify(
     except OSError as exc:
         typer.echo(f"cannot read {history}: {exc.strerror}", err=True)
         raise typer.Exit(2) from exc
+    failed, warnings = report(record, expected, phh, str(history), contributor, entropy)
+    raise typer.Exit(1 if failed or (strict and warnings) else 0)
+
+
+def report(
+    record: HandHistoryRecord,
+    expected: bytes | None,
+    phh: str | None = None,
+    phh_name: str = "the history",
+    contributor: str = "",
+    entropy: str = "",
+) -> tuple[bool, list[str]]:
+    """Print every check of one shuffle record (against the commitment the player was shown,
+    when `expected`; the cards a PHH history shows, when `phh`; a contributor's entropy):
+    (whether anything failed, the warnings printed). A history that cannot be read is exit 2."""
     failed = False
     if expected is not None and expected != record.commitment:
         typer.echo(
@@ -111,7 +123,7 @@ def verify(
         try:
             check = check_phh(record, phh)
         except HistoryFormatError as exc:
-            typer.echo(f"cannot read {history}: {exc}", err=True)
+            typer.echo(f"cannot read {phh_name}: {exc}", err=True)
             raise typer.Exit(2) from exc
         for card in check.received:
             verdict = "ok" if card.ok else f"MISMATCH: the committed order has {card.recorded}"
@@ -128,7 +140,7 @@ def verify(
     warnings = unusual(record)
     for warning in warnings:
         typer.echo(f"WARNING: {warning}")
-    raise typer.Exit(1 if failed or (strict and warnings) else 0)
+    return failed, warnings
 
 
 def _contributions(record: HandHistoryRecord) -> None:
@@ -151,17 +163,3 @@ def _deals(record: HandHistoryRecord) -> None:
         else:
             returned = " ".join(str(c) for c in step.include) or "nothing"
             typer.echo(f"  reshuffle returning {returned}")
-
-
-def check_shuffle(info: dealer_pb2.ShuffleInfo) -> tuple[bool, str]:
-    """(all cards match, one line saying so) for a closed shuffle's public record as the
-    dealer gives it (`croupier verify --table T --hand N` fetches it through the client SDK);
-    one that cannot be checked (still open, a test deck) is (False, "cannot verify ...")."""
-    if info.test_deck:
-        return False, f"cannot verify shuffle {info.shuffle_id}: it used an explicit test deck"
-    try:
-        record = parse_hand_history(hand_history_json(history_from_info(info)))
-    except HandHistoryError as exc:
-        return False, f"cannot verify shuffle {info.shuffle_id}: {exc}"
-    result = record.verify()
-    return result.ok, f"shuffle {record.shuffle_id}: {describe(result, record.steps)}"

@@ -18,7 +18,7 @@ server's message. docs/clients.md is the guide.
 from __future__ import annotations
 
 from services.sdk.connection import ClientSettings, RetryPolicy, new_key
-from services.sdk.dealer import DealerClient, shuffle_id
+from services.sdk.dealer import DealerClient, shown_commitment, shuffle_id, shuffle_id_of
 from services.sdk.entropy import EntropyContributor, entropy_commitment
 from services.sdk.errors import (
     Aborted,
@@ -66,7 +66,9 @@ __all__ = [
     "player_account",
     "poker_move",
     "poker_options",
+    "shown_commitment",
     "shuffle_id",
+    "shuffle_id_of",
 ]
 
 

@@ -5,6 +5,7 @@ commitment and, once the hand is over, its revealed seed and every card dealt, t
 from __future__ import annotations
 
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
+from croupier.table.v1 import table_pb2
 from services.sdk.connection import Caller, ClientSettings, open_channel
 
 SERVICE = "DealerService"
@@ -13,6 +14,29 @@ SERVICE = "DealerService"
 def shuffle_id(table_id: str, hand_number: int) -> str:
     """The id of the shuffle that dealt a table's hand (ShuffleCommitted names it too)."""
     return f"{table_id}.hand-{hand_number}"
+
+
+def shown_commitment(shuffle: table_pb2.HandShuffle) -> str:
+    """The commitment (hex) the table showed every watcher before `shuffle` dealt its first
+    card (`GetHandHistoryResponse.shuffles`): the announced one (a standard deck, announced
+    ahead of its hand), else the one committed at the hand's start (a custom deck). A
+    ValueError when the table recorded two different ones for the same shuffle."""
+    announced = shuffle.announced.commitment if shuffle.HasField("announced") else ""
+    committed = shuffle.committed.commitment if shuffle.HasField("committed") else ""
+    if announced and committed and announced != committed:
+        raise ValueError(
+            f"the table announced {announced} for shuffle {shuffle.committed.shuffle_id} but "
+            f"committed {committed} at the hand's start"
+        )
+    return announced or committed
+
+
+def shuffle_id_of(shuffle: table_pb2.HandShuffle) -> str:
+    """The dealer's id of a hand's shuffle, from whichever of its records the table holds."""
+    for record in (shuffle.announced, shuffle.committed, shuffle.sealed, shuffle.revealed):
+        if record.shuffle_id:
+            return str(record.shuffle_id)
+    return ""
 
 
 class DealerClient:

@@ -9,13 +9,15 @@ every card shown; service and admin callers get the complete history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from croupier.table.v1 import events_pb2, table_pb2
 from services.shared import errors
 from services.shared.auth import Principal, Role
 from services.table.application import TableApplication
 from services.table.folding import table_stream
 from services.table.shell import Table
+from services.table.watching import redact_any
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +25,7 @@ class HandHistory:
     hand: int
     phh: str
     text: str
+    shuffles: list[table_pb2.HandShuffle] = field(default_factory=list)
 
 
 def hand_events(
@@ -67,4 +70,35 @@ def hand_history(
     full = principal.role in (Role.SERVICE, Role.ADMIN)
     viewer = next((s for s, p in players.items() if p == principal.subject), None)
     machine, text = table.game.history(table.state, players, events, viewer, full, table_id)
-    return HandHistory(number, machine, text)
+    return HandHistory(number, machine, text, hand_shuffles(app, table, number, full))
+
+
+# Which HandShuffle field holds each of the table's shuffle events.
+_SHUFFLE_FIELDS: dict[type, str] = {
+    events_pb2.ShuffleAnnounced: "announced",
+    events_pb2.ShuffleSealed: "sealed",
+    events_pb2.ShuffleCommitted: "committed",
+    events_pb2.ShuffleRevealed: "revealed",
+}
+
+
+def hand_shuffles(
+    app: TableApplication, table: Table, hand: int, full: bool
+) -> list[table_pb2.HandShuffle]:
+    """The table's records of `hand`'s shuffles, one per shuffle id in the order first
+    recorded. They are read from the whole stream: a hand's shuffle is announced and sealed
+    during the hands before it, and revealed once it ends. A player's copy goes through the
+    watchers' redaction (the reveal's public part), a service's or admin's is as recorded."""
+    by_id: dict[str, table_pb2.HandShuffle] = {}
+    for record in app.store.read(table_stream(table.table_id)):
+        message = record.message
+        slot = _SHUFFLE_FIELDS.get(type(message))
+        if slot is None or getattr(message, "hand", 0) != hand:
+            continue
+        shown = message if full else redact_any(message, None, table.game)
+        if shown is None:
+            continue
+        shuffle_id = str(getattr(message, "shuffle_id", ""))
+        entry = by_id.setdefault(shuffle_id, table_pb2.HandShuffle())
+        getattr(entry, slot).CopyFrom(shown)
+    return list(by_id.values())

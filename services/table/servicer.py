@@ -241,7 +241,10 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         principal = current_principal()
         history = hand_history(self.app, request.table_id, request.hand_number, principal)
         return table_pb2.GetHandHistoryResponse(
-            hand_number=history.hand, phh=history.phh, text=history.text
+            hand_number=history.hand,
+            phh=history.phh,
+            text=history.text,
+            shuffles=history.shuffles,
         )
 
     def ContributeEntropy(  # noqa: N802

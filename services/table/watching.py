@@ -52,6 +52,7 @@ def redact_any(event: object, viewer: int | None, game: GameTable) -> object | N
             shuffle_id=event.shuffle_id,
             reveal_json=public_reveal(event.reveal_json, event.shuffle_id),
             name=event.name,
+            unused=event.unused,
         )
     if isinstance(event, Message):
         return event
