@@ -243,10 +243,13 @@ class AddChips:
 
 @dataclass(frozen=True, slots=True)
 class TimeOut:
-    """`deadline` (an id from `deadlines`) passed for `seat`: apply the game's default."""
+    """`deadline` (an id from `deadlines`) passed for `seat`: apply the game's default.
+    `since` is the deadline's `since` as the shell recorded it when it started the time that
+    ran out: a game whose deadline restarts (`Deadline.since`) ignores a stale one."""
 
     seat: Participant
     deadline: str
+    since: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,12 +319,19 @@ class Deadline:
     it is made, never reused: "17/4" for hand 17's fourth decision, "deal-3/slap"), `after_ms`
     is how long the seat has from the moment the game asked (None: the table's action time,
     an envelope option), and `time_bank` whether the seat's time bank may extend it. When it
-    passes, the shell sends `TimeOut(seat, id)`."""
+    passes, the shell sends `TimeOut(seat, id, since)`.
+
+    `since` restarts the decision's time without renaming it: the game's count of what
+    restarts it (Spit's stall: the cards moved in the deal). While it stays the same the
+    shell keeps the decision's deadline; when the game owes the same decision at another
+    `since`, the shell moves the deadline in place to `after_ms` from then (the same
+    decision, no new one per restart)."""
 
     seat: Participant
     id: str
     after_ms: int | None = None
     time_bank: bool = False
+    since: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,28 +86,32 @@ class Decisions:
 
     def requested(self, table: Table) -> list[object]:
         """An ActionRequested for each decision the game owes now that the table has not
-        recorded yet, numbered on from the round's last one."""
+        recorded yet, numbered on from the round's last one; and for each recorded one the
+        game restarted (another `since`), under its own number: moved in place."""
         deadlines = owed(table)
         if not deadlines:
             return []
         shell = table.shell
         round_ = round_of(table)
         current = shell.decisions if shell.decision_round == round_ else ()
-        recorded = {(d.seat, d.game_id) for d in current}
+        recorded = {(d.seat, d.game_id): d for d in current}
         number = current[-1].action_number if current else 0
         now = self.clock()
         asked: list[object] = []
         for deadline in deadlines:
-            if (deadline.seat, deadline.id) in recorded:
+            known = recorded.get((deadline.seat, deadline.id))
+            if known is not None and known.since == deadline.since:
                 continue
-            number += 1
+            if known is None:
+                number += 1
             after = shell.action_time_ms if deadline.after_ms is None else deadline.after_ms
             request = events_pb2.ActionRequested(
                 hand=round_,
                 seat=deadline.seat,
-                action_number=number,
+                action_number=number if known is None else known.action_number,
                 deadline_unix_ms=now + after if after > 0 else 0,
                 game_deadline=deadline.id,
+                since=deadline.since,
             )
             table.game.fill_decision(table.state, deadline.seat, request)
             asked.append(request)

@@ -54,7 +54,8 @@ class PendingCashOut:
 class Decision:
     """A decision the table waits for (from an ActionRequested): the round it belongs to,
     the seat, its number in the round (its envelope id is "<hand>/<action_number>"), its
-    deadline (moved by time-bank extensions, then `extended`) and the game's own id."""
+    deadline (moved by time-bank extensions, then `extended`, or restarted by the game at a
+    new `since`) and the game's own id."""
 
     hand: int
     seat: int
@@ -62,6 +63,7 @@ class Decision:
     deadline_unix_ms: int
     extended: bool = False
     game_id: str = ""
+    since: int = 0  # the game's count the deadline runs from (contract.Deadline.since)
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,10 +261,18 @@ def fold_message(state: ShellState, version: int, event: Message) -> ShellState:
             event.action_number,
             event.deadline_unix_ms,
             game_id=event.game_deadline,
+            since=event.since,
         )
         if event.hand != state.decision_round:
             return _evolve(state, decisions=(decision,), decision_round=event.hand)
-        return _evolve(state, decisions=(*state.decisions, decision))
+        decisions = state.decisions
+        # (newest first: a restarted decision is nearly always one of the last asked)
+        for i in range(len(decisions) - 1, -1, -1):
+            if decisions[i].action_number == event.action_number:
+                # The game restarted it (a new `since`): moved in place, no new decision.
+                restarted = (*decisions[:i], decision, *decisions[i + 1 :])
+                return _evolve(state, decisions=restarted)
+        return _evolve(state, decisions=(*decisions, decision))
     if isinstance(event, events_pb2.TableCreated):
         return _evolve(
             state,

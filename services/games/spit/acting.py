@@ -37,6 +37,12 @@ def deadlines(state: SpitState) -> list[Deadline]:
         key = playing.slap_deadline(deal.number)
         return [Deadline(s, key, config.slap_ms) for s in (0, 1) if sides[s].takes is None]
     if deal.phase is Phase.PLAYING and config.stall_ms and not deal.gathered:
-        key = playing.stall_deadline(deal.number, deal.moves)
-        return [Deadline(s, key, config.stall_ms) for s in (0, 1) if can_play(deal, s, config)]
+        # One stall for the table, restarted by every card moved (`since`): when it runs
+        # out, the first seat that can play stalls and the game spits for both, so a second
+        # seat's stall, due at the same moment, could only ever find itself stale.
+        seat = next((s for s in (0, 1) if can_play(deal, s, config)), None)
+        if seat is None:
+            return []
+        key = playing.stall_deadline(deal.number)
+        return [Deadline(seat, key, config.stall_ms, since=deal.moves)]
     return []

@@ -30,7 +30,7 @@ def execute(state: SpitState, command: c.Command) -> tuple[SpitState, list[SpitE
         _move(tape, command)
     elif isinstance(command, c.TimeOut):
         if command.seat in seating.SEATS:
-            playing.time_out(tape, command.seat, command.deadline)
+            playing.time_out(tape, command.seat, command.deadline, command.since)
     elif isinstance(command, c.SitDown):
         seating.sit_down(tape, command)
     elif isinstance(command, c.Leave):

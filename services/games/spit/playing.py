@@ -144,13 +144,14 @@ def slap_deadline(deal_number: int) -> str:
     return f"{deal_number}/slap"
 
 
-def stall_deadline(deal_number: int, moves: int) -> str:
-    return f"{deal_number}/stall/{moves}"
+def stall_deadline(deal_number: int) -> str:
+    return f"{deal_number}/stall"
 
 
-def time_out(tape: Tape, seat: int, deadline: str) -> None:
+def time_out(tape: Tape, seat: int, deadline: str, since: int = 0) -> None:
     """The default for a decision `seat` did not make in time; a deadline that is no longer
-    owed (a stale timer, a repeat) changes nothing."""
+    owed (a stale timer, a repeat, a stall started before the last card moved: `since`)
+    changes nothing."""
     game = tape.state.game
     if game is None or game.over:
         return
@@ -173,7 +174,8 @@ def time_out(tape: Tape, seat: int, deadline: str) -> None:
     elif (
         deal.phase is Phase.PLAYING
         and not deal.gathered
-        and deadline == stall_deadline(deal.number, deal.moves)
+        and deadline == stall_deadline(deal.number)
+        and since == deal.moves
         and can_play(deal, seat, tape.state.config)
     ):
         tape.emit(ev.Stalled(seat))

@@ -110,7 +110,7 @@ class Deal:
     decks: tuple[tuple[Card, ...], ...] = ()
     shuffles: tuple[str, ...] = ()  # names of this deal's shuffles opened so far
     dealt: tuple[str, ...] = ()  # recipients ("seat 0", "stack 1") dealt so far
-    moves: int = 0  # cards moved this deal: plays, moves into spaces, spits (names the stall)
+    moves: int = 0  # cards moved this deal: plays, moves into spaces, spits (restarts the stall)
     restocks: int = 0  # Speed: side stacks rebuilt from the middle so far
     gathered: tuple[tuple[Card, ...], ...] = ()  # Speed: middle cards awaiting their shuffle
     one_pile: bool = False

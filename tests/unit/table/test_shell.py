@@ -59,3 +59,24 @@ def test_requested_bots_come_from_table_created_and_seated_bots_are_listed_once(
     state = _fold(CREATED, reserved, human, reserved)
     assert state.requested_bots == (("tight", 0.5),)
     assert state.bots_seated() == (bot,)
+
+
+def test_a_decision_asked_again_under_its_number_is_restarted_in_place() -> None:
+    # (a game's restarting deadline, Spit's stall: the same decision at a new `since`)
+    def asked(number: int, seat: int, deadline: int, since: int) -> object:
+        return events_pb2.ActionRequested(
+            hand=1,
+            seat=seat,
+            action_number=number,
+            deadline_unix_ms=deadline,
+            game_deadline="1/stall" if number == 2 else "1/slap",
+            since=since,
+        )
+
+    state = _fold(CREATED, asked(1, 1, 4_000, 0), asked(2, 0, 5_000, 3), asked(2, 0, 7_000, 4))
+    assert [(d.action_number, d.deadline_unix_ms, d.since) for d in state.decisions] == [
+        (1, 4_000, 0),
+        (2, 7_000, 4),
+    ]
+    state = fold_shell(state, 9, asked(3, 1, 8_000, 0), poker.ADAPTER)
+    assert [d.action_number for d in state.decisions] == [1, 2, 3]

@@ -196,7 +196,7 @@ def play_game(
         assert deadlines or movers, f"nobody can act and nothing is due: {state}"
         if deadlines:
             due = rng.choice(list(deadlines))
-            run(c.TimeOut(due.seat, due.id))
+            run(c.TimeOut(due.seat, due.id, due.since))
     else:
         raise AssertionError(f"seed {seed}: no end after {MAX_COMMANDS} commands")
     game = table.state.game

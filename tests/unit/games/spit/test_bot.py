@@ -105,7 +105,7 @@ def test_two_bots_play_complete_games_choosing_only_from_their_views(config: Spi
             elif not any(choose(RULES.view_for(table.state, s)) for s in (0, 1)):
                 due = RULES.deadlines(table.state)
                 assert due, "bots with nothing to do and nothing due"
-                table.run(c.TimeOut(due[0].seat, due[0].id))
+                table.run(c.TimeOut(due[0].seat, due[0].id, due[0].since))
         else:
             raise AssertionError(f"seed {seed}: the bots' game did not end")
 
@@ -131,6 +131,6 @@ def test_the_bot_beats_a_random_player_at_spit() -> None:
                 continue
             if not any(RULES.legal_moves(table.state, s) for s in (0, 1)):
                 due = RULES.deadlines(table.state)
-                table.run(c.TimeOut(due[0].seat, due[0].id))
+                table.run(c.TimeOut(due[0].seat, due[0].id, due[0].since))
         wins += table.state.game is not None and table.state.game.winner == 0
     assert wins >= 28  # 33 of these 40 seeded games (deterministic); 28 would still be 70%

@@ -59,12 +59,28 @@ def test_a_stalled_table_spits_when_a_player_who_can_play_does_not() -> None:
     state = position(
         (ANN, BOB), ["8c", "Jd"], spit=(["6c"], ["Qh"]), config=SpitConfig(stall_ms=9000)
     )
-    assert RULES.deadlines(state) == [c.Deadline(0, "1/stall/0", 9000)]  # only ann can play
-    assert RULES.decide(state, c.TimeOut(1, "1/stall/0")) == []  # bob owes nothing
-    events = RULES.decide(state, c.TimeOut(0, "1/stall/0"))
+    # only ann can play
+    assert RULES.deadlines(state) == [c.Deadline(0, "1/stall", 9000, since=0)]
+    assert RULES.decide(state, c.TimeOut(1, "1/stall")) == []  # bob owes nothing
+    events = RULES.decide(state, c.TimeOut(0, "1/stall", since=0))
     assert events == [ev.Stalled(0), ev.Spat(0, 0, "6c"), ev.Spat(1, 1, "Qh")]
     moved, _ = after(state, 0, PlayCard(0, 0))
-    assert RULES.decide(moved, c.TimeOut(0, "1/stall/0")) == []  # a card moved: stale
+    # a card moved: a stall started before it is stale
+    assert RULES.decide(moved, c.TimeOut(0, "1/stall", since=0)) == []
+
+
+def test_the_stall_is_one_deadline_for_the_table_restarted_by_every_card_moved() -> None:
+    state = position(
+        (ANN, BOB), ["8c", "3d"], spit=(["6c"], ["Qh"]), config=SpitConfig(stall_ms=9000)
+    )
+    # Both can play (ann's 7h on 8c, bob's 2h or 4c on 3d): one deadline for the table,
+    # named by the deal, on the first seat that can play.
+    assert RULES.deadlines(state) == [c.Deadline(0, "1/stall", 9000, since=0)]
+    moved, _ = after(state, 0, PlayCard(0, 0))  # ann's 7h; her 3s fits nowhere
+    # The same name restarted by the card moved (`since`), now on bob, who alone can play.
+    assert RULES.deadlines(moved) == [c.Deadline(1, "1/stall", 9000, since=1)]
+    assert RULES.decide(moved, c.TimeOut(1, "1/stall", since=0)) == []  # started before it
+    assert RULES.decide(moved, c.TimeOut(1, "1/stall", since=1))[0] == ev.Stalled(1)
 
 
 def test_no_stall_deadline_when_the_table_sets_none() -> None:
