@@ -89,6 +89,15 @@ class CeleryScheduler:
         self._bot_resend = bot_resend
         self._seat_resend = seat_resend
         self._clock = clock
+        # Where the swept index is (from_settings), so an asyncio runtime can write it from
+        # its loop (`write_swept_through`, swept_writer.py); None: not known.
+        self.swept_redis: RedisTarget | None = None
+        self._swept_submit: Callable[[str, Sequence[Deadline]], None] | None = None
+
+    def write_swept_through(self, submit: Callable[[str, Sequence[Deadline]], None]) -> None:
+        """Hand every table's swept deadlines to `submit` (a `SweptWriter`'s: coalesced and
+        written from the event loop) instead of writing them here, from the caller's thread."""
+        self._swept_submit = submit
 
     @classmethod
     def from_settings(cls, settings: SchedulingSettings) -> CeleryScheduler:
@@ -98,10 +107,9 @@ class CeleryScheduler:
             settings.redis_url,
             settings.visibility_timeout,
         )
-        client = sync_client(
-            RedisTarget(url=settings.redis_url, source="CROUPIER_WORKERS_REDIS_URL")
-        )
-        return cls(
+        target = RedisTarget(url=settings.redis_url, source="CROUPIER_WORKERS_REDIS_URL")
+        client = sync_client(target)
+        scheduler = cls(
             celery,
             RedisDeadlineIndex(client),
             max_countdown=settings.max_countdown,
@@ -112,6 +120,8 @@ class CeleryScheduler:
             seat_resend=settings.seat_resend,
             swept=RedisDeadlineIndex(client, SWEPT_KEY),
         )
+        scheduler.swept_redis = target
+        return scheduler
 
     def schedule_timeout(
         self,
@@ -147,6 +157,9 @@ class CeleryScheduler:
         triggers are on their way already. `swept` (a real-time game): the swept index's
         one atomic replace and nothing sent (one Redis call per change of the decisions)."""
         deadlines = [Deadline.from_unix_ms(table_id, h, a, ms) for h, a, ms in timeouts]
+        if swept and self._swept_submit is not None:
+            self._swept_submit(table_id, deadlines)
+            return
         if swept and self._swept is not None:
             self._swept.replace_table(table_id, deadlines)
             return

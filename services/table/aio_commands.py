@@ -23,7 +23,7 @@ instances and retries are other writers whose appends the version guard orders. 
 blocking calls left run in a worker thread, off the loop: a table's first load in this
 process (the loader with its snapshot, tables.py), a new attention mark (at most one per
 table per half recovery grace) and the scheduler's triggers (Celery's client blocks; none
-without workers).
+without workers; a real-time table's swept deadlines go to the loop's SweptWriter instead).
 """
 
 from __future__ import annotations
@@ -73,6 +73,8 @@ class AioEffects:
         store: AsyncEventStore,
         dealer: AsyncDealerPort,
         ledger: AsyncLedgerPort,
+        *,
+        swept_on_loop: bool = False,
     ) -> None:
         self.tables = app.tables
         self.decisions = app.decisions
@@ -82,6 +84,9 @@ class AioEffects:
         # The in-process ranking library is CPU only; a remote ranker blocks (a thread).
         self._ranker_blocks = not isinstance(app.ranker, LibraryRanker)
         self._scheduler_blocks = not isinstance(app.scheduler, NoScheduler)
+        # A real-time table's triggers are only its swept deadlines: with a SweptWriter they
+        # are handed over on the loop (no thread, no wait); else they block like the rest.
+        self._swept_on_loop = swept_on_loop
 
     async def run(self, script: Script[T], deferred: list[Schedule] | None = None) -> T:
         """Run `script` to its end, awaiting each effect; an effect's error is thrown into the
@@ -125,7 +130,8 @@ class AioEffects:
     async def schedule(self, effect: Schedule) -> None:
         if not may_trigger(effect.before, effect.after):
             return  # (no new decision: nothing to trigger)
-        if self._scheduler_blocks:
+        blocks = self._scheduler_blocks and not (self._swept_on_loop and effect.after.game.realtime)
+        if blocks:
             await asyncio.to_thread(self.decisions.after_append, effect.before, effect.after)
         else:
             self.decisions.after_append(effect.before, effect.after)

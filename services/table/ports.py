@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from services.games.cardtext import Card
 from services.games.contract import DealPurpose, DeckSpec
@@ -165,6 +165,19 @@ class SchedulerPort(Protocol):
     ) -> None:
         """Seat bot number `index` of the table's `TableCreated.bots` (policy, difficulty)."""
         ...
+
+
+@runtime_checkable
+class SweptWriting(Protocol):
+    """A scheduler whose real-time (swept) deadlines an asyncio runtime may write from its
+    event loop (`CeleryScheduler`): where its index is, and the hook that hands them over."""
+
+    @property
+    def swept_redis(self) -> Any:
+        """The swept index's `RedisTarget`, None when not known."""
+        ...
+
+    def write_swept_through(self, submit: Any) -> None: ...
 
 
 class NoScheduler:

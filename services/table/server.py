@@ -16,12 +16,13 @@ import grpc.aio
 from croupier.table.v1 import table_pb2
 from croupier.table.v1.table_pb2_grpc import TableServiceServicer
 from services.games.ranking import HandRanker
+from services.scheduling.swept_writer import SweptWriter
 from services.shared.aio_server import AioServiceSpec, Closer
 from services.shared.channels import RenewingServiceToken, aio_connect, connect
 from services.shared.eventstore import EventStore, RedisEventStore
 from services.shared.eventstore.aio_redis_store import AsyncRedisEventStore
 from services.shared.grpc_server import ServiceSpec
-from services.shared.redis_connection import async_client, sync_client
+from services.shared.redis_connection import AsyncClient, async_client, sync_client
 from services.shared.settings import RuntimeSettings
 from services.table.adapters import GrpcDealer, GrpcLedger, TestDecks
 from services.table.aio_adapters import AioGrpcDealer, AioGrpcLedger
@@ -31,7 +32,7 @@ from services.table.application import TableApplication
 from services.table.attention import AttentionSet, RedisAttentionSet
 from services.table.event_codec import TableCodec
 from services.table.games.catalog import CATALOG, GAME_SERVICES
-from services.table.ports import DealerPort, NoScheduler, SchedulerPort
+from services.table.ports import DealerPort, NoScheduler, SchedulerPort, SweptWriting
 from services.table.ranking import ranker_for
 from services.table.recovery import RecoverySweep
 from services.table.servicer import TableServicer
@@ -196,17 +197,34 @@ def _aio_moves(
         aio_connect(target, tls=runtime.tls, max_message_bytes=runtime.max_message_bytes)
         for target in (settings.dealer_target, settings.ledger_target)
     ]
+    swept = _swept_on_the_loop(parts.app.scheduler)
     effects = AioEffects(
         parts.app,
         aio_store,
         AioGrpcDealer(channels[0], parts.test_decks, parts.token),
         AioGrpcLedger(channels[1], parts.token),
+        swept_on_loop=swept is not None,
     )
 
     async def close() -> None:
+        if swept is not None:
+            await swept[0].close()
+            await swept[1].aclose()
         await aio_store.close()
         await client.aclose()
         for channel in channels:
             await channel.close()
 
     return AioCommands(parts.app, effects), close
+
+
+def _swept_on_the_loop(scheduler: SchedulerPort) -> tuple[SweptWriter, AsyncClient] | None:
+    """(on the loop) The real-time tables' deadlines written from the loop, coalesced
+    (swept_writer.py), when the scheduler says where its swept index is: no worker thread
+    and no Redis round trip of its own per card played."""
+    if not isinstance(scheduler, SweptWriting) or scheduler.swept_redis is None:
+        return None
+    client = async_client(scheduler.swept_redis)
+    writer = SweptWriter(client).start()
+    scheduler.write_swept_through(writer.submit)
+    return writer, client

@@ -105,7 +105,11 @@ class Timeouts:
                             deadline_unix_ms=granted.deadline_unix_ms,
                         )
                     ]
-            return list(t.game.rules.decide(t.state, c.TimeOut(current.seat, current.game_id, current.since)))
+            return list(
+                t.game.rules.decide(
+                    t.state, c.TimeOut(current.seat, current.game_id, current.since)
+                )
+            )
 
         # One key per deadline: an extension and the final timeout are separate commands.
         key = f"{table_id}/{hand}/timeout/{action_number}/{due}"
