@@ -55,12 +55,12 @@ def test_the_quickstart_plays_a_hand_within_a_minute(platform: Running) -> None:
         platform, *me, "table", "create", "--seats", "3", "--bots", "tight,equity", "--json"
     )
     assert created.exit_code == 0, created.output
-    table = json.loads(created.output)["table_id"]
+    table = json.loads(created.stdout)["table_id"]
     joined = croupier(platform, *me, "join", table)
     assert joined.exit_code == 0, joined.output
     end = time.monotonic() + 60
     while time.monotonic() < end:
-        view = json.loads(croupier(platform, *me, "view", table, "--json").output)
+        view = json.loads(croupier(platform, *me, "view", table, "--json").stdout)
         if int(view.get("hand_number", 0)) > 1 or (
             int(view.get("hand_number", 0)) == 1 and not view.get("hand_in_progress")
         ):
@@ -249,11 +249,11 @@ def test_bots_run_seats_sdk_bots_that_play_and_leave(platform: Running) -> None:
     me = ("--as", "erin")
     created = croupier(platform, *me, "table", "create", "--seats", "2", "--json")
     assert created.exit_code == 0, created.output
-    table = json.loads(created.output)["table_id"]
+    table = json.loads(created.stdout)["table_id"]
     ran = croupier(
         platform, *me, "bots", "run", table, "--policy", "tight", "--count", "2", "--hands", "2"
     )
     assert ran.exit_code == 0, ran.output
     assert ran.output.count(" sits at seat ") == 2 and "stopped:" in ran.output, ran.output
-    view = json.loads(croupier(platform, *me, "view", table, "--json").output)
+    view = json.loads(croupier(platform, *me, "view", table, "--json").stdout)
     assert int(view["hand_number"]) >= 2

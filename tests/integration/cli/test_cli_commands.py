@@ -45,23 +45,23 @@ def test_two_players_play_a_hand_with_the_seat_commands(platform: Platform) -> N
     env = _env(platform)
     created = croupier(env, "--as", "alice", "table", "create", "--seats", "2", "--json")
     assert created.exit_code == 0, created.output
-    table = json.loads(created.output)["table_id"]
+    table = json.loads(created.stdout)["table_id"]
     listed = croupier(env, "--as", "alice", "table", "list", "--json")
-    assert table in {t["table_id"] for t in json.loads(listed.output)}
+    assert table in {t["table_id"] for t in json.loads(listed.stdout)}
     for name in ("alice", "bob"):
         platform.fund(name, 1000)
         joined = croupier(env, "--as", name, "join", table, "--buy-in", "200", "--json")
         assert joined.exit_code == 0, joined.output
     # Whoever is to act calls or checks until the hand is over; `view` says whose turn it is.
     for _ in range(40):
-        view = json.loads(croupier(env, "--as", "alice", "view", table, "--json").output)
+        view = json.loads(croupier(env, "--as", "alice", "view", table, "--json").stdout)
         if int(view.get("hand_number", 0)) >= 2 or not view.get("acting_seats"):
             if int(view.get("hand_number", 0)) >= 2:
                 break
             continue
         seat = view["acting_seats"][0]
         player = next(s["player_id"] for s in view["seats"] if s.get("seat", 0) == seat)
-        mine = json.loads(croupier(env, "--as", player, "view", table, "--json").output)
+        mine = json.loads(croupier(env, "--as", player, "view", table, "--json").stdout)
         legal = {a["action"] for a in mine["poker"].get("legal_actions", [])}
         move = next(m for m in ("check", "call", "show", "fold") if f"ACTION_{m.upper()}" in legal)
         acted = croupier(env, "--as", player, "act", table, move)
@@ -70,7 +70,7 @@ def test_two_players_play_a_hand_with_the_seat_commands(platform: Platform) -> N
     assert history.exit_code == 0, history.output
     assert "hand" in history.output.lower()
     as_json = croupier(env, "--as", "alice", "history", table, "1", "--format", "json")
-    assert json.loads(as_json.output)["hand_number"] == "1"
+    assert json.loads(as_json.stdout)["hand_number"] == "1"
     phh = croupier(env, "--as", "alice", "history", table, "1", "--format", "phh")
     assert "variant" in phh.output
     watched = croupier(env, "--as", "alice", "watch", table, "--from-version", "1", "--events", "5")
@@ -82,13 +82,13 @@ def test_two_players_play_a_hand_with_the_seat_commands(platform: Platform) -> N
     left = croupier(env, "--as", "alice", "leave", table, "--json")
     assert left.exit_code == 0, left.output
     balance = croupier(env, "--as", "alice", "account", "balance", "--json")
-    assert json.loads(balance.output)["account_id"] == player_account("alice")
+    assert json.loads(balance.stdout)["account_id"] == player_account("alice")
 
 
 def test_a_wrong_move_says_what_is_legal_and_exits_1(platform: Platform) -> None:
     env = _env(platform)
     table = json.loads(
-        croupier(env, "--as", "alice", "table", "create", "--seats", "2", "--json").output
+        croupier(env, "--as", "alice", "table", "create", "--seats", "2", "--json").stdout
     )["table_id"]
     moved = croupier(env, "--as", "alice", "act", table, "check")
     assert moved.exit_code == 1
@@ -167,7 +167,7 @@ def test_every_game_there_is_can_be_created_and_joined(platform: Platform, game:
         env, "--as", "alice", "table", "create", "--game", game, "--seats", "2", "--json"
     )
     assert created.exit_code == 0, created.output
-    table = json.loads(created.output)["table_id"]
+    table = json.loads(created.stdout)["table_id"]
     platform.fund("alice", 10_000)
     joined = croupier(env, "--as", "alice", "join", table)
     assert joined.exit_code == 0, joined.output
@@ -182,7 +182,7 @@ def test_a_spit_table_is_created_with_its_bots_requested(platform: Platform) -> 
         "--bots", "spit", "--difficulty", "1", "--json",
     )  # fmt: skip
     assert created.exit_code == 0, created.output
-    view = json.loads(created.output)
+    view = json.loads(created.stdout)
     assert [(b["policy"], b["difficulty"]) for b in view["requested_bots"]] == [("spit", 1.0)]
     said = croupier(env, "--as", "alice", "table", "create", "--game", "spit", "--bots", "spit")
     assert said.exit_code == 0 and "against a bot" in said.output, said.output
