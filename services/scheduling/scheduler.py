@@ -33,7 +33,13 @@ from services.scheduling.resend_index import (
 )
 from services.scheduling.seat_request import BotSeatRequest
 from services.scheduling.settings import SchedulingSettings
-from services.scheduling.tasks import BOT_MOVE, FIRE_TIMEOUT, SEAT_BOT, configure_broker
+from services.scheduling.tasks import (
+    BOT_ENTROPY,
+    BOT_MOVE,
+    FIRE_TIMEOUT,
+    SEAT_BOT,
+    configure_broker,
+)
 from services.shared.redis_connection import RedisTarget, sync_client
 
 
@@ -61,6 +67,11 @@ def send_bot_turn(celery: Celery, turn: BotTurn, *, countdown: float, resend: in
     own, so a re-send does not count as a retry of a delivery that may still be running)."""
     task_id = f"bot:{turn.key}" if not resend else f"bot:{turn.key}:resend-{resend}"
     celery.send_task(BOT_MOVE, args=[turn.encode()], countdown=countdown, task_id=task_id)
+
+
+def send_bot_entropy(celery: Celery, table_id: str, bot: str) -> None:
+    """Queue `bot_entropy` for the seated bot `bot` of the table."""
+    celery.send_task(BOT_ENTROPY, args=[table_id, bot])
 
 
 class CeleryScheduler:
@@ -213,6 +224,15 @@ class CeleryScheduler:
             return
         self._seat_bots.add(request.encode(), self._clock() + self._seat_resend)
         self._send_seat_bot(request)
+
+    def schedule_bot_entropy(self, table_id: str, bots: Sequence[str]) -> None:
+        """A `bot_entropy` task per seated bot, at once (before the bots' turns, which wait
+        their thinking time): it answers every entropy round the bot's view shows. A task
+        lost on the way leaves that bot's entropy out of the shuffle it was for (its turns
+        answer what they still can), which the shuffle's record shows; nothing waits on it
+        beyond the table's entropy windows."""
+        for bot in bots:
+            send_bot_entropy(self._celery, table_id, bot)
 
     # The sends themselves, apart (a test's scheduler loses them as a killed worker would).
     def _send_bot_turn(self, turn: BotTurn) -> None:

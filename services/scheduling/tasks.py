@@ -13,6 +13,7 @@ FIRE_TIMEOUT = "croupier.workers.fire_timeout"
 BOT_MOVE = "croupier.workers.bot_move"
 SWEEP = "croupier.workers.sweep"
 SEAT_BOT = "croupier.workers.seat_bot"
+BOT_ENTROPY = "croupier.workers.bot_entropy"
 
 
 def configure_broker(celery: Celery, redis_url: str, visibility_timeout: float) -> Celery:

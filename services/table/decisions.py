@@ -70,7 +70,34 @@ def may_trigger(before: Table, after: Table) -> bool:
     closed one leaves the swept index at once instead of being fired for nothing)."""
     if after.shell.decisions is not before.shell.decisions:
         return True
+    if entropy_answerers(before, after):
+        return True
     return after.game.realtime and after.state is not before.state
+
+
+def _entropy_stages(table: Table) -> frozenset[tuple[str, bool]]:
+    return frozenset((u.shuffle_id, u.sealed) for u in table.shell.upcoming)
+
+
+def entropy_answerers(before: Table, after: Table) -> list[str]:
+    """The seated bots the append gives entropy rounds to answer: every one when a shuffle
+    was announced (commitments) or sealed (reveals), a bot that sat down while shuffles are
+    announced (it may commit to them too); none at a table without bots."""
+    if not after.shell.bots:
+        return []
+    if after.shell.upcoming is not before.shell.upcoming and not _entropy_stages(
+        after
+    ) <= _entropy_stages(before):
+        return seated_bots(after)
+    if after.shell.players is before.shell.players or not after.shell.upcoming:
+        return []
+    earlier = set(seated_bots(before))
+    return [bot for bot in seated_bots(after) if bot not in earlier]
+
+
+def seated_bots(table: Table) -> list[str]:
+    bots = table.shell.bots
+    return [player for _, player in table.shell.players if player in bots]
 
 
 class Decisions:
@@ -138,6 +165,10 @@ class Decisions:
         if not may_trigger(before, after):
             return
         try:
+            answerers = entropy_answerers(before, after)
+            if answerers:
+                # (before the bots' turns: a bot with no turn in the hand answers too)
+                self.scheduler.schedule_bot_entropy(after.table_id, answerers)
             self._schedule(before, after)
         except Exception as exc:  # any broker or transport error: retried, never fatal
             log.warning(

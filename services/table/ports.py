@@ -166,6 +166,12 @@ class SchedulerPort(Protocol):
         """Seat bot number `index` of the table's `TableCreated.bots` (policy, difficulty)."""
         ...
 
+    def schedule_bot_entropy(self, table_id: str, bots: Sequence[str]) -> None:
+        """Let each seated bot in `bots` answer the table's entropy rounds now (a shuffle was
+        announced or sealed): its commitment or its reveal, whether or not it has a turn in
+        the hand (docs/dealer.md, "Player entropy")."""
+        ...
+
 
 @runtime_checkable
 class SweptWriting(Protocol):
@@ -221,4 +227,7 @@ class NoScheduler:
         *,
         only_if_lost: bool = False,
     ) -> None:
+        return None
+
+    def schedule_bot_entropy(self, table_id: str, bots: Sequence[str]) -> None:
         return None

@@ -21,7 +21,8 @@ from services.bots.hosted import is_hosted
 from services.scheduling.bot_turn import BotTurn
 from services.scheduling.deadlines import Deadline
 from services.scheduling.scheduler import send_bot_turn, send_seat_bot, send_timeout
-from services.scheduling.tasks import BOT_MOVE, FIRE_TIMEOUT, SEAT_BOT, SWEEP
+from services.scheduling.tasks import BOT_ENTROPY, BOT_MOVE, FIRE_TIMEOUT, SEAT_BOT, SWEEP
+from services.sdk import errors as sdk_errors
 from services.shared.errors import DomainError, Unavailable
 from services.workers.bot_seats import SeatOutcome
 from services.workers.bot_turns import BotMoveOutcome, play_once
@@ -33,10 +34,12 @@ from services.workers.timeouts import FireStep, fire
 from services.workers.wiring import WorkerRuntime, build_runtime
 
 __all__ = [
+    "BOT_ENTROPY",
     "BOT_MOVE",
     "FIRE_TIMEOUT",
     "SEAT_BOT",
     "SWEEP",
+    "bot_entropy",
     "bot_move",
     "fire_timeout",
     "retry_countdown",
@@ -105,6 +108,22 @@ def bot_move(self: Any, encoded: str) -> str:
     if outcome is not BotMoveOutcome.ACTED:
         log.info("bot turn %s: %s", turn.key, outcome.value)
     return outcome.value
+
+
+@app.task(name=BOT_ENTROPY, bind=True, max_retries=MAX_RETRIES)
+def bot_entropy(self: Any, table_id: str, bot: str) -> int:
+    """The bot answers the entropy rounds its view of the table shows (a commitment to each
+    shuffle taking them, its entropy to each sealed one it committed to), turn or no turn."""
+    rt = runtime()
+    try:
+        return rt.bot_player.answer_entropy(table_id, bot)
+    except sdk_errors.Unavailable as exc:
+        # The table service is down: retry (its entropy windows bound what waits for it).
+        raise self.retry(exc=exc, countdown=retry_countdown(self.request.retries)) from exc
+    except sdk_errors.CroupierError as exc:
+        # The table is gone or the bot left: nothing to answer for it any more.
+        log.info("bot %s's entropy at %s: %s", bot, table_id, exc.message)
+        return 0
 
 
 @app.task(name=SEAT_BOT, bind=True, max_retries=MAX_RETRIES)

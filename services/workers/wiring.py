@@ -73,6 +73,17 @@ class GrpcBotPlayer:
         )
         return BotMoveOutcome.ACTED if result is TurnResult.ACTED else BotMoveOutcome.STALE
 
+    def answer_entropy(self, table_id: str, bot_id: str) -> int:
+        """The bot answers the entropy rounds of its view of the table, as the bot (its
+        entropy derived, so whichever process reveals it reveals what another committed).
+        How many rounds it answered."""
+        token = auth.issue_token(self._key, bot_id, auth.Role.BOT, BOT_TOKEN_TTL)
+        metadata = auth.bearer_metadata(token)
+        contributor = self._entropy_for(bot_id, metadata)
+        reader = StubEntropyCalls(self._stub)
+        reader.metadata = metadata
+        return contributor.answer(reader.view(table_id))
+
     def _entropy_for(
         self, bot_id: str, metadata: tuple[tuple[str, str], ...]
     ) -> EntropyContributor:

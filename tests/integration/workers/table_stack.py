@@ -90,7 +90,9 @@ def table_stack(
             address=f"127.0.0.1:{port}",
         )
 
-    handle = StackPlatform(port=port, ledger_port=ledger.port, restart_table=restart_table)
+    handle = StackPlatform(
+        port=port, ledger_port=ledger.port, dealer_port=dealer_port, restart_table=restart_table
+    )
     try:
         yield handle
     finally:
