@@ -14,7 +14,9 @@ either way the bot goes on from the events that follow. One move is in flight at
 hand plays one card at a time: after an accepted move the bot chooses again once its mirror
 holds that move's events, after a refused one once its mirror is newer than the one the move
 was chosen on, so it never sends a move the table has already answered twice. When a stream
-drops, it reconnects with backoff and resumes its watch from the last version it saw.
+drops, it reconnects with backoff and resumes its watch from the last version it saw; when
+the table is gone (the service answers NOT_FOUND: no such table any more) it stops for good
+and reads as no longer seated, so a bot host lets it go.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ class SpitPlayer:
         self._wait_for = 0
         self._chosen_at = 0  # the mirror's version when the move in flight was chosen
         self._ended = False  # the Play or WatchTable stream of this game ended
+        self._gone = False  # the table does not exist (NOT_FOUND): nothing to reconnect to
         self._outbox: queue.Queue[table_pb2.PlayRequest | None] = queue.Queue()
         self.tally = Tally()
 
@@ -96,11 +99,18 @@ class SpitPlayer:
         """Whether the player sits at the table as its mirror stands (None before the
         first view): a host stops a bot that is no longer seated."""
         with self._changed:
-            state, seat = self._mirror, self._seat
+            state, seat, gone = self._mirror, self._seat, self._gone
+        if gone:
+            return False
         if state is None:
             return None
         holder = state.seats[seat] if seat is not None else None
         return holder is not None and holder.player == self._name
+
+    @property
+    def gone(self) -> bool:
+        """The table is gone (the service knows no such table): `play` has stopped."""
+        return self._gone
 
     @property
     def version(self) -> int:
@@ -113,7 +123,7 @@ class SpitPlayer:
         backoff = 0.05
         while not stop.is_set():
             self._session(stop, until_game_over)
-            if stop.is_set() or (until_game_over and self._game_over()):
+            if stop.is_set() or self._gone or (until_game_over and self._game_over()):
                 break
             self.tally.reconnects += 1
             stop.wait(backoff)
@@ -202,6 +212,7 @@ class SpitPlayer:
                         self._fold(message.events.events)
                     self._changed.notify_all()
         except grpc.RpcError as exc:
+            self._note_gone(exc)
             if exc.code() != grpc.StatusCode.CANCELLED:
                 log.info("%s: the watch of %s ended: %s", self._name, self._table_id, exc)
         except Exception:  # a mirror that cannot follow: start again from a fresh view
@@ -211,6 +222,13 @@ class SpitPlayer:
         with self._changed:
             self._ended = True
             self._changed.notify_all()
+
+    def _note_gone(self, exc: grpc.RpcError) -> None:
+        """NOT_FOUND: the table does not exist (any more); no reconnecting brings it back."""
+        if exc.code() == grpc.StatusCode.NOT_FOUND:
+            with self._changed:
+                self._gone = True
+                self._changed.notify_all()
 
     def _start(self, view: table_pb2.TableView) -> None:
         self._seat = view.viewer_seat if view.viewer_seat >= 0 else None
@@ -244,6 +262,7 @@ class SpitPlayer:
                         self._wait_for = answer.act.version
                     self._changed.notify_all()
         except grpc.RpcError as exc:
+            self._note_gone(exc)
             if exc.code() != grpc.StatusCode.CANCELLED:
                 log.info("%s: the Play stream of %s ended: %s", self._name, self._table_id, exc)
         with self._changed:

@@ -18,8 +18,10 @@ Between the kill and the takeover the bot does not play: its opponent plays on, 
 swept deadlines (the stall, the slap time) keep the game going, and the bot picks up from
 a fresh view of the table.
 
-**When it stops.** A bot whose table no longer seats it (it left, or the table was never
-reachable for it) leaves the registry: nothing brings a bot back that is gone.
+**When it stops.** A bot whose table no longer seats it (it left, the table was closed and
+every seat left) or whose table is gone (the table service answers NOT_FOUND: its player
+stops reconnecting and reads as not seated) leaves the registry and its lease is given up:
+nothing brings a bot back that is gone.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 worker seats them through the public API (chips from the house's bot bankroll), then plays
 each as a long-lived player on its own WatchTable and Play streams, with no task per move.
 A bot-vs-bot game and a person-vs-bot game are played to their end on the real table,
-dealer and ledger over a private Redis; the chips are conserved."""
+dealer and ledger over a private Redis; the chips are conserved. A bot whose table is gone
+(closed, or deleted) stops: it leaves the hosted-bot registry and its lease is given up."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from services.scheduling.deadline_index import DEFAULT_KEY
 from services.scheduling.resend_index import BOT_TURNS_KEY
 from services.scheduling.scheduler import CeleryScheduler
 from services.shared import auth
-from services.workers.bot_host import REGISTRY_KEY
+from services.workers.bot_host import LEASE_PREFIX, REGISTRY_KEY
 from services.workers.bot_seats import seated_bot_id
 from services.workers.settings import WorkerSettings
 from tests.fixtures.conditions import wait_until
@@ -168,3 +169,54 @@ def test_a_person_plays_a_requested_spit_bot_to_the_end_of_a_game(
     view = stub.GetTableView(table_pb2.GetTableViewRequest(table_id=table_id)).view
     assert any(s.player_id == bot and s.is_bot for s in view.seats)
     wait_until(lambda: not thread.is_alive(), 30, "the person's client stopped")
+
+
+def hosting(settings: WorkerSettings, table_id: str) -> tuple[int, int]:
+    """(registry entries, leases held) of the table's hosted bots."""
+    client = redis.Redis.from_url(settings.redis_url)
+    try:
+        entries = [m for m in client.hkeys(REGISTRY_KEY) if table_id.encode() in m]
+        leases = list(client.scan_iter(match=f"{LEASE_PREFIX}*{table_id}*"))
+        return len(entries), len(leases)
+    finally:
+        client.close()
+
+
+def test_a_closed_tables_bots_stop_and_give_their_leases_up(
+    platform: StackPlatform, worker: WorkerProcess, settings: WorkerSettings
+) -> None:
+    table_id = create_with_bots(platform, 2)
+    wait_until(lambda: hosting(settings, table_id) == (2, 2), 60, "both bots hosted")
+    house = platform.table("house", auth.Role.ADMIN)
+    house.CloseTable(table_pb2.CloseTableRequest(table_id=table_id, idempotency_key="close"))
+    # The game in play ends, every seat leaves, and the host lets both bots go.
+    wait_until(
+        lambda: hosting(settings, table_id) == (0, 0),
+        GAME_TIMEOUT,
+        "the closed table's bots released",
+        lambda: f"(entries, leases) {hosting(settings, table_id)}",
+    )
+    view = house.GetTableView(table_pb2.GetTableViewRequest(table_id=table_id)).view
+    assert not [s for s in view.seats if s.player_id]
+
+
+def test_a_deleted_tables_bots_stop_and_give_their_leases_up(
+    platform: StackPlatform, worker: WorkerProcess, settings: WorkerSettings
+) -> None:
+    table_id = create_with_bots(platform, 2)
+    wait_until(lambda: hosting(settings, table_id) == (2, 2), 60, "both bots hosted")
+    # The table's records are deleted and its service restarted (nothing cached): the
+    # service knows no such table any more, and the bots' reconnecting watches hear so.
+    client = redis.Redis.from_url(settings.redis_url)
+    try:
+        for key in client.scan_iter(match=f"{{table:{table_id}}}*"):
+            client.delete(key)
+    finally:
+        client.close()
+    platform.restart_table()
+    wait_until(
+        lambda: hosting(settings, table_id) == (0, 0),
+        60,
+        "the deleted table's bots released",
+        lambda: f"(entries, leases) {hosting(settings, table_id)}",
+    )
