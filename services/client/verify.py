@@ -65,6 +65,10 @@ def verify(
     strict: Annotated[
         bool, typer.Option(help="Fail on anything a fair deal would not contain.")
     ] = False,
+    positions_root: Annotated[
+        str,
+        typer.Option(help="FILE, a card proof: the positions root (hex) you saw before the hand."),
+    ] = "",
 ) -> None:
     """Re-derive every card of a dealt hand from the commitment shown before it and the
     revealed seed. With --table and --hand the commitment is the one the table announced to
@@ -78,7 +82,7 @@ def verify(
     if file is not None:
         if table or hand:
             raise typer.BadParameter("give a FILE or --table and --hand, not both")
-        verify_file(file, commitment, history, contributor, entropy, strict)
+        verify_file(file, commitment, history, contributor, entropy, strict, positions_root)
         return
     if not table or not hand:
         raise typer.BadParameter("give a FILE, or --table T and --hand N")

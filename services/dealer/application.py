@@ -36,6 +36,8 @@ from services.dealer.derivation import (
     commitment,
     derive_order,
 )
+from services.dealer.positions import mixed_order, seeded_segment
+from services.dealer.positions import segment as given_segment
 from services.dealer.seed_cipher import SeedCipher
 from services.dealer.seeds import new_server_seed
 from services.dealer.sequence import DealSequence, Orderer, keep_given_order
@@ -182,7 +184,19 @@ class DealerApplication:
         if state.is_test_deck:
             return keep_given_order
         seed = self._cipher.decrypt(state.encrypted_seed, state.shuffle_id, state.key_id)
+        if state.positions_root:
+            return partial(mixed_order, seed, state.shuffle_id, state.contributions)
         return partial(_seeded_order, seed, state.shuffle_id, state.contributions)
+
+    def _segment_root(self, state: core.ShuffleState, nonce: int, cards: Sequence[Card]) -> bytes:
+        """The positions root of a new segment over `cards` (b"" for a shuffle recorded
+        before per-position commitments)."""
+        if not state.positions_root:
+            return b""
+        seed = self._cipher.decrypt(state.encrypted_seed, state.shuffle_id, state.key_id)
+        if state.is_test_deck:
+            return given_segment(seed, state.shuffle_id, nonce, keep_given_order(nonce, cards)).root
+        return seeded_segment(seed, state.shuffle_id, nonce, cards).root
 
     def _current(self, loaded: Loaded) -> DealSequence:
         """Where dealing stands: re-derived from the seed and replayed over the history when
@@ -317,6 +331,13 @@ class DealerApplication:
                         core.check_same_creation(existing.state, deck, test_order)
                         return existing
                 seed = self._new_seed()
+                # The base order and its salted positions depend on the seed alone, so their
+                # root is fixed and public before any entropy (docs/dealer.md 2.10).
+                root = (
+                    given_segment(seed, shuffle_id, 0, tuple(test_order)).root
+                    if test_order
+                    else seeded_segment(seed, shuffle_id, 0, deck.card_multiset()).root
+                )
                 events = core.decide_create(
                     shuffle_id,
                     deck,
@@ -325,6 +346,7 @@ class DealerApplication:
                     self._cipher.key_id,
                     test_order,
                     principal.subject,
+                    root,
                 )
                 try:
                     result = self._store.append(shuffle_stream(shuffle_id), events, 0, "create")
@@ -444,13 +466,18 @@ class DealerApplication:
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
             if idempotency_key and idempotency_key in loaded.state.by_idempotency_key():
                 return [], ""
+            sequence = self._sequence(loaded)
+            state = loaded.state
+            cards = sequence.order[sequence.position :] + tuple(include)
             events = core.decide_reshuffle(
-                loaded.state,
-                self._sequence(loaded),
+                state,
+                sequence,
                 include,
                 needed,
                 idempotency_key,
                 int(self._clock() * 1000),
+                # (computed for a refused reshuffle too: cheap, and never recorded)
+                self._segment_root(state, sequence.nonce + 1, cards) if cards else b"",
             )
             key = _store_key("reshuffle", idempotency_key)
             return events, key
@@ -497,6 +524,7 @@ class DealerApplication:
             state.deck,
             state.contributions,
             state.steps(),
+            state.positions_root,
         )
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from services.dealer.derivation import derive_order
 from services.dealer.history import HandHistoryRecord, StepNote
+from services.dealer.positions import mixed_order
 from services.dealer.verification import Dealt, Reshuffled
 
 MAX_RESHUFFLES = 8
@@ -113,9 +114,10 @@ def _conventional_spans(
     """Where the dealing convention (module docstring) puts the hole and board cards in the
     order derived from the record's seed and contributions (segment 0, a standard deck): the
     hole deal first, then each board deal after its one-card burn."""
+    derive = mixed_order if record.positions_root else derive_order
     order = [
         str(c)
-        for c in derive_order(
+        for c in derive(
             record.server_seed,
             record.shuffle_id,
             record.contributions,

@@ -10,6 +10,7 @@ Format "croupier-hand-history/1" (docs/dealer.md has the full description):
       "server_seed": "<64 hex>",
       "contributions": [{"contributor": "alice", "entropy": "<hex>"}],
       "commitments": [{"contributor": "alice", "commitment": "<hex>", "revealed": true}],
+      "positions_root": "<64 hex>",  # only with per-position commitments (section 2.10)
       "steps": [
         {"deal": ["As", "Kd"], "purpose": "hole", "recipient": "seat-1"},
         {"reshuffle": ["Kd"], "nonce": 1, "size": 40, "needed": 3}
@@ -76,6 +77,8 @@ class HandHistoryRecord:
     test_deck: bool = False
     # the table's public reveal to watchers: no deck spec or steps (a standard deck is assumed)
     public_reveal: bool = False
+    # per-position commitments (docs/dealer.md 2.10): b"" for a shuffle recorded before them
+    positions_root: bytes = b""
 
     def verify(self) -> VerificationResult:
         return verify(
@@ -85,6 +88,7 @@ class HandHistoryRecord:
             self.deck,
             self.contributions,
             self.steps,
+            self.positions_root,
         )
 
 
@@ -144,7 +148,8 @@ def _step(data: Any, number: int) -> Step:
     if isinstance(data, dict) and "deal" in data:
         return Dealt(_cards(data["deal"], f"{where}.deal"))
     if isinstance(data, dict) and "reshuffle" in data:
-        return Reshuffled(_cards(data["reshuffle"], f"{where}.reshuffle"))
+        root = _hex(data, "positions_root", f"{where}.") if data.get("positions_root") else b""
+        return Reshuffled(_cards(data["reshuffle"], f"{where}.reshuffle"), root)
     raise HandHistoryError(f"{where} must be {{'deal': [...]}} or {{'reshuffle': [...]}}")
 
 
@@ -192,6 +197,7 @@ def parse_hand_history(data: Any) -> HandHistoryRecord:
         ),
         test_deck=data.get("test_deck") is True,
         public_reveal=data.get("public_reveal") is True,
+        positions_root=_hex(data, "positions_root") if data.get("positions_root") else b"",
     )
 
 
@@ -219,6 +225,7 @@ def _from_watchers_reveal(data: dict[str, Any]) -> dict[str, Any]:
         "contributions": contributions,
         "steps": [],
         "public_reveal": True,
+        "positions_root": data.get("positions_root_hex", ""),
     }
 
 
@@ -300,6 +307,7 @@ def hand_history_json(history: dealer_pb2.HandHistory) -> dict[str, Any]:
                     "size": r.size,
                     "needed": r.needed,
                 }
+                | ({"positions_root": r.positions_root.hex()} if r.positions_root else {})
             )
     return {
         "format": FORMAT,
@@ -320,7 +328,7 @@ def hand_history_json(history: dealer_pb2.HandHistory) -> dict[str, Any]:
             for c in history.commitments
         ],
         "steps": steps,
-    }
+    } | ({"positions_root": history.positions_root.hex()} if history.positions_root else {})
 
 
 def history_from_info(info: dealer_pb2.ShuffleInfo) -> dealer_pb2.HandHistory:
@@ -335,6 +343,7 @@ def history_from_info(info: dealer_pb2.ShuffleInfo) -> dealer_pb2.HandHistory:
         contributions=info.contributions,
         steps=info.steps,
         commitments=info.commitments,
+        positions_root=info.positions_root,
     )
 
 

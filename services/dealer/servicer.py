@@ -122,6 +122,7 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
                 wire.deck_from_wire(history.deck),
                 [wire.contribution_from_wire(c) for c in history.contributions],
                 wire.steps_from_wire(history.steps),
+                history.positions_root,
             )
         except DerivationError as exc:  # a history no shuffle could have (e.g. its id)
             raise InvalidArgument(f"history: {exc}") from exc

@@ -75,6 +75,9 @@ class ShuffleState:
     revealed_seed: bytes | None = field(default=None, repr=False)
     history: tuple[History, ...] = ()
     version: int = 0
+    # Merkle root over segment 0's salted base positions (docs/dealer.md 2.10); b"" for a
+    # shuffle recorded before per-position commitments (its order is derived per 2.3).
+    positions_root: bytes = b""
 
     @property
     def closed(self) -> bool:
@@ -120,7 +123,9 @@ class ShuffleState:
         return [
             Dealt(wire.cards_from_wire(h.cards, "stored deal"))
             if isinstance(h, events_pb2.CardsDealt)
-            else Reshuffled(wire.cards_from_wire(h.included, "stored reshuffle"))
+            else Reshuffled(
+                wire.cards_from_wire(h.included, "stored reshuffle"), bytes(h.positions_root)
+            )
             for h in self.history
         ]
 
@@ -149,6 +154,7 @@ def decide_create(
     key_id: str,
     test_order: Sequence[Card],
     created_by: str,
+    positions_root: bytes = b"",
 ) -> list[Message]:
     if test_order and sorted(c.index for c in test_order) != sorted(
         c.index for c in deck.card_multiset()
@@ -166,6 +172,7 @@ def decide_create(
             key_id=key_id,
             test_deck_order=wire.cards_to_wire(test_order),
             created_by=created_by,
+            positions_root=positions_root,
         )
     ]
 
@@ -321,6 +328,7 @@ def decide_reshuffle(
     needed: int,
     idempotency_key: str,
     now_ms: int,
+    positions_root: bytes = b"",
 ) -> list[Message]:
     """A new segment over the undealt cards and `include` (the table's discards), only when
     a draw needs more cards than remain: each extra segment is another order the caller
@@ -356,6 +364,7 @@ def decide_reshuffle(
         idempotency_key=idempotency_key,
         needed=needed,
         at_unix_ms=now_ms,
+        positions_root=positions_root,
     )
     return [*decide_seal(state), event]
 
@@ -384,6 +393,7 @@ def create_state(event: events_pb2.ShuffleCreated, version: int) -> ShuffleState
         key_id=event.key_id,
         test_order=wire.cards_from_wire(event.test_deck_order, "stored test deck"),
         version=version,
+        positions_root=bytes(event.positions_root),
     )
 
 

@@ -16,6 +16,7 @@ from functools import partial
 
 from services.dealer.decks import DeckSpec
 from services.dealer.derivation import Contribution, commitment, order_cards, shuffle_key
+from services.dealer.positions import mixed_order, seeded_segment
 from services.dealer.sequence import DealingError, DealSequence
 from services.games.cards import Card
 
@@ -32,6 +33,9 @@ class Reshuffled:
     """A Reshuffle that returned `include` (previously dealt cards) to the undealt ones."""
 
     include: tuple[Card, ...] = ()
+    # The new segment's positions root as recorded (b"": not recorded, or no per-position
+    # commitments); checked against the seed when given.
+    root: bytes = b""
 
 
 Step = Dealt | Reshuffled
@@ -41,7 +45,7 @@ Step = Dealt | Reshuffled
 class Mismatch:
     """The first disagreement. `position` counts dealt cards from 0 across the whole shuffle."""
 
-    kind: str  # "commitment" | "card" | "past_end" | "reshuffle"
+    kind: str  # "commitment" | "positions_root" | "card" | "past_end" | "reshuffle"
     message: str
     position: int | None = None
     expected: str | None = None
@@ -75,8 +79,11 @@ def verify(
     deck: DeckSpec,
     contributions: Sequence[Contribution],
     steps: Sequence[Step],
+    positions_root: bytes = b"",
 ) -> VerificationResult:
-    """Check the commitment, then every dealt card against the re-derived order."""
+    """Check the commitment, then every dealt card against the re-derived order. With a
+    `positions_root` the shuffle has per-position commitments (docs/dealer.md 2.10): the root
+    (and each reshuffle's recorded one) must be the seed's, and the order is the mixed one."""
     expected_commitment = commitment(shuffle_id, revealed_seed)
     if not hmac.compare_digest(expected_commitment, commitment_bytes):
         return VerificationResult(
@@ -87,15 +94,43 @@ def verify(
             ),
             0,
         )
-    orderer = partial(_seeded_orderer, revealed_seed, shuffle_id, tuple(contributions))
+    if positions_root:
+        expected_root = seeded_segment(revealed_seed, shuffle_id, 0, deck.card_multiset()).root
+        if not hmac.compare_digest(expected_root, positions_root):
+            return VerificationResult(
+                Mismatch(
+                    "positions_root",
+                    f"positions root {positions_root.hex()} is not the seed's "
+                    f"({expected_root.hex()}): the per-position commitments were not derived "
+                    "from the committed seed",
+                ),
+                0,
+            )
+        orderer = partial(mixed_order, revealed_seed, shuffle_id, tuple(contributions))
+    else:
+        orderer = partial(_seeded_orderer, revealed_seed, shuffle_id, tuple(contributions))
     sequence = DealSequence.start(deck.card_multiset(), orderer)
     checked = 0
     for step in steps:
         if isinstance(step, Reshuffled):
             try:
+                undealt = sequence.order[sequence.position :]
                 sequence = sequence.reshuffle(step.include, orderer)
             except DealingError as exc:
                 return VerificationResult(Mismatch("reshuffle", str(exc), checked), checked)
+            if positions_root and step.root:
+                cards = undealt + tuple(step.include)
+                root = seeded_segment(revealed_seed, shuffle_id, sequence.nonce, cards).root
+                if not hmac.compare_digest(root, step.root):
+                    return VerificationResult(
+                        Mismatch(
+                            "positions_root",
+                            f"reshuffle {sequence.nonce}'s positions root {step.root.hex()} "
+                            f"is not the seed's ({root.hex()})",
+                            checked,
+                        ),
+                        checked,
+                    )
             continue
         for card in step.cards:
             if sequence.remaining == 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -20,6 +20,13 @@ from services.dealer.history import (
     HandHistoryRecord,
     describe,
     parse_hand_history,
+)
+from services.dealer.proof import (
+    CardProof,
+    check_card_proof,
+    contributor_in_proof,
+    is_card_proof,
+    parse_card_proof,
 )
 from services.dealer.verification import Dealt
 
@@ -62,6 +69,13 @@ def verify(
     strict: Annotated[
         bool, typer.Option(help="Fail (exit 1) on anything a fair deal would not contain too.")
     ] = False,
+    positions_root: Annotated[
+        str,
+        typer.Option(
+            help="The positions root (hex) you saw before the hand with the commitment "
+            "(ShuffleAnnounced / TableView.entropy_rounds): a card proof must carry the same one."
+        ),
+    ] = "",
 ) -> None:
     """Verify a closed hand: commitment, seed, contributions, every dealt card and, with
     --history, who received which card.
@@ -72,14 +86,21 @@ def verify(
     try:
         expected = bytes.fromhex(commitment) if commitment else None
         bytes.fromhex(entropy)
+        expected_root = bytes.fromhex(positions_root) if positions_root else None
     except ValueError as exc:
-        typer.echo("--commitment and --entropy must be hexadecimal", err=True)
+        typer.echo("--commitment, --positions-root and --entropy must be hexadecimal", err=True)
         raise typer.Exit(2) from exc
     try:
-        record = parse_hand_history(json.loads(file.read_text()))
+        data = json.loads(file.read_text())
+        if is_card_proof(data):
+            proof = parse_card_proof(data)
+        else:
+            record = parse_hand_history(data)
     except (OSError, json.JSONDecodeError, HandHistoryError) as exc:
         typer.echo(f"cannot read {file}: {exc}", err=True)
         raise typer.Exit(2) from exc
+    if is_card_proof(data):
+        _verify_proof(proof, expected, expected_root, contributor, entropy, strict)
     try:
         phh = history.read_text() if history is not None else None
     except OSError as exc:
@@ -141,6 +162,61 @@ def report(
     for warning in warnings:
         typer.echo(f"WARNING: {warning}")
     return failed, warnings
+
+
+def _verify_proof(
+    proof: CardProof,
+    expected: bytes | None,
+    expected_root: bytes | None,
+    contributor: str,
+    entropy: str,
+    strict: bool,
+) -> NoReturn:
+    """Check a card proof (the openings of the cards one viewer saw) without the seed."""
+    failed = False
+    if expected is not None and expected != proof.commitment:
+        typer.echo(
+            f"MISMATCH (commitment): the proof is for commitment {proof.commitment.hex()}, "
+            f"not the {expected.hex()} you were shown"
+        )
+        failed = True
+    if expected_root is not None and expected_root != proof.positions_root:
+        typer.echo(
+            f"MISMATCH (positions_root): the proof opens against {proof.positions_root.hex()}, "
+            f"not the {expected_root.hex()} you were shown before the hand"
+        )
+        failed = True
+    check = check_card_proof(proof)
+    names = [c.contributor for c in proof.contributions]
+    typer.echo(f"entropy from: {', '.join(names) if names else 'nobody (the house seed alone)'}")
+    for verdict in check.verdicts:
+        o = verdict.card.opening
+        what = verdict.card.purpose or "card"
+        status = "ok" if verdict.problem is None else f"MISMATCH: {verdict.problem}"
+        typer.echo(
+            f"  #{o.dealt_index} {what}: {o.card} (base position {o.base_position}): {status}"
+        )
+    proven = sum(v.problem is None for v in check.verdicts)
+    typer.echo(
+        f"shuffle {proof.shuffle_id}: {proven} of {len(check.verdicts)} cards proven against "
+        f"the positions root {proof.positions_root.hex()}"
+    )
+    failed = failed or not check.ok
+    if contributor:
+        problem = contributor_in_proof(
+            proof, contributor, bytes.fromhex(entropy) if entropy else None
+        )
+        typer.echo(f"{contributor}: {problem or 'committed, revealed and mixed into the order'}")
+        failed = failed or problem is not None
+    warnings = list(check.warnings)
+    if expected_root is None:
+        warnings.append(
+            "no --positions-root given: compare the proof's root with the one announced "
+            "before the hand"
+        )
+    for warning in warnings:
+        typer.echo(f"WARNING: {warning}")
+    raise typer.Exit(1 if failed or (strict and warnings) else 0)
 
 
 def _contributions(record: HandHistoryRecord) -> None:

@@ -42,6 +42,7 @@ def history_steps(state: ShuffleState) -> list[dealer_pb2.HistoryStep]:
                 size=entry.size,
                 needed=entry.needed,
                 at_unix_ms=entry.at_unix_ms,
+                positions_root=entry.positions_root,
             )
             steps.append(dealer_pb2.HistoryStep(reshuffle=reshuffle))
     return steps
@@ -60,6 +61,10 @@ def shuffle_info(state: ShuffleState, remaining: int) -> dealer_pb2.ShuffleInfo:
         contributions=[wire.contribution_to_wire(c) for c in state.contributions],
         test_deck=state.is_test_deck,
         commitments=commitments(state),
+        positions_root=state.positions_root,
+        reshuffle_roots=[
+            h.positions_root for h in state.history if isinstance(h, events_pb2.DeckReshuffled)
+        ],
     )
     if state.revealed_seed is not None:
         info.revealed_seed = state.revealed_seed
@@ -78,4 +83,5 @@ def hand_history(state: ShuffleState) -> dealer_pb2.HandHistory:
         contributions=[wire.contribution_to_wire(c) for c in state.contributions],
         steps=history_steps(state),
         commitments=commitments(state),
+        positions_root=state.positions_root,
     )

@@ -77,7 +77,8 @@ def steps_from_wire(steps: Sequence[dealer_pb2.HistoryStep]) -> list[Step]:
         if which == "deal":
             result.append(Dealt(cards_from_wire(step.deal.cards, f"step {number}")))
         elif which == "reshuffle":
-            result.append(Reshuffled(cards_from_wire(step.reshuffle.included, f"step {number}")))
+            included = cards_from_wire(step.reshuffle.included, f"step {number}")
+            result.append(Reshuffled(included, bytes(step.reshuffle.positions_root)))
         else:
             raise InvalidArgument(f"step {number} is neither a deal nor a reshuffle")
     return result

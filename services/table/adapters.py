@@ -167,6 +167,8 @@ def reveal_json(response: dealer_pb2.CloseResponse) -> str:
     info: dict[str, Any] = MessageToDict(response.shuffle, preserving_proto_field_name=True)
     info["commitment_hex"] = response.shuffle.commitment.hex()
     info["revealed_seed_hex"] = response.shuffle.revealed_seed.hex()
+    if response.shuffle.positions_root:
+        info["positions_root_hex"] = response.shuffle.positions_root.hex()
     return json.dumps(info, sort_keys=True)
 
 

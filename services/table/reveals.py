@@ -19,6 +19,7 @@ def public_reveal(reveal_json: str, shuffle_id: str) -> str:
             "shuffle_id": reveal.get("shuffle_id", shuffle_id),
             "commitment_hex": reveal.get("commitment_hex", ""),
             "revealed_seed_hex": reveal.get("revealed_seed_hex", ""),
+            "positions_root_hex": reveal.get("positions_root_hex", ""),
             # public anyway, and needed with the seed to re-derive the deck
             "contributions": reveal.get("contributions", []),
         }

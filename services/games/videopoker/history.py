@@ -133,6 +133,7 @@ def verification(deck: DeckRecord) -> dict[str, Any] | None:
     try:
         reveal = json.loads(deck.reveal) if deck.reveal else {}
         seed = reveal.get("revealed_seed_hex", "")
+        root = reveal.get("positions_root_hex", "")
         contributions = [
             {
                 "contributor": item.get("contributor", ""),
@@ -157,7 +158,7 @@ def verification(deck: DeckRecord) -> dict[str, Any] | None:
         "server_seed": seed,
         "contributions": contributions,
         "steps": [{"deal": list(cards)} for cards in deck.dealt],
-    }
+    } | ({"positions_root": root} if root else {})
 
 
 def to_json(record: RoundRecord) -> dict[str, Any]:

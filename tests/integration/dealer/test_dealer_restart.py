@@ -11,7 +11,8 @@ import pytest
 
 from croupier.dealer.v1 import dealer_pb2
 from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, derive_order, entropy_commitment
+from services.dealer.derivation import Contribution, entropy_commitment
+from services.dealer.positions import mixed_order
 
 from .conftest import table_stub
 
@@ -54,7 +55,7 @@ def test_a_killed_dealer_is_replaced_without_reshuffling(
 
     seed = table.Close(dealer_pb2.CloseRequest(shuffle_id=sid)).shuffle.revealed_seed
     contributions = [Contribution("alice", entropy)]
-    order = derive_order(seed, sid, contributions, 0, DeckSpec().card_multiset())
+    order = mixed_order(seed, sid, contributions, 0, DeckSpec().card_multiset())
     assert before + after == [str(card) for card in order[:9]]
     # The first dealer died before Close: nothing it logged (at debug level) holds the seed.
     log = (tmp_path / "dealer-0.log").read_bytes()

@@ -24,7 +24,8 @@ from typer.testing import CliRunner
 
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.client import cli
-from services.dealer.derivation import Contribution, derive_order, entropy_commitment
+from services.dealer.derivation import Contribution, entropy_commitment
+from services.dealer.positions import mixed_order
 from services.games.cards import standard_deck
 from services.sdk import ClientSettings, EntropyContributor, TableClient
 from services.shared import auth
@@ -119,7 +120,7 @@ def dealt_cards(record: dict[str, Any]) -> list[str]:
 def order(record: dict[str, Any], contributions: list[Contribution]) -> list[str]:
     seed = bytes.fromhex(record["revealed_seed_hex"])
     shuffle_id = record["shuffle_id"]
-    return [str(c) for c in derive_order(seed, shuffle_id, contributions, 0, standard_deck())]
+    return [str(c) for c in mixed_order(seed, shuffle_id, contributions, 0, standard_deck())]
 
 
 def verify(path: Path, *options: str) -> str:

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.client import cli
-from services.dealer.derivation import Contribution, derive_order, entropy_commitment
+from services.dealer.derivation import Contribution, entropy_commitment
+from services.dealer.positions import mixed_order
 from services.games.cards import standard_deck
 from tests.fixtures.conditions import wait_until
 from tests.integration.table.conftest import Platform, act, create_table, seat, view_of
@@ -139,8 +140,8 @@ def test_a_players_committed_entropy_reaches_the_shuffle_two_hands_ahead_and_ver
     seed = bytes.fromhex(record["revealed_seed_hex"])
     dealt = [card for s in record["steps"] for card in s["deal"]["cards"]]
     contributed = [Contribution("alice", entropy)]
-    with_entropy = [str(c) for c in derive_order(seed, shuffle_id, contributed, 0, standard_deck())]
-    without = [str(c) for c in derive_order(seed, shuffle_id, [], 0, standard_deck())]
+    with_entropy = [str(c) for c in mixed_order(seed, shuffle_id, contributed, 0, standard_deck())]
+    without = [str(c) for c in mixed_order(seed, shuffle_id, [], 0, standard_deck())]
     assert with_entropy[: len(dealt)] == dealt
     assert with_entropy != without
     # The recorded hand still passes the offline verifier.

@@ -11,9 +11,9 @@ from services.dealer.decks import DeckSpec
 from services.dealer.derivation import (
     Contribution,
     commitment,
-    derive_order,
     entropy_commitment,
 )
+from services.dealer.positions import mixed_order
 from services.dealer.seed_cipher import SeedCipher
 from services.games.cards import Card, format_cards, parse_cards
 from services.shared.auth import Principal, Role
@@ -52,7 +52,7 @@ def app(store: InMemoryEventStore) -> DealerApplication:
 
 
 def expected_order(shuffle_id: str, contributions: Sequence[Contribution] = ()) -> tuple[Card, ...]:
-    return derive_order(SEED, shuffle_id, contributions, 0, DeckSpec().card_multiset())
+    return mixed_order(SEED, shuffle_id, contributions, 0, DeckSpec().card_multiset())
 
 
 def test_creation_publishes_the_commitment_to_the_seed_and_shuffle_id(

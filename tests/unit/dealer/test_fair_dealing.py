@@ -12,7 +12,8 @@ import pytest
 from croupier.dealer.v1 import dealer_pb2, events_pb2
 from services.dealer.application import DealerApplication, register_events, shuffle_stream
 from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, derive_order, entropy_commitment
+from services.dealer.derivation import Contribution, entropy_commitment
+from services.dealer.positions import mixed_order
 from services.dealer.seed_cipher import SeedCipher
 from services.dealer.shuffle import MAX_CONTRIBUTIONS, MAX_RESHUFFLES
 from services.dealer.views import shuffle_info
@@ -64,14 +65,14 @@ def test_empty_reshuffles_before_the_first_deal_no_longer_move_the_house_seat_to
     target = next(
         nonce
         for nonce in range(1, 5000)
-        if first_two(derive_order(SEED, "h1", (), nonce, standard_deck())) == {"Ac", "Ad"}
+        if first_two(mixed_order(SEED, "h1", (), nonce, standard_deck())) == {"Ac", "Ad"}
     )
     app.create_shuffle(TABLE, "h1", DeckSpec())
     for _ in range(target):
         with pytest.raises(FailedPrecondition, match="nothing was dealt yet"):
             app.reshuffle(TABLE, "h1", (), needed=53)
     house = app.deal(TABLE, "h1", 2, HOLE).cards
-    assert set(house) == first_two(derive_order(SEED, "h1", (), 0, standard_deck()))
+    assert set(house) == first_two(mixed_order(SEED, "h1", (), 0, standard_deck()))
     assert set(house) != {"Ac", "Ad"}
     assert app.get("h1")[0].nonce == 0
 
@@ -142,7 +143,7 @@ def test_grinding_a_contribution_with_the_seed_and_redis_read_access_no_longer_c
     chosen = next(
         c
         for c in candidates
-        if first_two(derive_order(SEED, "h2", (Contribution("house-bot", c),), 0, standard_deck()))
+        if first_two(mixed_order(SEED, "h2", (Contribution("house-bot", c),), 0, standard_deck()))
         == {"As", "Ad"}
     )
     app.contribute(TABLE, "h2", "house-bot", entropy_commitment("h2", "house-bot", chosen))
@@ -159,7 +160,7 @@ def test_grinding_a_contribution_with_the_seed_and_redis_read_access_no_longer_c
     assert house != {"As", "Ad"}
     # The deck is the one fixed by both revealed entropies, in commitment order.
     both = (Contribution("alice", ALICE_ENTROPY), Contribution("house-bot", chosen))
-    assert house == first_two(derive_order(SEED, "h2", both, 0, standard_deck()))
+    assert house == first_two(mixed_order(SEED, "h2", both, 0, standard_deck()))
 
 
 def test_a_commitment_never_revealed_is_left_out_and_shown_as_withheld(
@@ -176,7 +177,7 @@ def test_a_commitment_never_revealed_is_left_out_and_shown_as_withheld(
     state = app.get("h3")[0]
     assert state.withheld == ("bob",)
     assert state.contributions == (Contribution("alice", ALICE_ENTROPY),)
-    order = derive_order(SEED, "h3", state.contributions, 0, standard_deck())
+    order = mixed_order(SEED, "h3", state.contributions, 0, standard_deck())
     assert dealt == tuple(str(c) for c in order[:2])
     app.close(TABLE, "h3")
     info = shuffle_info(app.get("h3")[0], 50)

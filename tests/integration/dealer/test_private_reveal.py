@@ -1,0 +1,101 @@
+"""Per-position commitments over real gRPC and real Redis: the positions root is public from
+creation, a player proves its own cards with openings against it, and the seed still checks
+the whole deck."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from croupier.dealer.v1 import dealer_pb2
+from services.client.cli import app as cli_app
+from services.dealer import wire
+from services.dealer.derivation import entropy_commitment
+from services.dealer.history import hand_history_json, history_from_info
+from services.dealer.openings import open_dealt
+from services.dealer.proof import card_proof_json
+from services.shared import auth
+
+from .conftest import player_stub, stub, table_stub
+
+pytestmark = pytest.mark.integration
+HOLE = dealer_pb2.DEAL_PURPOSE_HOLE
+BOARD = dealer_pb2.DEAL_PURPOSE_BOARD
+STANDARD = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD)
+
+
+def test_a_player_proves_its_cards_against_the_root_and_the_seed_checks_the_deck(
+    start_dealer: Callable[..., str], key_prefix: str, tmp_path: Path
+) -> None:
+    address = start_dealer()
+    table = table_stub(address)
+    sid = f"{key_prefix}-private"
+    created = table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=STANDARD))
+    root = created.shuffle.positions_root
+    assert len(root) == 32  # published with the commitment, before any entropy
+    entropy = b"alice's entropy, 16 bytes or more"
+    table.Contribute(
+        dealer_pb2.ContributeRequest(
+            shuffle_id=sid,
+            contributor="alice",
+            entropy_commitment=entropy_commitment(sid, "alice", entropy),
+        )
+    )
+    table.Seal(dealer_pb2.SealRequest(shuffle_id=sid))
+    table.RevealEntropy(
+        dealer_pb2.RevealEntropyRequest(shuffle_id=sid, contributor="alice", entropy=entropy)
+    )
+    table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=6, purpose=HOLE))
+    table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=3, purpose=BOARD, burn=1))
+    closed = table.Close(dealer_pb2.CloseRequest(shuffle_id=sid, reason="hand ended")).shuffle
+    assert closed.revealed_seed and len(closed.steps) == 3
+
+    info = (
+        player_stub(address, "mallory")
+        .GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=sid))
+        .shuffle
+    )
+    assert info.positions_root == root and info.commitment == created.shuffle.commitment
+
+    # An auditor reads the whole record, and the seed checks every card and the root.
+    audited = (
+        stub(address, "ops", auth.Role.ADMIN)
+        .GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=sid))
+        .shuffle
+    )
+    assert audited.revealed_seed == closed.revealed_seed and len(audited.steps) == 3
+    record = tmp_path / "audit.json"
+    record.write_text(json.dumps(hand_history_json(history_from_info(audited))))
+    result = CliRunner().invoke(cli_app, ["verify", str(record), "--strict"])
+    assert result.exit_code == 0 and "all 10 dealt cards" in result.output, result.output
+
+    # Alice's own hole cards (dealing convention: 3 players, alice first: cards 0 and 3) and
+    # the board, proven against the root she saw before the hand, without the seed.
+    opened = open_dealt(
+        closed.revealed_seed,
+        sid,
+        wire.deck_from_wire(closed.deck).card_multiset(),
+        [wire.contribution_from_wire(c) for c in closed.contributions],
+        wire.steps_from_wire(closed.steps),
+    )
+    mine = [opened.openings[i] for i in (0, 3, 7, 8, 9)]
+    proof = card_proof_json(
+        sid,
+        wire.deck_from_wire(info.deck),
+        info.commitment,
+        info.positions_root,
+        list(info.reshuffle_roots),
+        [wire.contribution_from_wire(c) for c in info.contributions],
+        [(c.contributor, c.commitment, c.revealed) for c in info.commitments],
+        [(o, "hole" if o.dealt_index < 6 else "board") for o in mine],
+    )
+    path = tmp_path / "proof.json"
+    path.write_text(json.dumps(proof))
+    args = ["verify", str(path), "--positions-root", root.hex(), "--commitment"]
+    args += [created.shuffle.commitment.hex(), "--contributor", "alice", "--strict"]
+    result = CliRunner().invoke(cli_app, args)
+    assert result.exit_code == 0 and "5 of 5 cards proven" in result.output, result.output
