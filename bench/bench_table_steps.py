@@ -5,13 +5,15 @@ FACING / UNOPENED mix; bets at the minimum), driven straight through `TableAppli
 on the in-memory event store, with the real dealer application (in memory) behind the
 table's dealer port and a ledger that only records its calls. Rows: CPU per act and per hand
 of this process (the table application plus the in-memory dealer and store), table appends
-per hand and dealer calls per hand: the round trips each hand costs the real services.
+per hand and dealer calls per hand (in all and by RPC): the round trips each hand costs the
+real services.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 
 from services.games.contract import Move
 from services.games.poker.catalog import TEXAS_HOLDEM
@@ -88,6 +90,11 @@ def _measure(acts: int) -> dict[str, object]:
         "cpu_ms_per_hand": cpu * 1000 / hands,
         "table_appends_per_hand": (store.appends - appends0) / hands,
         "dealer_calls_per_hand": (len(dealer.calls) - calls0) / hands,
+        # Each RPC's share (an AdvanceShuffles batch is one call: a hand's boundary).
+        "dealer_calls_per_hand_by_rpc": {
+            rpc: round(count / hands, 2)
+            for rpc, count in sorted(Counter(dealer.calls[calls0:]).items())
+        },
     }
 
 

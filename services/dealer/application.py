@@ -292,7 +292,7 @@ class DealerApplication:
 
     # --- commands ------------------------------------------------------------------------
 
-    def _require_table(self, principal: Principal, action: str) -> None:
+    def require_table(self, principal: Principal, action: str) -> None:
         """Only a table service may drive a shuffle: a player, a bot, the workers (which run
         bot code) or any other service is refused, whatever its role."""
         if principal.role is not Role.SERVICE or principal.subject not in self._tables:
@@ -308,7 +308,7 @@ class DealerApplication:
         deck: DeckSpec,
         test_order: Sequence[Card] = (),
     ) -> Loaded:
-        self._require_table(principal, "create a shuffle")
+        self.require_table(principal, "create a shuffle")
         if test_order and not self._allow_test_decks:
             raise PermissionDenied(
                 "explicit test deck orders are refused: this dealer does not run with "
@@ -366,7 +366,7 @@ class DealerApplication:
     ) -> int:
         """Record `contributor`'s entropy commitment, relayed by the table that seated and
         authenticated it. Returns the commitment's index."""
-        self._require_table(principal, "relay an entropy commitment")
+        self.require_table(principal, "relay an entropy commitment")
         _check_contributor(contributor)
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
@@ -381,7 +381,7 @@ class DealerApplication:
         self, principal: Principal, shuffle_id: str, contributor: str, entropy: bytes
     ) -> int:
         """Accept `contributor`'s committed entropy (after Seal, before the first card)."""
-        self._require_table(principal, "relay a revealed entropy")
+        self.require_table(principal, "relay a revealed entropy")
         _check_contributor(contributor)
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
@@ -391,7 +391,7 @@ class DealerApplication:
         return self._execute(shuffle_id, decide, partial(_commitment_index, contributor))
 
     def seal(self, principal: Principal, shuffle_id: str) -> Loaded:
-        self._require_table(principal, "seal a shuffle")
+        self.require_table(principal, "seal a shuffle")
         return self._execute(
             shuffle_id, lambda loaded: (core.decide_seal(loaded.state), "seal"), _same
         )
@@ -406,7 +406,7 @@ class DealerApplication:
         idempotency_key: str = "",
         burn: int = 0,
     ) -> DealResult:
-        self._require_table(principal, "deal")
+        self.require_table(principal, "deal")
         _check_request_key(idempotency_key)
         burned_key = core.burn_key(idempotency_key)
 
@@ -460,7 +460,7 @@ class DealerApplication:
         idempotency_key: str = "",
         needed: int = 0,
     ) -> DealSequence:
-        self._require_table(principal, "reshuffle")
+        self.require_table(principal, "reshuffle")
         _check_request_key(idempotency_key)
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
@@ -485,7 +485,7 @@ class DealerApplication:
         return self._execute(shuffle_id, decide, self._sequence)
 
     def close(self, principal: Principal, shuffle_id: str, reason: str = "") -> Loaded:
-        self._require_table(principal, "close a shuffle")
+        self.require_table(principal, "close a shuffle")
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
             state = loaded.state

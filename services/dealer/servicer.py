@@ -14,7 +14,11 @@ from services.dealer.derivation import DerivationError
 from services.dealer.verification import verify
 from services.dealer.views import shuffle_info
 from services.shared.auth import current_principal
-from services.shared.errors import InvalidArgument
+from services.shared.errors import DomainError, InvalidArgument
+
+# Commands in one AdvanceShuffles batch: a hand's boundary takes four (close, seal, create,
+# deal); the bound keeps one request's work (and its hold on a server thread) small.
+MAX_BATCH = 8
 
 
 class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
@@ -97,6 +101,49 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
     ) -> dealer_pb2.CloseResponse:
         loaded = self._app.close(current_principal(), request.shuffle_id, request.reason)
         return dealer_pb2.CloseResponse(shuffle=self._info_after(loaded))
+
+    def AdvanceShuffles(
+        self, request: dealer_pb2.AdvanceShufflesRequest, context: grpc.ServicerContext
+    ) -> dealer_pb2.AdvanceShufflesResponse:
+        """Each command through its own RPC's handler, in order: the batch has exactly the
+        rules of the calls it replaces, whatever those become."""
+        principal = current_principal()
+        commands = request.commands
+        if not 1 <= len(commands) <= MAX_BATCH:
+            raise InvalidArgument(
+                f"send 1..{MAX_BATCH} commands (create, seal, deal or close), got {len(commands)}"
+            )
+        # The whole batch is the table's alone, even a batch that would fail before any
+        # command of it ran (each command checks it again).
+        self._app.require_table(principal, "advance shuffles")
+        response = dealer_pb2.AdvanceShufflesResponse()
+        for index, command in enumerate(commands):
+            which = command.WhichOneof("command")
+            try:
+                response.results.append(self._command(which, command, context))
+            except DomainError as exc:
+                exc.message = f"command {index} ({which}): {exc.message}"
+                exc.args = (exc.message,)
+                raise
+        return response
+
+    def _command(
+        self, which: str | None, command: dealer_pb2.ShuffleCommand, context: grpc.ServicerContext
+    ) -> dealer_pb2.ShuffleCommandResult:
+        if which == "create":
+            return dealer_pb2.ShuffleCommandResult(
+                create=self.CreateShuffle(command.create, context)
+            )
+        if which == "seal":
+            return dealer_pb2.ShuffleCommandResult(seal=self.Seal(command.seal, context))
+        if which == "deal":
+            if not command.deal.idempotency_key:
+                # A retried batch must find its cards, never deal new ones.
+                raise InvalidArgument("a deal in a batch needs its idempotency_key")
+            return dealer_pb2.ShuffleCommandResult(deal=self.Deal(command.deal, context))
+        if which == "close":
+            return dealer_pb2.ShuffleCommandResult(close=self.Close(command.close, context))
+        raise InvalidArgument("each command is one of create, seal, deal or close")
 
     def GetShuffle(
         self, request: dealer_pb2.GetShuffleRequest, context: grpc.ServicerContext

@@ -9,7 +9,7 @@ requests are built by the functions below, shared with the asyncio adapters
 Given a `token` source, an adapter sends it as each call's bearer metadata itself, on a plain
 channel: a client interceptor (`channels.connect(target, token)`) costs ~60 us of CPU per call
 (grpc's interceptor wrapping, measured in docs/table.md), and the table calls the dealer
-six times a hand. Without one, the channel must carry the token (an intercepted channel).
+about once a street. Without one, the channel must carry the token (an intercepted channel).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from services.games.cardtext import Card
 from services.games.contract import DealPurpose, DeckSpec
 from services.shared import auth, errors
 from services.shared.status import error_from_status
-from services.table.ports import STANDARD_DECK, BuyInHold, Commitment
+from services.table.ports import STANDARD_DECK, BuyInHold, Commitment, ShuffleCall
 
 # Where a service's bearer token comes from (a renewing source, see channels.py).
 TokenSource = Callable[[], str]
@@ -172,6 +172,85 @@ def reveal_json(response: dealer_pb2.CloseResponse) -> str:
     return json.dumps(info, sort_keys=True)
 
 
+def _create_command(
+    test_decks: TestDecks | None, shuffle_id: str, deck_spec: DeckSpec = STANDARD_DECK
+) -> dealer_pb2.ShuffleCommand:
+    order = test_decks(shuffle_id) if test_decks else None
+    return dealer_pb2.ShuffleCommand(create=create_shuffle_request(shuffle_id, order, deck_spec))
+
+
+def _deal_command(
+    shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
+) -> dealer_pb2.ShuffleCommand:
+    return dealer_pb2.ShuffleCommand(deal=deal_request(shuffle_id, count, step, purpose, burn))
+
+
+def _seal_command(shuffle_id: str) -> dealer_pb2.ShuffleCommand:
+    return dealer_pb2.ShuffleCommand(seal=seal_request(shuffle_id))
+
+
+def _close_command(shuffle_id: str, reason: str) -> dealer_pb2.ShuffleCommand:
+    return dealer_pb2.ShuffleCommand(close=close_request(shuffle_id, reason))
+
+
+def advance_request(
+    calls: Sequence[ShuffleCall], test_decks: TestDecks | None
+) -> dealer_pb2.AdvanceShufflesRequest:
+    """The AdvanceShuffles batch of port calls: each command the request its own call sends."""
+    commands = []
+    for method, args, kwargs in calls:
+        if method == "open_shuffle":
+            commands.append(_create_command(test_decks, *args, **kwargs))
+        elif method == "seal":
+            commands.append(_seal_command(*args, **kwargs))
+        elif method == "deal":
+            commands.append(_deal_command(*args, **kwargs))
+        elif method == "close":
+            commands.append(_close_command(*args, **kwargs))
+        else:
+            raise ValueError(f"{method} is not a shuffle command AdvanceShuffles takes")
+    return dealer_pb2.AdvanceShufflesRequest(commands=commands)
+
+
+def _dealt(
+    result: dealer_pb2.ShuffleCommandResult,
+    shuffle_id: str,
+    count: int,
+    step: str,
+    purpose: DealPurpose,
+    burn: int = 0,
+) -> tuple[Card, ...]:
+    return dealt_cards(result.deal, step, count, burn)
+
+
+_ANSWER_OF = {"open_shuffle": "create", "seal": "seal", "deal": "deal", "close": "close"}
+
+
+def advance_answers(
+    calls: Sequence[ShuffleCall], response: dealer_pb2.AdvanceShufflesResponse
+) -> tuple[Any, ...]:
+    """What each port call would have returned, from its command's result."""
+    if len(response.results) != len(calls):
+        raise errors.FailedPrecondition(
+            f"dealer AdvanceShuffles answered {len(response.results)} of {len(calls)} commands"
+        )
+    answers: list[Any] = []
+    for (method, args, kwargs), result in zip(calls, response.results, strict=True):
+        if result.WhichOneof("result") != _ANSWER_OF[method]:
+            raise errors.FailedPrecondition(
+                f"dealer AdvanceShuffles answered {method} with {result.WhichOneof('result')}"
+            )
+        if method == "open_shuffle":
+            answers.append(Commitment(args[0], result.create.shuffle.commitment.hex()))
+        elif method == "seal":
+            answers.append(committers(result.seal))
+        elif method == "deal":
+            answers.append(_dealt(result, *args, **kwargs))
+        else:
+            answers.append(reveal_json(result.close))
+    return tuple(answers)
+
+
 class GrpcDealer:
     """DealerPort over croupier.dealer.v1.DealerService."""
 
@@ -242,6 +321,14 @@ class GrpcDealer:
             lambda: self._stub.Close(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
         return reveal_json(response)
+
+    def advance(self, calls: Sequence[ShuffleCall]) -> tuple[Any, ...]:
+        request = advance_request(calls, self._test_decks)
+        response = call(
+            "dealer AdvanceShuffles",
+            lambda: self._stub.AdvanceShuffles(request, CALL_TIMEOUT_S, _metadata(self._token)),
+        )
+        return advance_answers(calls, response)
 
 
 # --- the ledger's requests and answers ------------------------------------------------------

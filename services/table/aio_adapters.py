@@ -8,15 +8,15 @@ the step is retried); a cancelled caller cancels its RPC, and because every muta
 carries its step's deterministic key, the retry of a step whose reply was lost finds the
 first attempt's effect (the same cards, the same ledger entry) instead of repeating it.
 
-`open_and_close` opens the next shuffle and closes (reveals) the last in one round trip of
-latency: the two independent requests are in flight together.
+`advance` sends several shuffle commands (a hand's boundary: close, seal, create, deal) as one
+AdvanceShuffles request; `open_and_close` keeps two independent ones in flight together.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Sequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import grpc
 
@@ -27,7 +27,7 @@ from services.games.contract import DealPurpose, DeckSpec
 from services.shared.status import error_from_status
 from services.table import adapters
 from services.table.adapters import CALL_TIMEOUT_S, TestDecks, TokenSource
-from services.table.ports import STANDARD_DECK, BuyInHold, Commitment
+from services.table.ports import STANDARD_DECK, BuyInHold, Commitment, ShuffleCall
 
 T = TypeVar("T")
 
@@ -62,6 +62,8 @@ class AsyncDealerPort(Protocol):
     ) -> None: ...
 
     async def close(self, shuffle_id: str, reason: str) -> str: ...
+
+    async def advance(self, calls: Sequence[ShuffleCall]) -> tuple[Any, ...]: ...
 
     async def open_and_close(
         self, open_id: str, close_id: str, reason: str
@@ -175,6 +177,14 @@ class AioGrpcDealer:
             self._stub.Close(request, timeout=CALL_TIMEOUT_S, metadata=self._metadata()),
         )
         return adapters.reveal_json(response)
+
+    async def advance(self, calls: Sequence[ShuffleCall]) -> tuple[Any, ...]:
+        request = adapters.advance_request(calls, self._test_decks)
+        response = await call(
+            "dealer AdvanceShuffles",
+            self._stub.AdvanceShuffles(request, timeout=CALL_TIMEOUT_S, metadata=self._metadata()),
+        )
+        return adapters.advance_answers(calls, response)
 
     async def open_and_close(
         self, open_id: str, close_id: str, reason: str

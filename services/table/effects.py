@@ -75,6 +75,11 @@ class Call:
     method: str
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
+    # How the process steps may send a dealer call in a batch with the ones after it
+    # (steps.py, AdvanceShuffles): "recorded" (its answer is only recorded: the batch's plan
+    # goes on past it), "last" (its answer steers what follows: the plan ends with it), or
+    # "" (never batched).
+    batch: Literal["", "recorded", "last"] = ""
 
 
 @dataclass(frozen=True, slots=True)

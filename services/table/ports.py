@@ -9,7 +9,7 @@ has its effect once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -17,6 +17,11 @@ from services.games.cardtext import Card
 from services.games.contract import DealPurpose, DeckSpec
 
 STANDARD_DECK = DeckSpec()  # one standard 52-card deck
+
+# One DealerPort call for `DealerPort.advance`: the method's name ("open_shuffle", "seal",
+# "deal" or "close"), its positional and its keyword arguments.
+ShuffleCall = tuple[str, tuple[Any, ...], Mapping[str, Any]]
+BATCHED_METHODS = frozenset({"open_shuffle", "seal", "deal", "close"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +78,13 @@ class DealerPort(Protocol):
 
     def close(self, shuffle_id: str, reason: str) -> str:
         """End the shuffle and return its reveal (JSON) for `croupier verify`."""
+        ...
+
+    def advance(self, calls: Sequence[ShuffleCall]) -> tuple[Any, ...]:
+        """Several `open_shuffle` / `seal` / `deal` / `close` calls in ONE round trip
+        (AdvanceShuffles), performed in order, each with its own call's rules; what each
+        would have returned, in order. A failure is the first failing call's error (the
+        calls before it done: each is idempotent, so doing them again alone is safe)."""
         ...
 
 

@@ -15,8 +15,9 @@ runtime performs, blocking here (`drive`, `perform`) or awaited on the event loo
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 from croupier.table.v1 import events_pb2
 from services.games import contract as c
@@ -47,6 +48,15 @@ class StepRun:
     key: str = ""
     taken: int = 0
     failure: errors.DomainError | None = None
+
+
+@dataclass(slots=True)
+class Batch:
+    """A run's AdvanceShuffles batch: whether it was planned, and the dealer calls the run's
+    steps are still to make with the answers the batch brought back, in order."""
+
+    planned: bool = False
+    ahead: deque[tuple[Call, Any]] = field(default_factory=deque)
 
 
 class ProcessSteps:
@@ -117,12 +127,16 @@ class ProcessSteps:
         (only the side-effect-free ones when `local_only`), stopping at the first that has
         nothing to do or fails (its error is returned, the steps before it kept)."""
         run = StepRun(table)
+        # One reading of the clock for the whole run, so a batch's plan (`_plan`) takes the
+        # very steps the run then takes.
+        now = self.tables.clock()
+        batch = Batch()
         while run.taken < limit:
             step = process.next_step(run.table)
             if step is None or (local_only and not process.is_local(step)):
                 break
             try:
-                step_events = yield from self._step_events(run.table, step)
+                step_events = yield from self._batched(run, step, limit, now, batch)
             except errors.DomainError as exc:
                 run.failure = exc
                 break
@@ -134,7 +148,87 @@ class ProcessSteps:
             run.taken += 1
         return run
 
-    def _step_events(self, table: Table, step: process.Step) -> Script[list[object]]:
+    def _batched(
+        self, run: StepRun, step: process.Step, limit: int, now: int, batch: Batch
+    ) -> Script[list[object]]:
+        """`step`'s events, its dealer calls sent together with the run's next ones where
+        that can be known ahead (a hand's boundary: the last hand's close, the next shuffles'
+        seal and creation and the first cards, one AdvanceShuffles instead of four calls).
+
+        At the run's first dealer call that may be batched, `_plan` takes the steps ahead in
+        memory to learn the calls they will make; those go out as ONE batch, and each call of
+        the steps is then answered from it in turn. Every call keeps its own idempotency
+        (the deal its step's key), so a retried or replayed batch, or a crash after it, deals
+        no card twice; a batch that fails leaves every call to go out alone, failing where
+        it fails as it would have without the batch."""
+        script = self._step_events(run.table, step, now)
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                effect = script.send(value) if error is None else script.throw(error)
+            except StopIteration as done:
+                return cast(list[object], done.value)
+            if isinstance(effect, Call) and effect.port == "dealer":
+                if not batch.planned and effect.batch:
+                    batch.planned = True
+                    calls = self._plan(run.table, step, limit - run.taken, now)
+                    if len(calls) > 1 and calls[0] == effect:
+                        try:
+                            sent = tuple((c.method, c.args, c.kwargs) for c in calls)
+                            answers = yield Call("dealer", "advance", (sent,))
+                            batch.ahead.extend(zip(calls, answers, strict=True))
+                        except errors.DomainError:
+                            pass  # each call goes out alone (and fails where it fails)
+                if batch.ahead:
+                    expected, answer = batch.ahead.popleft()
+                    if expected == effect:
+                        value, error = answer, None
+                        continue
+                    # (never expected: the plan took these very steps; the rest go alone)
+                    batch.ahead.clear()
+            try:
+                value, error = (yield effect), None
+            except Exception as exc:
+                value, error = None, exc
+
+    def _plan(self, table: Table, step: process.Step, limit: int, now: int) -> list[Call]:
+        """The dealer calls the next `limit` steps (from `step`) will make, as far as they can
+        be known before any is made: the steps are taken in memory with placeholders for
+        the answers they only record (a reveal, a commitment, who committed to a shuffle a
+        round ahead) up to the first call whose answer steers what follows (cards dealt, a
+        seal of the round that is next), or any other effect, or the step that stops the
+        run. Placeholders never reach the record: the run takes the steps again with the
+        batch's real answers."""
+        calls: list[Call] = []
+        for _ in range(limit):
+            script = self._step_events(table, step, now)
+            value: Any = None
+            try:
+                while True:
+                    effect = script.send(value)
+                    if not (isinstance(effect, Call) and effect.port == "dealer" and effect.batch):
+                        return calls
+                    calls.append(effect)
+                    if effect.batch == "last":
+                        return calls
+                    value = _placeholder(effect)
+            except StopIteration as done:
+                events: list[object] = done.value
+            except Exception:  # the step stops the run here (whatever stops it)
+                return calls
+            finally:
+                script.close()
+            if not events:
+                return calls
+            table = fold_events(table, events, table.version + 1)
+            following = process.next_step(table)
+            if following is None:
+                return calls
+            step = following
+        return calls
+
+    def _step_events(self, table: Table, step: process.Step, now: int) -> Script[list[object]]:
         """The events of one step: its I/O done under the step's key, then what it means to
         the shell and (for a game's request) the game's own events answering it."""
         shell = table.shell
@@ -163,7 +257,7 @@ class ProcessSteps:
         if isinstance(step, process.RevealAhead):
             u = step.shuffle
             reason = "the table closed before its round"
-            reveal: str = yield Call("dealer", "close", (u.shuffle_id, reason))
+            reveal: str = yield Call("dealer", "close", (u.shuffle_id, reason), batch="recorded")
             return [
                 events_pb2.ShuffleRevealed(
                     hand=u.round,
@@ -176,12 +270,13 @@ class ProcessSteps:
         request = step.request
         answer: c.ChanceAnswer | None
         if isinstance(request, c.StartRound):
-            sealed = yield from self._settling(table, request.round)
+            sealed = yield from self._settling(table, request.round, now)
             if sealed:
                 return sealed  # (the round starts once its reveals are in)
-            envelope, answer, refills = yield from self._start(table, request.round)
+            envelope, answer, refills = yield from self._start(table, request.round, now)
         else:
-            envelope, answer = yield from self._fetch(table, request, process.step_key(table, step))
+            key = process.step_key(table, step)
+            envelope, answer = yield from self._fetch(table, request, key, now)
             refills = []
         if answer is None:
             return envelope  # the shell's own step towards the answer (an entropy window)
@@ -197,12 +292,13 @@ class ProcessSteps:
             return []  # (answered already: nothing moves on)
         return [*envelope, *answered, *refills]
 
-    def _settling(self, table: Table, round_: int, name: str | None = None) -> Script[list[object]]:
+    def _settling(
+        self, table: Table, round_: int, now: int, name: str | None = None
+    ) -> Script[list[object]]:
         """Settle the shuffles announced for `round_` (only `name`, when given) before the
         round deals from them (entropy_window.py): the first one due to be sealed is sealed
         now (its ShuffleSealed returned); [] once every one is settled; EntropyWindowOpen
         while the round must wait for its players' entropy."""
-        now = self.tables.clock()
         seated = frozenset(
             s.player
             for s in table.game.rules.seats(table.state)
@@ -212,7 +308,10 @@ class ProcessSteps:
             if u.round != round_ or (name is not None and u.name != name):
                 continue
             if settle(u, now, seated, self.seen.of(u.shuffle_id)) == "seal":
-                committed: tuple[str, ...] = yield Call("dealer", "seal", (u.shuffle_id,))
+                # (who committed decides how long the round waits: the batch ends here)
+                committed: tuple[str, ...] = yield Call(
+                    "dealer", "seal", (u.shuffle_id,), batch="last"
+                )
                 return [self._sealed(u.round, u.shuffle_id, u.name, committed, now)]
         return []
 
@@ -228,7 +327,7 @@ class ProcessSteps:
         )
 
     def _fetch(
-        self, table: Table, request: c.ChanceRequest, key: str
+        self, table: Table, request: c.ChanceRequest, key: str, now: int
     ) -> Script[tuple[list[object], c.ChanceAnswer | None]]:
         """Do what the game asked for; the shell's own events recording it, and the answer."""
         tid = table.table_id
@@ -237,13 +336,15 @@ class ProcessSteps:
             # `<step key>/burn`), so its record still labels every card by what it was for.
             shuffle_id = shuffle_id_of(tid, request.round, request.name)
             deal = (shuffle_id, request.count, key, request.purpose)
-            cards: tuple[Card, ...] = yield Call("dealer", "deal", deal, {"burn": request.burn})
+            cards: tuple[Card, ...] = yield Call(
+                "dealer", "deal", deal, {"burn": request.burn}, batch="last"
+            )
             return [], c.CardsDrawn(request.round, request.name, tuple(cards), request.burn)
         if isinstance(request, c.Evaluate):
             ranks: tuple[SeatRank, ...] = yield Rank(request.requests)
             return [], c.Evaluated(ranks)
         if isinstance(request, c.OpenShuffle):
-            return (yield from self._open(table, request))
+            return (yield from self._open(table, request, now))
         if isinstance(request, c.ReturnCards):
             shuffle_id = shuffle_id_of(tid, request.round, request.name)
             # The dealer refuses a reshuffle no draw needs.
@@ -251,7 +352,9 @@ class ProcessSteps:
             return [], c.CardsReturned(request.round, request.name, request.cards)
         if isinstance(request, c.CloseShuffle):
             shuffle_id = shuffle_id_of(tid, request.round, request.name)
-            reveal: str = yield Call("dealer", "close", (shuffle_id, "round ended"))
+            reveal: str = yield Call(
+                "dealer", "close", (shuffle_id, "round ended"), batch="recorded"
+            )
             revealed = events_pb2.ShuffleRevealed(
                 hand=request.round,
                 shuffle_id=shuffle_id,
@@ -285,7 +388,7 @@ class ProcessSteps:
             )
 
     def _open(
-        self, table: Table, request: c.OpenShuffle
+        self, table: Table, request: c.OpenShuffle, now: int
     ) -> Script[tuple[list[object], c.ChanceAnswer | None]]:
         """The shuffle announced for this round already, or one opened now: announced when
         its round is still ahead, committed at once when its round has started. A standard
@@ -296,7 +399,7 @@ class ProcessSteps:
         found = table.shell.upcoming_shuffle(request.round, request.name)
         if found is not None:
             if request.round == last + 1:
-                sealed = yield from self._settling(table, request.round, request.name)
+                sealed = yield from self._settling(table, request.round, now, request.name)
                 if sealed:
                     return sealed, None
             shuffle = Commitment(*found)
@@ -304,9 +407,8 @@ class ProcessSteps:
                 request.round, request.name, shuffle.shuffle_id, shuffle.commitment
             )
         shuffle_id = shuffle_id_of(tid, request.round, request.name)
-        shuffle = cast(
-            Commitment, (yield Call("dealer", "open_shuffle", (shuffle_id, request.deck)))
-        )
+        opening = Call("dealer", "open_shuffle", (shuffle_id, request.deck), batch="recorded")
+        shuffle = cast(Commitment, (yield opening))
         standard = request.deck == STANDARD_DECK
         recorded: object
         if standard and request.round > last:
@@ -317,14 +419,19 @@ class ProcessSteps:
                 commitment=shuffle.commitment,
                 name=_stored_name(request.name),
                 # (a window of its own: announced only now, it has no round before it)
-                commit_until_unix_ms=self._commit_until(),
+                commit_until_unix_ms=self._commit_until(now),
             )
             if next_round:
                 # Answered once settled; the round after it is announced with it, so its
                 # shuffle takes commitments during this one's window too.
                 events: list[object] = [recorded]
                 yield from self._ahead(
-                    table.shell, tid, request.round + 1, request.name, events, self._commit_until()
+                    table.shell,
+                    tid,
+                    request.round + 1,
+                    request.name,
+                    events,
+                    self._commit_until(now),
                 )
                 return events, None
         else:
@@ -341,7 +448,7 @@ class ProcessSteps:
         return [recorded], answer
 
     def _start(
-        self, table: Table, round_: int
+        self, table: Table, round_: int, now: int
     ) -> Script[tuple[list[object], c.ChanceAnswer, list[object]]]:
         """Round `round_` starts. Shuffles are announced two rounds ahead: a shuffle takes
         entropy commitments while the round two before it plays, is sealed when the round
@@ -363,17 +470,19 @@ class ProcessSteps:
             for u in shell.upcoming
             if u.round == round_
         ]
-        now = self.tables.clock()
         for name in shell.shuffle_names:
             following = shell.upcoming_shuffle(round_ + 1, name)
             if following is None:
                 # Announced only now: it takes commitments for a window of its own and is
                 # sealed when its round is next (`_settling`).
-                yield from self._ahead(shell, tid, round_ + 1, name, events, self._commit_until())
+                until = self._commit_until(now)
+                yield from self._ahead(shell, tid, round_ + 1, name, events, until)
             elif not _is_sealed(shell, round_ + 1, name) and not _taking_commits(
                 shell, round_ + 1, name, now
             ):
-                committed: tuple[str, ...] = yield Call("dealer", "seal", (following[0],))
+                # (a round ahead: who committed is only recorded until its round is next)
+                seal = Call("dealer", "seal", (following[0],), batch="recorded")
+                committed: tuple[str, ...] = yield seal
                 events.append(self._sealed(round_ + 1, following[0], name, committed, now))
             yield from self._ahead(shell, tid, round_ + 2, name, events)
         seated = [s.seat for s in table.game.rules.seats(table.state)]
@@ -386,8 +495,8 @@ class ProcessSteps:
         ]
         return events, c.RoundStarts(round_), refills
 
-    def _commit_until(self) -> int:
-        return self.tables.clock() + self.timing.commit_ms
+    def _commit_until(self, now: int) -> int:
+        return now + self.timing.commit_ms
 
     def _ahead(
         self,
@@ -404,7 +513,8 @@ class ProcessSteps:
         if found is not None:
             return found[0]
         shuffle_id = shuffle_id_of(table_id, round_, name)
-        opened: Commitment = yield Call("dealer", "open_shuffle", (shuffle_id, STANDARD_DECK))
+        opening = Call("dealer", "open_shuffle", (shuffle_id, STANDARD_DECK), batch="recorded")
+        opened: Commitment = yield opening
         events.append(
             events_pb2.ShuffleAnnounced(
                 hand=round_,
@@ -415,6 +525,17 @@ class ProcessSteps:
             )
         )
         return opened.shuffle_id
+
+
+def _placeholder(call: Call) -> object:
+    """What `_plan` answers a call whose answer is only recorded (never what is recorded)."""
+    if call.method == "close":
+        return "{}"
+    if call.method == "open_shuffle":
+        return Commitment(call.args[0], "00" * 32)
+    if call.method == "seal":
+        return ()
+    raise AssertionError(call)
 
 
 def _is_sealed(shell: ShellState, round_: int, name: str) -> bool:

@@ -75,6 +75,7 @@ SAMPLE_ARGUMENTS: dict[str, Any] = {
     "hand": 1,
     "player": "alice",
     "deck_spec": DeckSpec(cards=("2c", "2c", "3d")),
+    "calls": (("close", ("t1.hand-1", "hand ended"), {}), ("seal", ("t1.hand-2",), {})),
 }
 
 

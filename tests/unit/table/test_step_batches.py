@@ -1,5 +1,6 @@
 """The table application groups its process steps: one append per batch of consecutive steps,
-one dealer call per street, and the side-effect-free steps inside the command's own append.
+one dealer call per street (a hand's boundary one AdvanceShuffles), and the side-effect-free
+steps inside the command's own append.
 
 No servers: the in-memory event store, the real dealer application behind the table's dealer
 port, a ledger that accepts every call, the ranking library in process."""
@@ -142,8 +143,9 @@ def test_the_last_action_carries_the_settlement_and_one_append_ends_and_starts_h
     world: World,
 ) -> None:
     """The hand's last action ends it in one append (no rake: nothing to settle); the reveal,
-    the next hand's start and its hole cards are the next (one Close, one Seal of the next
-    hand's shuffle, one CreateShuffle for the hand two ahead, one Deal)."""
+    the next hand's start and its hole cards are the next, in ONE dealer call: an
+    AdvanceShuffles closing the hand's shuffle, sealing the next hand's, creating the one two
+    hands ahead and dealing the hole cards."""
     world.to_last_action()
     world.dealer.calls.clear()
     appends = len(world.store.appends)
@@ -153,7 +155,8 @@ def test_the_last_action_carries_the_settlement_and_one_append_ends_and_starts_h
     assert "HandEnded" in last and "ActionRequested" not in last and "RakeSettled" not in last
     assert between[0] == "ShuffleRevealed" and between[-1] == "ActionRequested"
     assert {"ShuffleCommitted", "HandStarted", "ShuffleAnnounced", "CardsDealt"} <= set(between)
-    assert world.dealer.calls == ["Close", "Seal", "CreateShuffle", "Deal"]
+    assert world.dealer.calls == ["AdvanceShuffles"]
+    assert world.dealer.batches[-1] == ["Close", "Seal", "CreateShuffle", "Deal"]
     engine_hand = world.app.load(world.table_id).state.engine.hand
     assert engine_hand is not None
     assert engine_hand.number == 2
@@ -189,6 +192,8 @@ def test_a_dealer_down_mid_batch_keeps_the_steps_before_it_and_the_retry_finishe
     world.dealer.open_shuffle = open_down  # type: ignore[method-assign]
     appends = len(world.store.appends)
     world.passive()  # recorded, although the steps after it stall
+    # The batch fails at its CreateShuffle; then each call goes alone and fails where it fails.
+    assert world.dealer.calls[-3:] == ["AdvanceShuffles", "Close", "Seal"]
     assert [a[0] for a in world.store.appends[appends:]] == ["CommandAccepted", "ShuffleRevealed"]
     assert world.store.appends[-1] == ["ShuffleRevealed", "DeckRevealed", "DeckCommitted"]
     table = world.app.load(world.table_id)
@@ -197,7 +202,8 @@ def test_a_dealer_down_mid_batch_keeps_the_steps_before_it_and_the_retry_finishe
     world.dealer.calls.clear()
     table = world.app.drive(world.table_id)
     assert table.state.engine.hand is not None and table.state.engine.hand.number == 2
-    assert world.dealer.calls == ["Seal", "CreateShuffle", "Deal"]
+    assert world.dealer.calls == ["AdvanceShuffles"]
+    assert world.dealer.batches[-1] == ["Seal", "CreateShuffle", "Deal"]
 
 
 def flop_and_record(world: World) -> tuple[list[ev.CardsDealt], ShuffleState]:
@@ -224,6 +230,38 @@ def test_a_crash_before_a_batch_is_appended_is_finished_by_the_next_instance_wit
         tuple(c for h in burn_and_flop for c in h.cards)
     ]
     assert table.state.engine.hand is not None and len(table.state.engine.hand.board) == 3
+
+
+def test_a_crash_after_the_boundary_batch_is_finished_with_the_same_batch_and_cards(
+    world: World,
+) -> None:
+    """The batch (close, seal, create, hole cards) went through; the table's append of it was
+    lost. The next instance plans the same batch from the same state: the dealer replays each
+    command (the same reveal, the same hole cards), deals nothing twice, and the cards the
+    table records are the ones in the dealer's record."""
+    world.to_last_action()
+    world.store.fail_next, world.store.fail_after = True, 1  # the boundary's append is lost
+    with pytest.raises(RuntimeError):
+        world.passive()
+    hole = shuffle_id_of(world.table_id, 2)
+    first = world.dealer.batches[-1]
+    assert first == ["Close", "Seal", "CreateShuffle", "Deal"]
+    assert world.dealer.app.get(hole)[0].dealt_count == 4
+    table = world.instance().drive(world.table_id)
+    assert world.dealer.batches[-1] == first
+    record = world.dealer.app.get(hole)[0]
+    assert record.dealt_count == 4  # the Deal's key: the same cards, none dealt again
+    dealt = [e for e in table_events(world) if isinstance(e, ev.CardsDealt) and e.seat is not None]
+    dealt = dealt[-2:]  # hand 2's hole cards, two players
+    first_deal = record.history[0]
+    assert isinstance(first_deal, dealer_events.CardsDealt)
+    assert sorted(c for e in dealt for c in e.cards) == sorted(first_deal.cards)
+    assert table.state.engine.hand is not None and table.state.engine.hand.number == 2
+    revealed = [e for e in table_events(world) if isinstance(e, events_pb2.ShuffleRevealed)]
+    # The reveal recorded is the dealer's (a plan's placeholder never reaches the record).
+    assert [e.hand for e in revealed] == [1]
+    seed = world.dealer.app.get(shuffle_id_of(world.table_id, 1))[0].revealed_seed
+    assert seed is not None and seed.hex() in revealed[0].reveal_json
 
 
 def test_two_instances_taking_the_same_steps_append_them_once(world: World) -> None:
