@@ -32,8 +32,11 @@ _KINDS = {
     AccountKind.TABLE: ledger_pb2.ACCOUNT_KIND_TABLE,
     AccountKind.HOUSE: ledger_pb2.ACCOUNT_KIND_HOUSE,
     AccountKind.EXTERNAL: ledger_pb2.ACCOUNT_KIND_EXTERNAL,
+    AccountKind.TRANSIT: ledger_pb2.ACCOUNT_KIND_TRANSIT,
 }
 _KINDS_BACK = {value: key for key, value in _KINDS.items()}
+# What a caller may open: a transit account is the ledger's own.
+_OPENABLE = {value: key for key, value in _KINDS.items() if key is not AccountKind.TRANSIT}
 _SIDES = {Side.DEBIT: ledger_pb2.LEG_SIDE_DEBIT, Side.CREDIT: ledger_pb2.LEG_SIDE_CREDIT}
 _SIDES_BACK = {value: key for key, value in _SIDES.items()}
 _MOVEMENTS = {
@@ -47,7 +50,7 @@ _MOVEMENTS = {
 
 def account_kind_from_pb(kind: int) -> AccountKind:
     try:
-        return _KINDS_BACK[kind]  # type: ignore[index]
+        return _OPENABLE[kind]  # type: ignore[index]
     except KeyError:
         raise InvalidArgument(
             f"account kind must be PLAYER, TABLE, HOUSE or EXTERNAL, got {kind}"

@@ -24,8 +24,11 @@ class AccountKind(enum.StrEnum):
     PLAYER = "player"
     TABLE = "table"
     HOUSE = "house"
-    # The world outside croupier: the only account that may go negative.
+    # The world outside croupier: may go negative.
     EXTERNAL = "external"
+    # One per ledger shard and currency: chips on their way to or from another shard
+    # (core/shards.py). Only the ledger itself posts to it; it may go negative.
+    TRANSIT = "transit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +43,7 @@ class Account:
 
     @property
     def may_go_negative(self) -> bool:
-        return self.kind is AccountKind.EXTERNAL
+        return self.kind in (AccountKind.EXTERNAL, AccountKind.TRANSIT)
 
 
 def validate_currency(currency: str) -> str:

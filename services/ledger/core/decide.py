@@ -80,7 +80,18 @@ def funds_message(account_id: str, currency: str, needed: int, balance: int, hel
     )
 
 
+def refuse_transit(account_id: str) -> None:
+    """Transit accounts are the ledger's own bookkeeping between shards: no caller moves
+    chips into or out of one."""
+    if account_id.startswith(f"{AccountKind.TRANSIT.value}:"):
+        raise InvalidArgument(
+            f"{account_id} is a ledger transit account; only the ledger posts to it"
+        )
+
+
 def _entry_legs(state: LedgerState, legs: Sequence[Leg]) -> Legs:
+    for leg in legs:
+        refuse_transit(leg.account_id)
     validate_legs(legs, state.accounts)
     check_funds(state, net_outflow(legs))
     check_limits(state, legs)
@@ -91,6 +102,7 @@ def _external_side(
     state: LedgerState, account_id: str, currency: str, amount: int, side: Side
 ) -> tuple[list[Event], Legs]:
     """Legs between `account_id` and the external account; opens the latter when missing."""
+    refuse_transit(account_id)
     account = parse_account_id(account_id)
     if account.kind is AccountKind.EXTERNAL:
         raise InvalidArgument(
