@@ -79,17 +79,25 @@ def exposed(
     card: Annotated[str, typer.Argument(help='The hole card that was exposed ("Ah").')],
     reason: Annotated[str, typer.Argument(help="How (shown to the players).")] = "",
     hand: Hand = 0,
+    by_player: Annotated[
+        bool, typer.Option("--by-player", help="The player exposed their own card: it is theirs.")
+    ] = False,
     target: Target = "",
 ) -> None:
-    """A hole card dealt face down was exposed during the deal: a misdeal if it was the first
-    or second card dealt, else it is replaced after the deal and burned.
+    """A card dealt face down was exposed by the dealer: in the deal a misdeal if it was the
+    first or second card dealt, else it is replaced after the deal; in a draw game's draw it is
+    replaced after the other players have drawn. --by-player: the player exposed it (it is
+    theirs, shown to everyone).
 
     Example: croupier --as maria dealer exposed T1 Qs "flashed while pitching"
     """
     identity = _console(ctx.obj, table_id, target)
     with identity.connect(auth.Role.DEALER_CONSOLE) as c:
-        done = c.tables.report_exposed_card(table_id, card, reason, hand_number=hand)
-    typer.echo(f"{card} exposed recorded (table version {done.version})")
+        done = c.tables.report_exposed_card(
+            table_id, card, reason, hand_number=hand, by_player=by_player
+        )
+    who = "by its player " if by_player else ""
+    typer.echo(f"{card} exposed {who}recorded (table version {done.version})")
 
 
 @app.command()

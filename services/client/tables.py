@@ -82,7 +82,7 @@ def create(
         bool,
         typer.Option(
             "--live-dealer",
-            help="Hold'em dealt at a physical table: `croupier dealer report` gives the cards.",
+            help="Poker dealt at a physical table: `croupier dealer report` gives the cards.",
         ),
     ] = False,
     json: Json = False,

@@ -320,14 +320,22 @@ class TableClient:
         reason: str = "",
         *,
         hand_number: int = 0,
+        by_player: bool = False,
         key: str | None = None,
     ) -> table_pb2.ReportIrregularityResponse:
-        """A hole card dealt face down was exposed during the deal (docs/games/
-        irregularities.md: a misdeal for the first two cards, else replaced and burned)."""
+        """A card dealt face down was exposed by the dealer (docs/games/irregularities.md: in
+        the deal a misdeal for the first two cards, else replaced; in a draw game's draw,
+        replaced after the other players have drawn); `by_player`: the player exposed their
+        own card, which is theirs."""
+        kind = (
+            table_pb2.IRREGULARITY_KIND_PLAYER_EXPOSED
+            if by_player
+            else table_pb2.IRREGULARITY_KIND_CARD_EXPOSED
+        )
         request = table_pb2.ReportIrregularityRequest(
             table_id=table_id,
             hand_number=hand_number,
-            kind=table_pb2.IRREGULARITY_KIND_CARD_EXPOSED,
+            kind=kind,
             card=card,
             reason=reason,
             idempotency_key=key or new_key("exposed"),

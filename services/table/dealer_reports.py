@@ -21,6 +21,7 @@ RECIPIENTS = {
 IRREGULARITIES = {
     table_pb2.IRREGULARITY_KIND_MISDEAL: "misdeal",
     table_pb2.IRREGULARITY_KIND_CARD_EXPOSED: "card_exposed",
+    table_pb2.IRREGULARITY_KIND_PLAYER_EXPOSED: "player_exposed",
 }
 
 
@@ -63,11 +64,13 @@ def irregularity(request: table_pb2.ReportIrregularityRequest) -> c.Irregularity
     kind = IRREGULARITIES.get(request.kind)
     if kind is None:
         raise errors.InvalidArgument(
-            "set kind: IRREGULARITY_KIND_MISDEAL or IRREGULARITY_KIND_CARD_EXPOSED"
+            "set kind: IRREGULARITY_KIND_MISDEAL, IRREGULARITY_KIND_CARD_EXPOSED or "
+            "IRREGULARITY_KIND_PLAYER_EXPOSED"
         )
-    if (kind == "card_exposed") != bool(request.card):
+    if (kind != "misdeal") != bool(request.card):
         raise errors.InvalidArgument(
-            "name the exposed card (card) for IRREGULARITY_KIND_CARD_EXPOSED, and only for it"
+            "name the exposed card (card) for IRREGULARITY_KIND_CARD_EXPOSED and "
+            "IRREGULARITY_KIND_PLAYER_EXPOSED, and only for them"
         )
     reason = request.reason.strip()
     if not reason and kind == "misdeal":

@@ -114,9 +114,11 @@ class GameDefinition:
         return next(i for i, p in enumerate(self.phases) if isinstance(p, Betting))
 
 
-# The games a live dealer may deal: their irregularity procedures (services/games/poker/live)
-# are hold'em's. The draw games are refused until theirs are written.
-LIVE_DEALER_GAMES = frozenset({"texas-holdem", "holdem-hilo"})
+# The games a live dealer may deal: each has its irregularity procedures in
+# services/games/poker/live (hold'em's in procedures.py, the draw games' in draw.py).
+LIVE_DEALER_GAMES = frozenset(
+    {"texas-holdem", "holdem-hilo", "six-card-open-draw", "spit-in-the-ocean"}
+)
 
 
 @dataclass(frozen=True, slots=True)

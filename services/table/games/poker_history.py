@@ -74,6 +74,8 @@ def _cards(cards: tuple[str, ...]) -> str:
 def _irregularity(kind: str, card: str, reason: str) -> str:
     """A dealer's declared irregularity in words: "a misdeal: <reason>", "Ah exposed"."""
     said = f": {reason}" if reason else ""
+    if kind == "player_exposed":
+        return f"{card} exposed by its player{said}"
     return f"{card} exposed{said}" if kind == "card_exposed" else f"a {kind}{said}"
 
 

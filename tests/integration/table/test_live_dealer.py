@@ -237,22 +237,83 @@ def test_a_live_hand_is_dealt_through_reports_with_a_misdeal_and_an_exposed_card
     assert "Qs" not in reported  # dealt face down: hidden; its exposure is its own event
 
 
-def test_a_draw_game_cannot_be_created_live_yet(platform: Platform) -> None:
+def test_a_live_six_card_hand_replaces_an_exposed_draw_card_after_the_draw(
+    platform: Platform,
+) -> None:
     table_id = new_table_id()
-    request = A.CreateTableRequest(
-        table_id=table_id,
-        idempotency_key=f"create-{table_id}",
-        options=A.TableOptions(
-            poker=poker_pb2.PokerOptions(
-                variant=poker_pb2.VARIANT_SIX_CARD_OPEN_DRAW, ante=1, live_dealer=True
-            ),
-            seats=3,
-        ),
-    )
     house = platform.table("house", auth.Role.ADMIN)
-    details = _refused(lambda: house.CreateTable(request), grpc.StatusCode.INVALID_ARGUMENT)
-    assert "cannot be dealt live yet" in details
-    _refused(
-        lambda: house.GetTableView(A.GetTableViewRequest(table_id=table_id)),
-        grpc.StatusCode.NOT_FOUND,
+    house.CreateTable(
+        A.CreateTableRequest(
+            table_id=table_id,
+            idempotency_key=f"create-{table_id}",
+            options=A.TableOptions(
+                poker=poker_pb2.PokerOptions(
+                    variant=poker_pb2.VARIANT_SIX_CARD_OPEN_DRAW, ante=1, live_dealer=True
+                ),
+                seats=3,
+                min_buy_in=20,
+                max_buy_in=1000,
+                min_players_to_start=3,
+            ),
+        )
     )
+    stubs = {n: seat(platform, table_id, player, n, 100) for n, player in enumerate(PLAYERS)}
+    wait_until(lambda: view_of(house, table_id).hand_in_progress, 20, "hand 1 to start")
+    dealer = platform.table(f"maria@{table_id}", auth.Role.DEALER_CONSOLE)
+    order = (1, 2, 0)
+    deck = [f"{rank}{suit}" for suit in "cdhs" for rank in "23456789TJQKA"]
+    for i, card in enumerate(deck[:18]):
+        _report(dealer, table_id, card, SEAT, order[i % 3])
+    _refused(lambda: _report(dealer, table_id, "As", BURN), grpc.StatusCode.FAILED_PRECONDITION)
+
+    def act(n: int, cards: tuple[str, ...] = ()) -> None:
+        wait_until(lambda: view_of(house, table_id).to_act == n, 20, f"seat {n} to draw")
+        stubs[n].Act(
+            A.ActRequest(
+                table_id=table_id,
+                hand_number=1,
+                action=A.ACTION_DISCARD,
+                cards=list(cards),
+                idempotency_key=uuid.uuid4().hex,
+            )
+        )
+
+    # Seat 1 draws one card, which the dealer turns face up: it is dead, and seat 1 gets its
+    # replacement only after seats 2 and 0 have drawn (both stand pat).
+    act(1, ("2c",))
+    _report(dealer, table_id, "As", SEAT, 1, face_up=True)
+    act(2)
+    act(0)
+    view = view_of(house, table_id)  # Act returns once its events are appended
+    assert view.hand_in_progress and view.to_act < 0  # the betting waits for the replacement
+    _refused(lambda: _report(dealer, table_id, "Ks", SEAT, 2), grpc.StatusCode.INVALID_ARGUMENT)
+    _report(dealer, table_id, "Ks", SEAT, 1)
+    wait_until(lambda: view_of(house, table_id).to_act == 1, 20, "the betting after the draw")
+    mine = view_of(stubs[1], table_id)
+    assert sorted(next(s.cards for s in mine.seats if s.seat == 1)) == sorted(
+        ["5c", "8c", "Jc", "Ac", "4d", "Ks"]
+    )
+    # Seat 1 shows its Ks: the console's command line records it; the card stays seat 1's.
+    token = auth.issue_token(KEY, f"maria@{table_id}", auth.Role.DEALER_CONSOLE, 600)
+    console = ["--token", token, "dealer", "exposed", table_id]
+    where = ["--target", f"127.0.0.1:{platform.port}"]
+    done = CliRunner().invoke(cli.app, [*console, "Ks", "showed it", "--by-player", *where])
+    assert done.exit_code == 0, done.output
+    assert "Ks exposed by its player recorded" in done.output
+    refused = CliRunner().invoke(cli.app, [*console, "Qd", "--by-player", *where])
+    assert refused.exit_code != 0 and "Traceback" not in refused.output
+    assert "Ks" in next(s.cards for s in view_of(stubs[1], table_id).seats if s.seat == 1)
+    # The stream explains the procedures to the players.
+    watcher = stubs[2].WatchTable(A.WatchTableRequest(table_id=table_id, from_version=1))
+    seen: list[str] = []
+    for message in watcher:
+        explained = [
+            e.procedure_applied.explanation
+            for e in events_in(message)
+            if e.WhichOneof("event") == "procedure_applied"
+        ]
+        seen += explained
+        if any("Ks" in e and "theirs" in e for e in seen):
+            break
+    watcher.cancel()
+    assert any("As" in e and "after every other player has drawn" in e for e in seen)

@@ -74,3 +74,11 @@ def test_an_exposed_card_names_its_card() -> None:
     with pytest.raises(errors.InvalidArgument):
         misdeal = table_pb2.IRREGULARITY_KIND_MISDEAL
         irregularity(table_pb2.ReportIrregularityRequest(kind=misdeal, reason="x", card="Qs"))
+
+
+def test_a_card_its_player_exposed_names_its_card() -> None:
+    by_player = table_pb2.IRREGULARITY_KIND_PLAYER_EXPOSED
+    request = table_pb2.ReportIrregularityRequest(kind=by_player, card="Qs", reason="showed it")
+    assert irregularity(request) == c.Irregularity("player_exposed", "showed it", 0, "Qs")
+    with pytest.raises(errors.InvalidArgument):
+        irregularity(table_pb2.ReportIrregularityRequest(kind=by_player))

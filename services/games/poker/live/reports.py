@@ -19,5 +19,6 @@ BURN: Final = "burn"
 RECIPIENTS: Final = (SEAT, BOARD, BURN)
 
 MISDEAL: Final = "misdeal"
-CARD_EXPOSED: Final = "card_exposed"
-IRREGULARITIES: Final = (MISDEAL, CARD_EXPOSED)
+CARD_EXPOSED: Final = "card_exposed"  # by the dealer
+PLAYER_EXPOSED: Final = "player_exposed"  # a player showed one of their own cards
+IRREGULARITIES: Final = (MISDEAL, CARD_EXPOSED, PLAYER_EXPOSED)

@@ -27,28 +27,38 @@ from services.games.cards import Card as PhysicalCard
 from services.games.cards import parse_card
 from services.games.cardtext import Card, is_card
 from services.games.errors import InvalidAction, NotAllowedNow
-from services.games.poker.chance import NeedCards, NeedHandStart, NeedRanks, rank_requests
+from services.games.poker.chance import (
+    NeedCards,
+    NeedHandStart,
+    NeedRanks,
+    NeedReshuffle,
+    rank_requests,
+)
 from services.games.poker.chance import pending_chance as engine_request
 from services.games.poker.commands import StartHand
-from services.games.poker.definitions import Betting, DealHole
+from services.games.poker.definitions import Betting, DealBoard, DealHole, Draw
 from services.games.poker.events import (
     Action,
     ActionTaken,
     BettingRoundClosed,
     CardReported,
     CardsDealt,
+    CardsDiscarded,
+    DiscardsReshuffled,
     Event,
     HandStarted,
     IrregularityReported,
     ProcedureApplied,
 )
 from services.games.poker.flow import advance
+from services.games.poker.live import draw as d
 from services.games.poker.live import procedures as p
 from services.games.poker.live.reports import (
     BOARD,
     BURN,
     CARD_EXPOSED,
     IRREGULARITIES,
+    PLAYER_EXPOSED,
     RECIPIENTS,
     SEAT,
     DealtCard,
@@ -76,11 +86,24 @@ _PROCEDURES: Final = frozenset(
         "deck_reshuffled",
         "extra_card_burned",
         "extra_card_returned",
+        "exposed_card_dead",
+        "draw_card_exposed",
+        "discards_reshuffled",
+        "card_kept",
     }
 )
 # Procedures whose cards everyone saw (the others concern face-down cards: none are shown).
 _PUBLIC_CARDS: Final = frozenset(
-    {"card_exposed", "exposed_card_burned", "flop_redealt", "card_out_of_play", "deck_reshuffled"}
+    {
+        "card_exposed",
+        "exposed_card_burned",
+        "flop_redealt",
+        "card_out_of_play",
+        "deck_reshuffled",
+        "exposed_card_dead",
+        "draw_card_exposed",
+        "card_kept",
+    }
 )
 _DEALT_STREETS: Final = (p.Street.FLOP, p.Street.TURN, p.Street.RIVER)
 
@@ -106,6 +129,8 @@ def pending_chance(table: PokerTable) -> c.ChanceRequest | None:
 
 
 def decide(table: PokerTable, command: c.Command, electronic: Decide) -> list[Event]:
+    if _is_draw(table):
+        return _draw_decide(table, command, electronic)
     if isinstance(command, c.Report):
         events = _report(table, command.report)
     elif isinstance(command, c.RoundStarts):
@@ -133,12 +158,15 @@ def _report(table: PokerTable, report: DealtCard | Irregularity) -> list[Event]:
     pinned = report.round
     if pinned and pinned != hand.number:
         raise NotAllowedNow(f"hand {hand.number} is being dealt, not hand {pinned}")
+    if isinstance(report, Irregularity) and report.kind == PLAYER_EXPOSED:
+        return _player_exposed(hand, report)
     if isinstance(report, DealtCard):
         return _card(table, hand, report)
     return _irregularity(table, hand, report)
 
 
-def _card(table: PokerTable, hand: HandState, report: DealtCard) -> list[Event]:
+def _reported(report: DealtCard) -> p.ReportCard:
+    """The report as the physical table's command, once it is well formed."""
     if not is_card(report.card):
         raise InvalidAction(f"{report.card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
     if report.to not in RECIPIENTS:
@@ -150,8 +178,33 @@ def _card(table: PokerTable, hand: HandState, report: DealtCard) -> list[Event]:
         recipient = p.BOARD
     elif recipient == BURN:
         recipient = p.BURN
+    return p.ReportCard(parse_card(report.card), report.face_up, recipient)
+
+
+def _player_exposed(hand: HandState, report: Irregularity) -> list[Event]:
+    """A player exposed one of their own cards: it is theirs, shown to everyone (the rule for a
+    card exposed by its player; not recorded in the physical table's log: nothing moves)."""
+    if not is_card(report.card):
+        raise InvalidAction(f"{report.card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
+    owner = next((pl.seat for pl in hand.players if report.card in pl.cards), None)
+    if owner is None or hand.player(owner).folded:
+        raise InvalidAction(
+            f"{report.card} is not in the hand of a player still in hand {hand.number}"
+        )
+    declared = IrregularityReported(hand.number, report.kind, report.reason, report.card)
+    kept = ProcedureApplied(
+        hand.number,
+        "card_kept",
+        f"Seat {owner} exposed its own {report.card}: the card is theirs and stays in play.",
+        (report.card,),
+        owner,
+    )
+    return [declared, kept]
+
+
+def _card(table: PokerTable, hand: HandState, report: DealtCard) -> list[Event]:
     before = live_hand(table)
-    command = p.ReportCard(parse_card(report.card), report.face_up, recipient)
+    command = _reported(report)
     after, happened = _handle(before, command)
     reported = CardReported(hand.number, report.card, report.to, report.seat, report.face_up)
     events: list[Event] = [reported, *_procedures(hand.number, happened)]
@@ -175,6 +228,17 @@ def _irregularity(table: PokerTable, hand: HandState, report: Irregularity) -> l
 def _handle(hand: p.LiveHand, command: p.Command) -> tuple[p.LiveHand, tuple[p.Event, ...]]:
     try:
         return p.handle(hand, command)
+    except p.ReportError as error:
+        if error.precondition:
+            raise NotAllowedNow(str(error)) from error
+        raise InvalidAction(str(error)) from error
+
+
+def _draw_handle(
+    hand: d.DrawHand, command: d.DrawCommand
+) -> tuple[d.DrawHand, tuple[p.Event, ...]]:
+    try:
+        return d.handle(hand, command)
     except p.ReportError as error:
         if error.precondition:
             raise NotAllowedNow(str(error)) from error
@@ -251,6 +315,8 @@ def _fold(table: PokerTable, events: Sequence[Event]) -> PokerTable:
 def apply(table: PokerTable, event: Event) -> PokerTable:
     live = table.live
     assert live is not None  # PokerRules sends only a live-dealer table here
+    if isinstance(event, IrregularityReported) and event.kind == PLAYER_EXPOSED:
+        return table  # nothing moves: the procedure's event says what everyone saw
     if isinstance(event, CardReported | IrregularityReported | BettingRoundClosed):
         return evolve(table, live=evolve(live, log=(*live.log, event)))
     if isinstance(event, ProcedureApplied):
@@ -262,7 +328,7 @@ def apply(table: PokerTable, event: Event) -> PokerTable:
     hand = engine.hand
     if hand is None:
         return after
-    if isinstance(event, ActionTaken):
+    if isinstance(event, ActionTaken | CardsDiscarded | DiscardsReshuffled):
         live = evolve(live, log=(*live.log, event))
     elif isinstance(event, CardsDealt) and event.seat is None:
         live = evolve(live, before_board=table.engine.hand)
@@ -348,3 +414,205 @@ def _command(entry: object) -> p.Command:
 
 def _physical(card: Card) -> PhysicalCard:
     return parse_card(card)
+
+
+# --- the draw games ----------------------------------------------------------------------------
+#
+# Six-Card Open Draw and Spit in the Ocean: the physical table is draw.py's. The engine gets the
+# starting hands once the deal is complete (replacement included, the dead exposed card with
+# them so its stub counts it out), Spit's board card when it is turned, and each player's draw
+# once its cards are dealt. A card the dealer exposes in the draw is replaced after every other
+# player has drawn: the engine's draw then completes without that card, and what follows it
+# (the betting) is held back until the replacement is dealt.
+
+
+def _is_draw(table: PokerTable) -> bool:
+    return any(isinstance(phase, Draw) for phase in table.engine.config.game.phases)
+
+
+def _draw_decide(table: PokerTable, command: c.Command, electronic: Decide) -> list[Event]:
+    if isinstance(command, c.Report):
+        events = _draw_report(table, command.report)
+    elif isinstance(command, c.RoundStarts):
+        return _round_starts(table, command)
+    elif isinstance(command, c.ShuffleOpened | c.CardsDrawn | c.CardsReturned | c.ShuffleClosed):
+        raise NotAllowedNow("a live-dealer table deals no cards from the dealer service")
+    else:
+        events = _held(table, electronic(table, command))
+    return events + _short_stub(_fold(table, events))
+
+
+def _draw_report(table: PokerTable, report: DealtCard | Irregularity) -> list[Event]:
+    hand = table.engine.hand
+    if hand is None or table.live is None or table.live.redeal_point is None:
+        raise NotAllowedNow("no hand is being dealt: wait for the next hand to start")
+    pinned = report.round
+    if pinned and pinned != hand.number:
+        raise NotAllowedNow(f"hand {hand.number} is being dealt, not hand {pinned}")
+    if isinstance(report, Irregularity):
+        if report.kind == PLAYER_EXPOSED:
+            return _player_exposed(hand, report)
+        if report.kind not in IRREGULARITIES:
+            raise InvalidAction(
+                f"an irregularity is one of {', '.join(IRREGULARITIES)}, not {report.kind!r}"
+            )
+        if report.kind == CARD_EXPOSED and not is_card(report.card):
+            raise InvalidAction(f"{report.card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
+        declared = IrregularityReported(hand.number, report.kind, report.reason, report.card)
+        after, happened = _draw_handle(draw_hand(table), _draw_command(declared))
+        reported: Event = declared
+    else:
+        after, happened = _draw_handle(draw_hand(table), _reported(report))
+        reported = CardReported(hand.number, report.card, report.to, report.seat, report.face_up)
+    events: list[Event] = [reported, *_procedures(hand.number, happened)]
+    if not any(e.kind == "misdeal" for e in happened):
+        events += _draw_engine_deal(_fold(table, events), after)
+    return events
+
+
+def _held(table: PokerTable, events: list[Event]) -> list[Event]:
+    """`events` up to the end of the engine's draw when an exposed draw card's replacement is
+    still owed (a last player standing pat): the rest comes once the replacement is dealt."""
+    live = table.live
+    if live is None or live.redeal_point is None or not draw_hand(table).late:
+        return events
+    state = table
+    for i, event in enumerate(events):
+        state = apply(state, event)
+        if _draw_over(state.engine):
+            return events[: i + 1]
+    return events
+
+
+def _draw_over(engine: TableState) -> bool:
+    hand = engine.hand
+    return hand is not None and isinstance(engine.phase(), Draw) and hand.to_act is None
+
+
+def _draw_engine_deal(table: PokerTable, live: d.DrawHand) -> list[Event]:
+    """The engine's own events for what the dealer has now dealt completely."""
+    engine = table.engine
+    hand = engine.hand
+    assert hand is not None
+    phase = engine.phase()
+    request = engine_request(engine)
+    dealt: list[Event]
+    if isinstance(phase, DealHole) and isinstance(request, NeedCards):
+        if live.stage in (d.Stage.DEAL, d.Stage.REPLACE):
+            return []
+        dead = tuple([str(card) for card in live.dead])
+        dealt = [
+            CardsDealt(
+                seat,
+                tuple([str(card) for card in live.holes[seat]]),
+                request.face_up,
+                dead if i == 0 else (),
+            )
+            for i, (seat, _) in enumerate(request.targets)
+            if seat is not None
+        ]
+    elif isinstance(phase, DealBoard) and isinstance(request, NeedCards):
+        if not live.board:
+            return []
+        dealt = [CardsDealt(None, (str(live.board[0]),), True, ())]
+    elif isinstance(phase, Draw) and hand.to_act is not None:
+        seat = hand.to_act
+        if not isinstance(request, NeedCards) or seat not in live.drawn:
+            return []  # the player's draw is still being dealt
+        dealt = _catch_up(engine, live, [seat])
+    elif isinstance(phase, Draw) and not live.late:
+        dealt = _catch_up(engine, live, [pl.seat for pl in hand.players if not pl.folded])
+        if not dealt:
+            return []
+    else:
+        return []
+    state = engine
+    for event in dealt:
+        state = apply_to_engine(state, event)
+    if live.late and _draw_over(state):
+        return dealt  # the betting waits for the exposed card's replacement
+    return dealt + advance(state)[1]
+
+
+def _catch_up(engine: TableState, live: d.DrawHand, seats: list[int]) -> list[Event]:
+    """The draw cards of `seats` the engine has not seen, each seat's with the dead cards the
+    engine has not counted out yet."""
+    hand = engine.hand
+    assert hand is not None
+    out = set(hand.out)
+    dealt: list[Event] = []
+    for seat in seats:
+        new = tuple(
+            [str(card) for card in live.holes[seat] if str(card) not in hand.player(seat).cards]
+        )
+        dead = tuple([str(card) for card in live.dead if str(card) not in out])
+        if not new and not dead:
+            continue
+        out.update(new)
+        out.update(dead)
+        dealt.append(CardsDealt(seat, new, False, dead))
+    return dealt
+
+
+def _short_stub(table: PokerTable) -> list[Event]:
+    """When the stub cannot cover a draw, the discards so far (not the drawing player's own)
+    are shuffled into it: the engine asks for it for the player drawing, the physical table for
+    an exposed card's replacement owed after the draw."""
+    engine = table.engine
+    hand = engine.hand
+    if hand is None or table.live is None or table.live.redeal_point is None:
+        return []
+    request = engine_request(engine)
+    if isinstance(request, NeedReshuffle):
+        seat, pile = request.seat, request.discards
+    else:
+        live = draw_hand(table)
+        if not (live.late_due() and not live.deck):
+            return []
+        seat = live.late[0]
+        own = set(live.own_discards[seat])
+        pile = tuple([str(card) for card in live.discards if card not in own])
+    explained = ProcedureApplied(
+        hand.number,
+        "discards_reshuffled",
+        f"The stub cannot cover seat {seat}'s draw: the dealer shuffles the {len(pile)} "
+        f"discards so far (not seat {seat}'s own) into it.",
+        (),
+        seat,
+    )
+    return [DiscardsReshuffled(tuple(pile)), explained]
+
+
+_LAST_DRAW: list[tuple[LiveDeal | None, d.DrawHand | None]] = [(None, None)]
+
+
+def draw_hand(table: PokerTable) -> d.DrawHand:
+    """The physical table of the current draw hand, rebuilt from its log (remembered for the
+    last deal asked about)."""
+    live = table.live
+    assert live is not None and live.redeal_point is not None
+    last = _LAST_DRAW[0]
+    if last[0] is live and last[1] is not None:
+        return last[1]
+    point = live.redeal_point
+    phases = table.engine.config.game.phases
+    first = phases[0]
+    assert isinstance(first, DealHole)
+    order = tuple([player.seat for player in point.clockwise_from(point.button)])
+    hand = d.new_draw_hand(order, first.count, any(isinstance(ph, DealBoard) for ph in phases))
+    for entry in live.log:
+        hand, _ = d.handle(hand, _draw_command(entry))
+    _LAST_DRAW[0] = (live, hand)
+    return hand
+
+
+def _draw_command(entry: object) -> d.DrawCommand:
+    if isinstance(entry, CardsDiscarded):
+        return d.Discard(
+            entry.seat, tuple([_physical(card) for card in entry.cards]), entry.face_up
+        )
+    if isinstance(entry, DiscardsReshuffled):
+        return d.Reshuffle(tuple([_physical(card) for card in entry.cards]))
+    command = _command(entry)
+    assert not isinstance(command, p.Bet | p.CloseRound), entry
+    return command

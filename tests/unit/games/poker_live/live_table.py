@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from services.games import contract as c
 from services.games import ranking
 from services.games.poker import TEXAS_HOLDEM, TableConfig
+from services.games.poker.definitions import ForcedBets, GameDefinition
 from services.games.poker.events import Event
 from services.games.poker.game_rules import RULES
 from services.games.poker.live.reports import BOARD, BURN, SEAT, DealtCard, Irregularity
-from services.games.poker.live.table import live_hand
 from services.games.poker.moves import PokerMove
 from services.games.poker.table import PokerTable
 from services.games.reference_ranking import ReferenceRanker
@@ -20,8 +20,10 @@ from services.games.reference_ranking import ReferenceRanker
 _RANKER = ReferenceRanker()
 
 
-def live_config(seats: int = 3) -> TableConfig:
-    return TableConfig(game=TEXAS_HOLDEM, seats=seats, small_blind=1, big_blind=2, live_dealer=True)
+def live_config(seats: int = 3, game: GameDefinition = TEXAS_HOLDEM) -> TableConfig:
+    if game.forced_bets is ForcedBets.ANTES:
+        return TableConfig(game=game, seats=seats, ante=1, live_dealer=True)
+    return TableConfig(game=game, seats=seats, small_blind=1, big_blind=2, live_dealer=True)
 
 
 @dataclass
@@ -87,6 +89,15 @@ class LiveTable:
         seat = self.to_act()
         return self.send(c.Move(seat, PokerMove(action, amount), by=f"p{seat}"))
 
+    def discard(self, cards: str = "", action: str = "discard") -> list[Event]:
+        """The seat to act discards `cards` (space-separated; none: stands pat)."""
+        seat = self.to_act()
+        move = PokerMove(action, None, tuple(cards.split()))
+        return self.send(c.Move(seat, move, by=f"p{seat}"))
+
+    def exposed(self, card: str, kind: str = "card_exposed") -> list[Event]:
+        return self.send(c.Report(Irregularity(kind, "", card=card), by="dealer"))
+
     def to_act(self) -> int:
         (seat,) = RULES.to_act(self.state)
         return seat
@@ -94,7 +105,20 @@ class LiveTable:
     # --- what the table holds ---------------------------------------------------------------
 
     def order(self) -> tuple[int, ...]:
-        return live_hand(self.state).seats
+        hand = self.state.engine.hand
+        assert hand is not None
+        return tuple(p.seat for p in hand.clockwise_from(hand.button))
+
+    def deal_round_robin(self, cards: str) -> None:
+        """Face-down cards one at a time in dealing order (`cards` space-separated)."""
+        order = self.order()
+        for i, card in enumerate(cards.split()):
+            self.hole(card, order[i % len(order)])
+
+    def cards_of(self, seat: int) -> tuple[str, ...]:
+        hand = self.state.engine.hand
+        assert hand is not None
+        return hand.player(seat).cards
 
     def chips(self) -> int:
         engine = self.state.engine
@@ -113,8 +137,10 @@ class LiveTable:
         return [getattr(e, "kind", type(e).__name__) for e in (events or self.events)]
 
 
-def seated_live_table(stacks: tuple[int, ...] = (100, 100, 100)) -> LiveTable:
-    table = LiveTable(RULES.initial_state(live_config(len(stacks))))
+def seated_live_table(
+    stacks: tuple[int, ...] = (100, 100, 100), game: GameDefinition = TEXAS_HOLDEM
+) -> LiveTable:
+    table = LiveTable(RULES.initial_state(live_config(len(stacks), game)))
     for seat, stack in enumerate(stacks):
         table.send(c.SitDown(seat, f"p{seat}", stack), answer=False)
     table.answer_chance()

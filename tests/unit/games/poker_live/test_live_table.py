@@ -10,9 +10,8 @@ from services.games import contract as c
 from services.games.errors import InvalidAction, NotAllowedNow
 from services.games.poker import TEXAS_HOLDEM, TableConfig
 from services.games.poker import events as ev
-from services.games.poker.catalog import SIX_CARD_OPEN_DRAW
 from services.games.poker.game_rules import RULES
-from services.games.poker.live.reports import SEAT, DealtCard
+from services.games.poker.live.reports import SEAT, DealtCard, Irregularity
 from services.games.poker.views import HIDDEN
 from tests.unit.games.poker_live.live_table import LiveTable, seated_live_table
 
@@ -306,9 +305,16 @@ def test_an_electronic_table_refuses_a_dealers_report() -> None:
         RULES.decide(state, c.Report(DealtCard("As", SEAT, 0), by="dealer"))
 
 
-def test_a_draw_game_cannot_be_dealt_live_yet() -> None:
-    with pytest.raises(InvalidAction, match="cannot be dealt live"):
-        TableConfig(game=SIX_CARD_OPEN_DRAW, seats=3, ante=1, live_dealer=True)
+def test_a_player_exposing_a_hole_card_keeps_it() -> None:
+    table = seated_live_table()
+    table.deal_holes(HOLES)
+    events = table.send(c.Report(Irregularity("player_exposed", "", card="Ks"), by="dealer"))
+    kept = events[-1]
+    assert isinstance(kept, ev.ProcedureApplied) and kept.kind == "card_kept"
+    assert kept.cards == ("Ks",) and kept.seat == 2
+    hand = table.state.engine.hand
+    assert hand is not None and hand.player(2).cards == ("Ks", "Ts")
+    table.act("call")  # the hand goes on
 
 
 def test_a_misdeal_is_declared_only_before_the_first_action() -> None:
