@@ -15,7 +15,7 @@ ENGINE_STAMP := build/mypyc/.compiled
 RANKING_SOURCES := $(addprefix services/ranking/,fast.py quick_equity.py batch.py encoding.py tables.py patterns.py values.py)
 RANKING_STAMP := build/mypyc-ranking/.compiled
 
-.PHONY: soak soak-workers bench-seven all venv protos engine records ranking check test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
+.PHONY: cluster-test soak soak-workers bench-seven all venv protos engine records ranking check test test-unit test-contract test-integration test-e2e lint proto-lint run bench clean
 
 all: test
 
@@ -101,6 +101,14 @@ bench: protos engine ranking
 # All 133,784,560 seven-card hands through the evaluator's batch path (about 30 s).
 bench-seven: protos
 	$(BIN)/python -m bench.seven_card_census
+
+# The platform replicated on a 3-master, 3-replica Redis Cluster on loopback (3 table
+# replicas, 2 of each other service, 2 workers) while bot tables play and a table replica, a
+# worker and Redis masters are killed or failed over; PASS/FAIL per check
+# (tests/harness/cluster_test.py, docs/scale-out.md). CLUSTER_TEST_ARGS="--tables 2" for less.
+CLUSTER_TEST_ARGS ?=
+cluster-test: protos engine ranking
+	$(BIN)/python -m tests.harness.cluster_test $(CLUSTER_TEST_ARGS)
 
 # Bots play SOAK_HANDS hands of every poker variant through the real services and every check
 # of tests/integration/bots/soak.py must hold (`make test` plays 20 hands per variant). One
