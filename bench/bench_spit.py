@@ -22,6 +22,11 @@ Each row sets its games up (not measured), lets them play WARM_UP_S, then measur
 
 With reaction time 0 and one move in flight per player, every row is a closed loop at
 saturation: its latency includes the queueing of 2 x games outstanding moves (Little's law).
+`--reaction-ms LOW,HIGH` paces the bots instead (each waits a uniform draw in that window
+before it chooses again from its newest mirror, as the real-time bot does; the wait is not in
+the latency): the latency of a play when the table is not saturated. `--instances N` runs N
+table-service processes with the games sharded by table (game n created, played and watched
+on instance n % N, bench_table's `Stack`): the scale-out design's rows.
 
 `scheduler` is the table's CROUPIER_TABLE_SCHEDULER: `celery` (the default: Spit's ready,
 slap and stall deadlines written into the workers' swept index at every change, one Lua call,
@@ -36,6 +41,7 @@ moves_over_floor_* (the game's moves/s over the floor's acts/s: how much of the 
 reaches).
 
     python -m bench --only spit          (or: python -m bench.bench_spit --games 10)
+    python -m bench.bench_spit --games 100 --instances 2 --reaction-ms 300,1200
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import statistics
 import time
 import uuid
@@ -137,6 +144,14 @@ class Player:
             choice = bot.choose(view_for(self.state, self.seat))
             if choice is None:
                 continue
+            low, high = self.game.reaction_ms
+            if high > 0:
+                # (a paced bot: it reacts, then chooses again from its newest mirror)
+                await asyncio.sleep(self.game.rng.uniform(low, high) / 1000)
+                state = self.state
+                choice = bot.choose(view_for(state, self.seat)) if state else None
+                if choice is None:
+                    continue
             chosen_at = self.version
             self.keys += 1
             request = A.ActRequest(
@@ -162,8 +177,10 @@ class Player:
 
 
 class Game:
-    def __init__(self, table_id: str) -> None:
+    def __init__(self, table_id: str, reaction_ms: tuple[int, int] = (0, 0)) -> None:
         self.table_id = table_id
+        self.reaction_ms = reaction_ms
+        self.rng = random.Random(table_id)
         self.players: list[Player] = []
         self.tally = Tally()
         self.sent: list[tuple[float, int, int]] = []  # (sent at, version, opponent seat)
@@ -189,7 +206,9 @@ class Game:
         return found
 
 
-async def _open(stack: Stack, n: int, ledger: Any, bank: Any, admin: Client) -> Game:
+async def _open(
+    stack: Stack, n: int, ledger: Any, bank: Any, admin: Client, reaction_ms: tuple[int, int]
+) -> Game:
     table_id = f"s{uuid.uuid4().hex[:12]}"
     await admin.table.CreateTable(
         A.CreateTableRequest(
@@ -204,7 +223,7 @@ async def _open(stack: Stack, n: int, ledger: Any, bank: Any, admin: Client) -> 
         ),
         metadata=admin.metadata,
     )
-    game = Game(table_id)
+    game = Game(table_id, reaction_ms)
     for seat in (0, 1):
         name = f"{table_id}-p{seat}"
         await ledger.OpenAccount(
@@ -230,15 +249,19 @@ async def _open(stack: Stack, n: int, ledger: Any, bank: Any, admin: Client) -> 
     return game
 
 
-async def _row(stack: Stack, games: int, seconds: float) -> dict[str, object]:
+async def _row(
+    stack: Stack, games: int, seconds: float, reaction_ms: tuple[int, int] = (0, 0)
+) -> dict[str, object]:
     ledger_client = Client(stack.ports["ledger"], "bench", auth.Role.SERVICE)
     ledger = ledger_pb2_grpc.LedgerServiceStub(ledger_client.channel)
-    admin = Client(stack.table_port(0), "house", auth.Role.ADMIN)
+    # (a table is created on the instance that will play it)
+    admins = [Client(stack.table_port(i), "house", auth.Role.ADMIN) for i in range(stack.instances)]
     limit = asyncio.Semaphore(SETUP_CONCURRENCY)
 
     async def one(n: int) -> Game:
         async with limit:
-            return await _open(stack, n, ledger, ledger_client.metadata, admin)
+            admin = admins[n % stack.instances]
+            return await _open(stack, n, ledger, ledger_client.metadata, admin, reaction_ms)
 
     room = list(await asyncio.gather(*(one(n) for n in range(games))))
     tasks = [
@@ -268,7 +291,8 @@ async def _row(stack: Stack, games: int, seconds: float) -> dict[str, object]:
             for player in game.players:
                 await player.client.channel.close()
         await ledger_client.channel.close()
-        await admin.channel.close()
+        for admin in admins:
+            await admin.channel.close()
     latencies = [ms for game in room for ms in game.latencies(start, end)]
     plays = len(latencies)
     moves = sum(g.tally.moves for g in room)
@@ -281,6 +305,8 @@ async def _row(stack: Stack, games: int, seconds: float) -> dict[str, object]:
 
     return {
         "games": games,
+        "table_instances": stack.instances,
+        "reaction_ms": f"{reaction_ms[0]}-{reaction_ms[1]}",
         "seconds": round(window, 1),
         "plays": plays,
         "plays_per_s": plays / window,
@@ -329,14 +355,19 @@ async def _floors(
 
 
 async def _measure(
-    rows: tuple[int, ...], seconds: float, schedulers: tuple[str, ...] = ("celery",)
+    rows: tuple[int, ...],
+    seconds: float,
+    schedulers: tuple[str, ...] = ("celery",),
+    instances: int = 1,
+    reaction_ms: tuple[int, int] = (0, 0),
 ) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for scheduler in schedulers:
-        stack = Stack(table_env={"CROUPIER_TABLE_SCHEDULER": scheduler})
+        stack = Stack(instances=instances, table_env={"CROUPIER_TABLE_SCHEDULER": scheduler})
         try:
             for games in rows:
-                out.append({"scheduler": scheduler, **await _row(stack, games, seconds)})
+                row = await _row(stack, games, seconds, reaction_ms)
+                out.append({"scheduler": scheduler, **row})
         finally:
             stack.close()
     # Two players per game, each with its own stream of moves: as many "tables" of the floor.
@@ -357,10 +388,12 @@ def measure(
     rows: tuple[int, ...] = (1, 10, 100),
     seconds: float = 10.0,
     schedulers: tuple[str, ...] = ("celery",),
+    instances: int = 1,
+    reaction_ms: tuple[int, int] = (0, 0),
 ) -> list[dict[str, object]]:
     loop = asyncio.new_event_loop()
     try:
-        return loop.run_until_complete(_measure(rows, seconds, schedulers))
+        return loop.run_until_complete(_measure(rows, seconds, schedulers, instances, reaction_ms))
     finally:
         loop.close()
 
@@ -376,9 +409,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--scheduler", action="append", choices=("celery", "none"), help="repeatable (celery)"
     )
+    parser.add_argument("--instances", type=int, default=1, help="table processes (1)")
+    parser.add_argument(
+        "--reaction-ms", default="0,0", help="LOW,HIGH: paced bots (0,0: reaction time 0)"
+    )
     args = parser.parse_args(argv)
     schedulers = tuple(args.scheduler or ("celery",))
-    for row in measure(tuple(args.games or (1, 10, 100)), args.seconds, schedulers):
+    low, _, high = args.reaction_ms.partition(",")
+    reaction = (int(low), int(high or low))
+    if args.instances < 1 or not 0 <= reaction[0] <= reaction[1]:
+        parser.error("--instances must be 1 or more and --reaction-ms LOW,HIGH with LOW <= HIGH")
+    rows = tuple(args.games or (1, 10, 100))
+    for row in measure(rows, args.seconds, schedulers, args.instances, reaction):
         print(json.dumps(row))
 
 
