@@ -5,8 +5,10 @@ scheduler: triggers, never the authority).
 The game names what is owed (`GameRules.deadlines`: zero or more per seat, each with its own
 id); the shell numbers each decision in its round ("<round>/<n>", the envelope's deadline id)
 and records it once: a decision keeps its number and deadline while the table waits on it
-(other players joining, sitting out, a buy-in posted), and only a time-bank extension moves
-its deadline. A recorded decision is open while the game still owes it. A trigger that cannot
+(other players joining, sitting out, a buy-in posted), and only a time-bank extension or the
+game restarting it moves its deadline (a deadline owed at a new `since`, Spit's stall: asked
+again under its own number, moved in place). A recorded decision is open while the game
+still owes it. A trigger that cannot
 be sent never fails the command that led to it: `retry_later` hands the table to the
 background retrier, and `trigger_current` sends lost triggers again.
 """
