@@ -35,12 +35,26 @@ from services.ledger.core.commands import (
     Withdraw,
 )
 from services.ledger.core.decide import MAX_KEY_LENGTH, decide, funds_message, validate_key
-from services.ledger.core.entries import Legs, net_outflow
+from services.ledger.core.entries import MAX_CHIPS, Legs, net_outflow
 from services.ledger.core.events import (
     EntryPosted,
     Event,
     ReservationOpened,
     ReservationPosted,
+)
+from services.ledger.core.shards import (
+    CreditOutcome,
+    PendingTransfer,
+    TransferStatus,
+    audit_transit,
+    credit_events,
+    credit_key,
+    home_of_legs,
+    key_shard,
+    plan,
+    resolution,
+    shard_of,
+    transit_account,
 )
 from services.ledger.core.state import LedgerState, ReservationStatus
 from services.ledger.store import (
@@ -79,6 +93,9 @@ _RESPONSES: dict[type[Message], type[Message]] = {
 }
 
 REUSED_KEY = "idempotency key reused with different parameters"
+# The idempotency key of a transfer's credit step in its destination shard. No caller key
+# can collide with it: callers' keys are printable, this prefix is not.
+STEP_PREFIX = "\x1fstep:"
 _CURSOR = re.compile(r"^\d{1,20}-\d{1,20}$")
 
 
@@ -108,6 +125,21 @@ def _required_funds(state: LedgerState, events: Sequence[Event]) -> dict[str, in
     return needed
 
 
+def _record_bytes(pending: PendingTransfer) -> bytes:
+    entry = EntryPosted(pending.transfer_id, pending.legs, pending.metadata)
+    return codec.encode_event(entry)[1]
+
+
+def _status_after(
+    pending: PendingTransfer | None, result: Committed, store: LedgerStore, key: str
+) -> str | None:
+    """The status of the transfer a commit started (or its concurrent duplicate did)."""
+    if not result.replayed:
+        return None if pending is None else TransferStatus.PENDING.value
+    loaded = store.load_transfer(key)
+    return None if loaded is None else loaded[1].value
+
+
 def _entry(events: Sequence[Event]) -> EntryPosted:
     entry = events[-1]
     assert isinstance(entry, EntryPosted)
@@ -124,13 +156,16 @@ _RESERVATION_STATUS = {
 class LedgerApplication:
     def __init__(
         self,
-        store: LedgerStore,
+        store: LedgerStore | Sequence[LedgerStore],
         *,
         concurrency: Concurrency = Concurrency.CHECKED,
         max_attempts: int = 200,
         cashier_limit: int = 0,
     ) -> None:
-        self._store = store
+        # One store per shard (docs/ledger.md "Shards"); one store: an unsharded ledger.
+        self._stores: list[LedgerStore] = list(store) if isinstance(store, Sequence) else [store]
+        self._store = self._stores[0]
+        self._shards = len(self._stores)
         # The development cashier (LedgerSettings.cashier_limit): 0 = deposits are services'.
         self._cashier_limit = cashier_limit
         self._concurrency = concurrency
@@ -157,7 +192,9 @@ class LedgerApplication:
                 account=codec.account_to_pb(account), created=bool(events)
             )
 
-        return self._mutate("OpenAccount", request, command, [account.id], [], respond)
+        return self._mutate(
+            "OpenAccount", request, command, [account.id], [], respond, home=self._shard(account.id)
+        )
 
     def deposit(
         self, request: ledger_pb2.DepositRequest, principal: Principal
@@ -192,6 +229,8 @@ class LedgerApplication:
             codec.metadata_from_pb(request.metadata),
         )
         ids = [account.id, f"{AccountKind.EXTERNAL.value}:world:{account.currency}"]
+        # A deposit debits the external account, a withdrawal the account: that is its home.
+        home = self._shard(ids[1] if command_type is Deposit else ids[0])
         return self._mutate(
             name,
             request,
@@ -201,6 +240,7 @@ class LedgerApplication:
             lambda _, events: response_type(
                 entry_id=_entry(events).entry_id, legs=codec.legs_to_pb(_entry(events).legs)
             ),
+            home=home,
         )
 
     def transfer(
@@ -219,6 +259,7 @@ class LedgerApplication:
             lambda _, events: ledger_pb2.TransferResponse(
                 entry_id=_entry(events).entry_id, legs=codec.legs_to_pb(_entry(events).legs)
             ),
+            home=self._home(legs),
         )
 
     def reserve(
@@ -251,7 +292,14 @@ class LedgerApplication:
 
         accounts = self._accounts_of(legs)
         response = self._mutate(
-            "Reserve", request, command, accounts, [command.key], respond, refresh=refresh
+            "Reserve",
+            request,
+            command,
+            accounts,
+            [command.key],
+            respond,
+            refresh=refresh,
+            home=self._home(legs),
         )
         # The next Post or Void of it (usually the same table's) then reads in one round trip.
         self._reservation_accounts.put(response.reservation_id, tuple(accounts))
@@ -302,7 +350,7 @@ class LedgerApplication:
     ) -> ledger_pb2.GetBalanceResponse:
         parse_account_id(request.account_id)
         authorization.may_read(principal, request.account_id)
-        state = self._store.load([request.account_id], [], "").state
+        state = self._store_of(request.account_id).load([request.account_id], [], "").state
         account = self._existing(state, request.account_id)
         return ledger_pb2.GetBalanceResponse(
             account=codec.account_to_pb(account),
@@ -326,7 +374,12 @@ class LedgerApplication:
                 f"reservation_id must be 1-{MAX_KEY_LENGTH} printable characters (the "
                 f"Reserve's key), got {shown(rid)}"
             )
-        reservation = self._store.load([], [rid], "").state.reservations.get(rid)
+        home = self._reservation_home(rid)
+        reservation = (
+            None
+            if home is None
+            else self._stores[home].load([], [rid], "").state.reservations.get(rid)
+        )
         if reservation is None:
             raise NotFound(f"reservation {shown(rid)} does not exist")
         return ledger_pb2.GetReservationResponse(
@@ -347,8 +400,9 @@ class LedgerApplication:
             raise InvalidArgument(
                 f"before {shown(request.before)} is not a cursor; pass a next_cursor from History"
             )
-        self._existing(self._store.load([request.account_id], [], "").state, request.account_id)
-        page = self._store.history(request.account_id, limit, request.before)
+        store = self._store_of(request.account_id)
+        self._existing(store.load([request.account_id], [], "").state, request.account_id)
+        page = store.history(request.account_id, limit, request.before)
         response = ledger_pb2.HistoryResponse(next_cursor=page.next_cursor)
         for cursor, data in page.movements:
             movement = response.movements.add()
@@ -361,18 +415,211 @@ class LedgerApplication:
         self, request: ledger_pb2.AuditRequest, principal: Principal
     ) -> ledger_pb2.AuditResponse:
         authorization.may_audit(principal)
-        journal, projection = self._store.journal_and_projection()
-        report = audit(journal, projection)
-        return ledger_pb2.AuditResponse(
-            clean=report.clean,
-            events=report.events,
-            accounts=report.accounts,
-            open_reservations=report.open_reservations,
-            totals=[
-                ledger_pb2.CurrencyTotal(currency=c, total=t) for c, t in report.totals.items()
-            ],
-            differences=list(report.differences),
+        if self._shards == 1:
+            journal, projection = self._store.journal_and_projection()
+            report = audit(journal, projection)
+            return ledger_pb2.AuditResponse(
+                clean=report.clean,
+                events=report.events,
+                accounts=report.accounts,
+                open_reservations=report.open_reservations,
+                totals=[
+                    ledger_pb2.CurrencyTotal(currency=c, total=t) for c, t in report.totals.items()
+                ],
+                differences=list(report.differences),
+            )
+        return self._audit_shards()
+
+    def _audit_shards(self) -> ledger_pb2.AuditResponse:
+        """Each shard audited on its own (it sums to zero with its transit account), then
+        the transfers between them (core/shards.py `audit_transit`). The transfer records
+        are read before the journals: a record is written with its debit, so every debit a
+        journal shows has its record, and a transfer finished after that read only shows
+        as still in flight."""
+        records: dict[str, tuple[PendingTransfer, TransferStatus]] = {}
+        for store in self._stores:
+            records |= store.transfers()
+        journals: dict[int, list[Event]] = {}
+        response = ledger_pb2.AuditResponse()
+        totals: dict[str, int] = {}
+        differences: list[str] = []
+        for number, store in enumerate(self._stores):
+            journal, projection = store.journal_and_projection()
+            journals[number] = journal
+            report = audit(journal, projection)
+            response.events += report.events
+            response.accounts += report.accounts
+            response.open_reservations += report.open_reservations
+            for currency, total in report.totals.items():
+                totals[currency] = totals.get(currency, 0) + total
+            differences += [f"shard {number}: {d}" for d in report.differences]
+        transit = audit_transit(journals, records, self._shards)
+        differences += transit.problems
+        response.totals.extend(
+            ledger_pb2.CurrencyTotal(currency=c, total=t) for c, t in sorted(totals.items())
         )
+        response.in_flight.extend(
+            ledger_pb2.CurrencyTotal(currency=c, total=t) for c, t in transit.in_flight.items()
+        )
+        response.differences.extend(differences)
+        response.clean = not differences
+        return response
+
+    # -- shards -------------------------------------------------------------------------
+
+    def _shard(self, account_id: str) -> int:
+        return shard_of(account_id, self._shards)
+
+    def _store_of(self, account_id: str) -> LedgerStore:
+        return self._stores[self._shard(account_id)]
+
+    def _home(self, legs: Legs) -> int:
+        return home_of_legs(legs, self._shards) if self._shards > 1 else 0
+
+    def _reservation_home(self, rid: str) -> int | None:
+        """The shard holding reservation `rid`: its Reserve claimed its key there."""
+        if self._shards == 1:
+            return 0
+        return self._stores[key_shard(rid, self._shards)].claimed(rid)
+
+    def _claim(self, key: str, home: int, persistent: bool) -> None:
+        """Bind `key` to its command's home shard before anything is written, so the key
+        names one command in the whole ledger: the same key for a command of another home
+        (so surely other parameters) is a reused key, not a second execution elsewhere."""
+        claimed = self._stores[key_shard(key, self._shards)].claim(key, home, persistent)
+        if claimed is not None and claimed != home:
+            raise InvalidArgument(REUSED_KEY)
+
+    def _load(
+        self, account_ids: Sequence[str], reservation_ids: Sequence[str], key: str, home: int
+    ) -> Snapshot:
+        """One shard: its atomic load. Several: the home shard's (its accounts, the
+        reservations, the key and the home's transit accounts), then each other shard's
+        accounts, merged. Only the home's reads must be atomic with each other: its commit
+        re-checks them; the other shards' accounts are only credited, and exist for ever."""
+        if self._shards == 1:
+            return self._store.load(account_ids, reservation_ids, key)
+        by_shard: dict[int, list[str]] = {home: []}
+        currencies: set[str] = set()
+        for account_id in account_ids:
+            by_shard.setdefault(self._shard(account_id), []).append(account_id)
+            currencies.add(account_id.rsplit(":", 1)[-1])
+        by_shard[home] += [transit_account(home, c).id for c in sorted(currencies)]
+        first = self._stores[home].load(by_shard.pop(home), reservation_ids, key)
+        if first.idempotent is not None:
+            return first
+        accounts = dict(first.state.accounts)
+        balances = dict(first.state.balances)
+        held = dict(first.state.held)
+        for shard, ids in sorted(by_shard.items()):
+            other = self._stores[shard].load(ids, [], "").state
+            accounts |= other.accounts
+            balances |= other.balances
+            held |= other.held
+        state = LedgerState(accounts, balances, held, first.state.reservations)
+        return Snapshot(state, first.journal_version, None, first.transfer_status)
+
+    def _settle(self, home: int, transfer_id: str, status: str | None) -> None:
+        """The end of a command's cross-shard transfer: drive it if still pending; a
+        transfer its destination refused (chips returned) fails the command."""
+        if status is None:
+            return
+        if status == TransferStatus.PENDING.value:
+            loaded = self._stores[home].load_transfer(transfer_id)
+            if loaded is None:
+                return
+            final = self._drive(*loaded)
+        else:
+            final = TransferStatus(status)
+        if final is TransferStatus.COMPENSATED:
+            raise FailedPrecondition(
+                f"the ledger shard of a credited account refused the chips of"
+                f" {shown(transfer_id)} (a balance would leave ±{MAX_CHIPS}); they were"
+                " returned to the accounts they came from"
+            )
+
+    def _drive(self, record: PendingTransfer, status: TransferStatus) -> TransferStatus:
+        """Run a pending transfer's credit steps and its finish; any process may, any
+        number of times, concurrently: each step is idempotent."""
+        home = self._stores[record.home]
+        tid = record.transfer_id
+        for _ in range(self._max_attempts):
+            if status is not TransferStatus.PENDING:
+                return status
+            outcomes = {
+                shard: self._credit(record, shard) for shard in record.shard_legs(self._shards)
+            }
+            finished = resolution(record, outcomes, self._shards)
+            assert finished is not None
+            result = home.commit(
+                Commit(
+                    idempotency_key="",
+                    request_hash=b"",
+                    response=b"",
+                    events=finished.events,
+                    decided_on=LedgerState(),
+                    transfer_check=(tid, TransferStatus.PENDING.value),
+                    transfer_write=(tid, finished.status.value, b""),
+                )
+            )
+            if isinstance(result, Committed):
+                return finished.status
+            # Somebody else finished it (or a refund met the limit): read it again.
+            loaded = home.load_transfer(tid)
+            status = TransferStatus.PENDING if loaded is None else loaded[1]
+        raise Unavailable(
+            f"transfer {shown(tid)} could not be finished; it stays pending and is"
+            " finished by the next recovery sweep"
+        )
+
+    def _credit(self, record: PendingTransfer, shard: int) -> CreditOutcome:
+        """A transfer's credit step in `shard`: applied or refused, once, whoever asks."""
+        store = self._stores[shard]
+        step = STEP_PREFIX + credit_key(record.transfer_id, shard)
+        legs = record.shard_legs(self._shards)[shard]
+        ids = list(
+            dict.fromkeys(
+                [transit_account(shard, record.currency).id, *(leg.account_id for leg in legs)]
+            )
+        )
+        for _ in range(self._max_attempts):
+            snapshot = store.load(ids, [], step)
+            if snapshot.idempotent is not None:
+                return CreditOutcome(snapshot.idempotent.response.decode())
+            events = credit_events(record, shard, snapshot.state, self._shards)
+            result = store.commit(
+                Commit(
+                    idempotency_key=step,
+                    request_hash=b"",
+                    response=CreditOutcome.APPLIED.value.encode(),
+                    events=events,
+                    decided_on=snapshot.state,
+                )
+            )
+            match result:
+                case Committed(response=stored):
+                    return CreditOutcome(stored.response.decode())
+                case Stale(reason=reason) if reason.startswith("balance of"):
+                    return CreditOutcome(store.refuse(step))
+                case _:
+                    pass  # an account it opens was opened meanwhile: decide again
+        raise Unavailable(
+            f"the credit of transfer {shown(record.transfer_id)} in shard {shard} could not"
+            " be committed; the next recovery sweep completes it"
+        )
+
+    def recover(self, older_than_ms: int, now_ms: int) -> int:
+        """The recovery sweep: drive every transfer pending since before
+        `now_ms - older_than_ms` (its own process died or is slow); returns how many.
+        Every ledger replica runs it; two finishing one transfer is safe."""
+        driven = 0
+        for store in self._stores:
+            for tid in store.pending_transfers(now_ms - older_than_ms):
+                loaded = store.load_transfer(tid)
+                if loaded is not None and loaded[1] is TransferStatus.PENDING:
+                    self._drive(*loaded)
+                    driven += 1
+        return driven
 
     # -- the one mutation path ------------------------------------------------------------
 
@@ -386,6 +633,7 @@ class LedgerApplication:
         respond: Callable[[LedgerState, Sequence[Event]], R],
         loaded: Snapshot | None = None,
         refresh: Callable[[LedgerState, R], R] | None = None,
+        home: int = 0,
     ) -> R:
         """`loaded`: a snapshot of exactly these accounts, reservations and key, just read by
         the caller; the first attempt decides on it instead of reading them again.
@@ -393,39 +641,60 @@ class LedgerApplication:
         its stored record (the same atomic read); without it a replay is the stored bytes."""
         key = "" if isinstance(command, OpenAccount) else validate_key(command.key)
         digest = request_hash(method, request)
+        if self._shards > 1 and key:
+            self._claim(key, home, persistent=isinstance(command, Reserve))
+        store = self._stores[home]
         for attempt in range(self._max_attempts):
             if attempt == 0 and loaded is not None:
                 snapshot = loaded
             else:
-                snapshot = self._store.load(account_ids, reservation_ids, key)
+                snapshot = self._load(account_ids, reservation_ids, key, home)
             if snapshot.idempotent is not None:
                 replayed = cast(R, self._replay(snapshot.idempotent, digest, request))
+                self._settle(home, key, snapshot.transfer_status)
                 return replayed if refresh is None else refresh(snapshot.state, replayed)
             events = decide(snapshot.state, command)
             response = respond(snapshot.state, events)
             if not events:
                 return response
-            result = self._store.commit(
+            steps = plan(events, snapshot.state, self._shards)
+            if steps.home != home:
+                raise AssertionError(f"{method} decided in shard {steps.home}, homed in {home}")
+            pending = steps.pending
+            result = store.commit(
                 Commit(
                     idempotency_key=key,
                     request_hash=digest,
                     response=response.SerializeToString(deterministic=True),
-                    events=events,
+                    events=steps.events,
                     decided_on=snapshot.state,
-                    required_funds=_required_funds(snapshot.state, events),
+                    required_funds=_required_funds(snapshot.state, steps.events),
                     required_reservations=self._required_reservations(command),
                     journal_version=(
                         snapshot.journal_version
                         if self._concurrency is Concurrency.SERIAL
                         else None
                     ),
+                    transfer_write=(
+                        None
+                        if pending is None
+                        else (
+                            pending.transfer_id,
+                            TransferStatus.PENDING.value,
+                            _record_bytes(pending),
+                        )
+                    ),
                 )
             )
+            if isinstance(result, Committed) and self._shards > 1:
+                # Ours or a concurrent duplicate's: either way, its transfer (if it started
+                # one) ends before the answer.
+                self._settle(home, key, _status_after(pending, result, store, key))
             match result:
                 case Committed(response=stored, replayed=True) if refresh is not None:
                     # A concurrent duplicate committed first; what became of its effect
                     # since is only known from a fresh read (this rare race only).
-                    state = self._store.load(account_ids, reservation_ids, key).state
+                    state = self._load(account_ids, reservation_ids, key, home).state
                     return refresh(state, cast(R, self._replay(stored, digest, request)))
                 case Committed(response=stored):
                     return cast(R, self._replay(stored, digest, request))
@@ -458,6 +727,18 @@ class LedgerApplication:
         """
         validate_key(command.key)
         rid = command.reservation_id
+        if self._shards > 1:
+            home = self._reservation_home(rid)
+            reservation = (
+                None
+                if home is None
+                else self._stores[home].load([], [rid], "").state.reservations.get(rid)
+            )
+            if home is None or reservation is None:
+                # A replay of a resolved one still finds its reservation; so this never was.
+                raise NotFound(f"reservation {shown(rid)} does not exist")
+            accounts = tuple(self._accounts_of(reservation.legs))
+            return self._mutate(method, request, command, accounts, [rid], respond, home=home)
         hint = self._reservation_accounts.get(rid)
         first = self._store.load(hint or [], [rid], command.key)
         if first.idempotent is not None:

@@ -6,20 +6,25 @@ LOAD = """\
 -- (One script instead of a MULTI of seven commands: the same snapshot, less client work.)
 --
 -- KEYS: 1 accounts hash, 2 balance hash, 3 held hash, 4 reservations hash,
---       5 reservation status hash, 6 stored response, 7 journal version counter
--- ARGV: account count, the account ids, then the reservation ids
--- Returns {accounts, balances, held, reservations, statuses, {hash, response}, version}:
--- one entry per id in the order given (nil where absent).
-local count = tonumber(ARGV[1])
+--       5 reservation status hash, 6 stored response, 7 journal version counter,
+--       8 cross-shard transfer status hash
+-- ARGV: the key's transfer id ("" = none), account count, the account ids, then the
+--       reservation ids
+-- Returns {accounts, balances, held, reservations, statuses, {hash, response}, version,
+-- transfer status}: one entry per id in the order given (nil where absent).
+local count = tonumber(ARGV[2])
 local ids, rids = {}, {}
-for n = 2, count + 1 do ids[#ids + 1] = ARGV[n] end
-for n = count + 2, #ARGV do rids[#rids + 1] = ARGV[n] end
+for n = 3, count + 2 do ids[#ids + 1] = ARGV[n] end
+for n = count + 3, #ARGV do rids[#rids + 1] = ARGV[n] end
+local transfer = false
+if ARGV[1] ~= "" then transfer = redis.call("HGET", KEYS[8], ARGV[1]) end
 local function hmget(key, fields)
   if #fields == 0 then return {} end
   return redis.call("HMGET", key, unpack(fields))
 end
 return {hmget(KEYS[1], ids), hmget(KEYS[2], ids), hmget(KEYS[3], ids), hmget(KEYS[4], rids),
-  hmget(KEYS[5], rids), redis.call("HMGET", KEYS[6], "h", "r"), redis.call("GET", KEYS[7])}
+  hmget(KEYS[5], rids), redis.call("HMGET", KEYS[6], "h", "r"), redis.call("GET", KEYS[7]),
+  transfer}
 """
 
 COMMIT = """\
@@ -31,9 +36,13 @@ COMMIT = """\
 --
 -- KEYS: 1 journal stream, 2 accounts hash, 3 balance hash, 4 held hash, 5 reservations hash,
 --       6 reservation status hash, 7 stored response, 8 journal version counter,
---       9.. one history stream per movement (same order as the movements in ARGV).
+--       9 cross-shard transfer records hash, 10 their status hash, 11 pending transfers
+--       (sorted set, score = when written, ms), 12.. one history stream per movement (same
+--       order as the movements in ARGV).
 -- ARGV: idempotency key, request hash, response, ttl seconds, expected journal version
---       (-1 = do not check), then counted groups:
+--       (-1 = do not check), transfer whose status must be ARGV[7] ("" = none), that
+--       status, transfer to write ("" = none), its new status, its record ("" = keep),
+--       then counted groups:
 --       funds (account, needed) | reservation checks (id, expected status, "" = absent) |
 --       new accounts (id, bytes) | deltas (account, balance delta, held delta) |
 --       reservation writes (id, status, bytes or "") | events (type, schema, data)
@@ -54,7 +63,11 @@ if expected_version >= 0 and version ~= expected_version then
   return {"stale", "journal version " .. version .. ", expected " .. expected_version}
 end
 
-local i = 6
+if ARGV[6] ~= "" and (redis.call("HGET", KEYS[10], ARGV[6]) or "") ~= ARGV[7] then
+  return {"stale", "transfer " .. ARGV[6] .. " is no longer '" .. ARGV[7] .. "'"}
+end
+
+local i = 11
 local function group(width)
   local count = tonumber(ARGV[i])
   local first = i + 1
@@ -129,11 +142,32 @@ for n = 0, count - 1 do
 end
 first, count = group(1)
 for n = 0, count - 1 do
-  redis.call("XADD", KEYS[9 + n], "*", "data", ARGV[first + n])
+  redis.call("XADD", KEYS[12 + n], "*", "data", ARGV[first + n])
+end
+if ARGV[8] ~= "" then
+  if ARGV[10] ~= "" then redis.call("HSET", KEYS[9], ARGV[8], ARGV[10]) end
+  redis.call("HSET", KEYS[10], ARGV[8], ARGV[9])
+  if ARGV[9] == "pending" then
+    redis.call("ZADD", KEYS[11], at_ms, ARGV[8])
+  else
+    redis.call("ZREM", KEYS[11], ARGV[8])
+  end
 end
 if key ~= "" then
   redis.call("HSET", KEYS[7], "h", request_hash, "r", response)
   redis.call("EXPIRE", KEYS[7], ttl)
 end
 return {"ok"}
+"""
+
+REFUSE = """\
+-- A destination shard refuses a transfer's credit step: record the refusal under the step's
+-- key unless an outcome is recorded already (then that one stands). Returns the outcome.
+--
+-- KEYS: 1 the step's stored response. ARGV: ttl seconds.
+if redis.call("HEXISTS", KEYS[1], "r") == 0 then
+  redis.call("HSET", KEYS[1], "h", "", "r", "refused")
+  redis.call("EXPIRE", KEYS[1], tonumber(ARGV[1]))
+end
+return redis.call("HGET", KEYS[1], "r")
 """

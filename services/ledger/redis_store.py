@@ -31,8 +31,9 @@ from croupier.ledger.v1 import events_pb2, ledger_pb2
 from services.ledger import codec, lua
 from services.ledger.core.accounts import Account
 from services.ledger.core.audit import Projection
-from services.ledger.core.events import AccountOpened, Event, ReservationOpened
+from services.ledger.core.events import AccountOpened, EntryPosted, Event, ReservationOpened
 from services.ledger.core.history import movements
+from services.ledger.core.shards import PendingTransfer, TransferStatus
 from services.ledger.core.state import LedgerState, Reservation, ReservationStatus, apply, effects
 from services.ledger.store import (
     Commit,
@@ -98,11 +99,14 @@ class RedisLedgerStore:
         client: SyncClient,
         *,
         namespace: str = "ledger",
+        shard: int = 0,
         idempotency_ttl_seconds: int = DEFAULT_TTL_SECONDS,
         durability: Durability | None = None,
         waitaof_timeout_ms: int = 2000,
     ) -> None:
         self._redis = client
+        # Which shard of a sharded ledger this store holds (its namespace names it too).
+        self.shard = shard
         self._ttl = idempotency_ttl_seconds
         self._waitaof_timeout_ms = waitaof_timeout_ms
         self.journal_key = stream_key("ledger", namespace)
@@ -120,8 +124,13 @@ class RedisLedgerStore:
         self._version = version_key(self.journal_key)
         self._idem_prefix = f"{tag}:response:"
         self._hist_prefix = f"{tag}:hist:"
+        self._xfer = f"{tag}:xfer"
+        self._xfer_status = f"{tag}:xfer_status"
+        self._xfer_pending = f"{tag}:xfer_pending"
+        self._claim_prefix = f"{tag}:claim:"
         self._load_script = client.register_script(lua.LOAD)
         self._commit_script = client.register_script(lua.COMMIT)
+        self._refuse_script = client.register_script(lua.REFUSE)
 
     def idempotency_key(self, key: str) -> str:
         return self._idem_prefix + key
@@ -141,9 +150,10 @@ class RedisLedgerStore:
             self._resv_status,
             self.idempotency_key(idempotency_key),
             self._version,
+            self._xfer_status,
         ]
-        reply = self._load_script(keys=keys, args=[len(ids), *ids, *rids])
-        accounts_raw, balances_raw, held_raw, resv_raw, status_raw, idem, version = reply
+        reply = self._load_script(keys=keys, args=[idempotency_key, len(ids), *ids, *rids])
+        accounts_raw, balances_raw, held_raw, resv_raw, status_raw, idem, version, xfer = reply
         accounts: dict[str, Account] = {}
         balances: dict[str, int] = {}
         held: dict[str, int] = {}
@@ -174,7 +184,12 @@ class RedisLedgerStore:
         state = LedgerState(
             accounts=accounts, balances=balances, held=held, reservations=reservations
         )
-        return Snapshot(state=state, journal_version=int(version or 0), idempotent=stored)
+        return Snapshot(
+            state=state,
+            journal_version=int(version or 0),
+            idempotent=stored,
+            transfer_status=xfer.decode() if xfer else None,
+        )
 
     # -- commit ------------------------------------------------------------------------
 
@@ -232,6 +247,8 @@ class RedisLedgerStore:
             commit.response,
             self._ttl,
             -1 if commit.journal_version is None else commit.journal_version,
+            *(commit.transfer_check or ("", "")),
+            *(commit.transfer_write or ("", "", b"")),
             len(commit.required_funds),
             *[x for item in sorted(commit.required_funds.items()) for x in item],
             len(commit.required_reservations),
@@ -256,9 +273,65 @@ class RedisLedgerStore:
             self._resv_status,
             self.idempotency_key(commit.idempotency_key),
             self._version,
+            self._xfer,
+            self._xfer_status,
+            self._xfer_pending,
             *history_keys,
         ]
         return keys, args
+
+    # -- cross-shard transfers -------------------------------------------------------------
+
+    def _record(self, transfer_id: str, raw: bytes) -> PendingTransfer:
+        entry = codec.event_from_pb(events_pb2.EntryPosted.FromString(raw))
+        assert isinstance(entry, EntryPosted)
+        return PendingTransfer(transfer_id, self.shard, entry.legs, entry.metadata)
+
+    @_guarded
+    def load_transfer(self, transfer_id: str) -> tuple[PendingTransfer, TransferStatus] | None:
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.hget(self._xfer, transfer_id)
+        pipe.hget(self._xfer_status, transfer_id)
+        raw, status = pipe.execute()
+        if raw is None or status is None:
+            return None
+        return self._record(transfer_id, raw), TransferStatus(status.decode())
+
+    @_guarded
+    def transfers(self) -> dict[str, tuple[PendingTransfer, TransferStatus]]:
+        pipe = self._redis.pipeline(transaction=True)
+        pipe.hgetall(self._xfer)
+        pipe.hgetall(self._xfer_status)
+        records, statuses = pipe.execute()
+        return {
+            tid.decode(): (self._record(tid.decode(), raw), TransferStatus(statuses[tid].decode()))
+            for tid, raw in records.items()
+        }
+
+    @_guarded
+    def pending_transfers(self, written_before_ms: int) -> list[str]:
+        ids = self._redis.zrangebyscore(self._xfer_pending, "-inf", written_before_ms)
+        return [tid.decode() for tid in cast(list[bytes], ids)]
+
+    @_guarded
+    def refuse(self, step_key: str) -> str:
+        outcome = self._refuse_script(keys=[self.idempotency_key(step_key)], args=[self._ttl])
+        return cast(bytes, outcome).decode()
+
+    @_guarded
+    def claim(self, key: str, home: int, persistent: bool) -> int | None:
+        """Claim `key` for a command homed in shard `home` (SET NX GET); the home an earlier
+        claim named, if any. A reservation's claim is `persistent`: it locates the
+        reservation (whose id never expires) for its Post and Void."""
+        previous = self._redis.set(
+            self._claim_prefix + key, home, nx=True, get=True, ex=None if persistent else self._ttl
+        )
+        return None if previous is None else int(cast(bytes, previous))
+
+    @_guarded
+    def claimed(self, key: str) -> int | None:
+        home = self._redis.get(self._claim_prefix + key)
+        return None if home is None else int(cast(bytes, home))
 
     def _wait_for_fsync(self) -> None:
         """Strict durability: acknowledge only once Redis confirms the AOF fsync."""

@@ -10,6 +10,13 @@
                                 many chips at a time into their own account (0, the default:
                                 off, deposits are the platform's own; `croupier run` sets
                                 100000 so a new player can fund themselves; never in production)
+``CROUPIER_LEDGER_SHARDS``      how many shards the accounts are spread over (1, the default:
+                                one aggregate, one slot; more spreads the ledger over a Redis
+                                Cluster's masters and moves chips between shards with the
+                                two-phase protocol of docs/ledger.md "Shards"). Fixed for the
+                                life of the data: changing it rehomes accounts.
+``CROUPIER_LEDGER_RECOVERY_MS`` a sharded ledger's recovery sweep: every this many ms each
+                                replica finishes transfers pending for longer (1000)
 ``CROUPIER_DURABILITY``         ``everysec`` (default) or ``strict``: acknowledge a commit only
                                 after Redis confirms the AOF fsync (WAITAOF; see
                                 docs/eventstore.md)
@@ -27,6 +34,7 @@ from services.shared.redis_connection import RedisTarget, resolve
 from services.shared.settings import SettingsError, env_int, env_str
 
 MIN_TTL_HOURS = 24
+MAX_SHARDS = 1024
 _NAMESPACE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
@@ -40,6 +48,8 @@ class LedgerSettings:
     cashier_limit: int = 0
     # A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES): set, they win over `redis_url`.
     redis_nodes: tuple[tuple[str, int], ...] = ()
+    shards: int = 1
+    recovery_ms: int = 1000
 
     @property
     def redis(self) -> RedisTarget:
@@ -75,7 +85,17 @@ class LedgerSettings:
             raise SettingsError(
                 f"CROUPIER_LEDGER_CASHIER_LIMIT={cashier_limit}: chips per deposit, 0 for off"
             )
+        shards = env_int("CROUPIER_LEDGER_SHARDS", 1, env=env)
+        if not 1 <= shards <= MAX_SHARDS:
+            raise SettingsError(
+                f"CROUPIER_LEDGER_SHARDS={shards}: use 1 (unsharded) to {MAX_SHARDS}"
+            )
+        recovery_ms = env_int("CROUPIER_LEDGER_RECOVERY_MS", 1000, env=env)
+        if recovery_ms < 50:
+            raise SettingsError(f"CROUPIER_LEDGER_RECOVERY_MS={recovery_ms}: at least 50")
         return cls(
+            shards=shards,
+            recovery_ms=recovery_ms,
             cashier_limit=cashier_limit,
             redis_url=redis.url,
             redis_nodes=redis.nodes,

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from services.ledger.core.audit import Projection
 from services.ledger.core.events import Event
+from services.ledger.core.shards import PendingTransfer, TransferStatus
 from services.ledger.core.state import LedgerState
 
 
@@ -44,6 +45,8 @@ class Snapshot:
     state: LedgerState
     journal_version: int
     idempotent: StoredResponse | None = None
+    # The status of the cross-shard transfer the key started, if it started one.
+    transfer_status: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +63,10 @@ class Commit:
     required_reservations: Mapping[str, str] = field(default_factory=dict)
     # Expected journal version (serial mode only).
     journal_version: int | None = None
+    # A cross-shard transfer that must still have this status: (transfer id, status).
+    transfer_check: tuple[str, str] | None = None
+    # A cross-shard transfer record to write: (transfer id, status, record or b"" to keep).
+    transfer_write: tuple[str, str, bytes] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,3 +113,17 @@ class LedgerStore(Protocol):
     def history(self, account_id: str, limit: int, before: str) -> HistoryPage: ...
 
     def journal_and_projection(self) -> tuple[list[Event], Projection]: ...
+
+    # -- cross-shard transfers (a sharded ledger; core/shards.py) --------------------------
+
+    def load_transfer(self, transfer_id: str) -> tuple[PendingTransfer, TransferStatus] | None: ...
+
+    def transfers(self) -> dict[str, tuple[PendingTransfer, TransferStatus]]: ...
+
+    def pending_transfers(self, written_before_ms: int) -> list[str]: ...
+
+    def refuse(self, step_key: str) -> str: ...
+
+    def claim(self, key: str, home: int, persistent: bool) -> int | None: ...
+
+    def claimed(self, key: str) -> int | None: ...

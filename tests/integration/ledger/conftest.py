@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -12,7 +13,8 @@ import redis
 
 from croupier.common.v1 import chips_pb2
 from croupier.ledger.v1 import ledger_pb2, ledger_pb2_grpc
-from services.ledger.server import build
+from services.ledger.core.shards import shard_of
+from services.ledger.server import build, shard_namespace
 from services.ledger.settings import LedgerSettings
 from services.ledger.store import Concurrency
 from services.shared import auth
@@ -30,6 +32,20 @@ class LedgerServer:
     namespace: str
     client: redis.Redis
     channels: list[grpc.Channel] = field(default_factory=list)
+    shards: int = 1
+    # Set to stop a sharded ledger's recovery sweep.
+    stop_recovery: threading.Event = field(default_factory=threading.Event)
+
+    def namespace_of(self, account_id: str) -> str:
+        """The namespace of the shard holding `account_id` (the ledger's, unsharded)."""
+        shard = shard_of(account_id, self.shards)
+        return shard_namespace(self.namespace, shard, self.shards)
+
+    def close(self) -> None:
+        self.stop_recovery.set()
+        for channel in self.channels:
+            channel.close()
+        self.client.close()
 
     def stub(
         self, subject: str = "table-service", role: auth.Role = auth.Role.SERVICE
@@ -45,6 +61,7 @@ def start_ledger(
     concurrency: Concurrency = Concurrency.CHECKED,
     durability: Durability = "everysec",
     cashier_limit: int = 0,
+    shards: int = 1,
 ) -> tuple[grpc.Server, LedgerServer]:
     # The namespace becomes a stream hash tag: keep only the characters a tag allows.
     namespace = re.sub(r"[^A-Za-z0-9_.-]", "-", namespace)
@@ -56,19 +73,23 @@ def start_ledger(
         concurrency=concurrency,
         durability=durability,
         cashier_limit=cashier_limit,
+        shards=shards,
+        recovery_ms=200,
     )
-    server, port = create_server(build(settings, client), runtime)
-    return server, LedgerServer(port=port, namespace=namespace, client=client)
+    stop = threading.Event()
+    server, port = create_server(build(settings, client, recovery_stop=stop), runtime)
+    handle = LedgerServer(
+        port=port, namespace=namespace, client=client, shards=shards, stop_recovery=stop
+    )
+    return server, handle
 
 
 @pytest.fixture
 def ledger(redis_url: str, key_prefix: str) -> Iterator[LedgerServer]:
     server, handle = start_ledger(redis_url, key_prefix)
     yield handle
-    for channel in handle.channels:
-        channel.close()
     server.stop(0).wait()
-    handle.client.close()
+    handle.close()
 
 
 def chips(amount: int, currency: str = "CHIP") -> chips_pb2.ChipAmount:

@@ -27,7 +27,9 @@ from services.ledger import codec
 from services.ledger.application import LedgerApplication
 from services.ledger.core.accounts import AccountKind
 from services.ledger.core.entries import Leg, Side
+from services.ledger.core.shards import shard_of
 from services.ledger.redis_store import RedisLedgerStore
+from services.ledger.server import shard_namespace
 from services.scheduling.deadline_index import DEFAULT_KEY, SWEPT_KEY, RedisDeadlineIndex
 from services.scheduling.deadlines import Deadline
 from services.scheduling.resend_index import BOT_TURNS_KEY, SEAT_BOTS_KEY, RedisResendIndex
@@ -144,6 +146,49 @@ def exercise_ledger(client: RedisCluster) -> None:
     _journal, projection = store.journal_and_projection()
     assert projection.balances["table:t:CHIP"] == 40
     assert store.rebuild_projection() > 0
+    exercise_sharded_ledger(client)
+
+
+def exercise_sharded_ledger(client: RedisCluster) -> None:
+    """Four shards: every step of a transfer between shards (debit with its pending record,
+    credit, refusal, finish), the key claims and the recovery sweep, each in one slot."""
+    namespace = f"slots-{uuid.uuid4().hex[:8]}"
+    stores = [
+        RedisLedgerStore(client, namespace=shard_namespace(namespace, n, 4), shard=n)
+        for n in range(4)
+    ]
+    app = LedgerApplication(stores)
+    service = Principal("table", Role.SERVICE)
+    names = [f"p{n}" for n in range(8)]
+    for name in names:
+        app.open_account(
+            ledger_pb2.OpenAccountRequest(
+                kind=codec._KINDS[AccountKind.PLAYER], name=name, currency="CHIP"
+            ),
+            service,
+        )
+    app.deposit(
+        ledger_pb2.DepositRequest(
+            idempotency_key="fund",
+            account_id="player:p0:CHIP",
+            amount=chips_pb2.ChipAmount(currency="CHIP", amount=100),
+        ),
+        service,
+    )
+    home = shard_of("player:p0:CHIP", 4)
+    other = next(n for n in names if shard_of(f"player:{n}:CHIP", 4) != home)
+    legs = [
+        Leg("player:p0:CHIP", Side.DEBIT, "CHIP", 10),
+        Leg(f"player:{other}:CHIP", Side.CREDIT, "CHIP", 10),
+    ]
+    app.transfer(
+        ledger_pb2.TransferRequest(idempotency_key="x1", legs=codec.legs_to_pb(tuple(legs))),
+        service,
+    )
+    assert stores[home].load_transfer("x1") is not None
+    assert stores[0].refuse("\x1fstep:unknown/credit/0") == "refused"
+    assert app.recover(0, 2**62) == 0
+    assert app.audit(ledger_pb2.AuditRequest(), service).clean
 
 
 def exercise_attention(client: RedisCluster) -> None:
