@@ -128,6 +128,8 @@ def open_channel(settings: ClientSettings, service: str) -> grpc.Channel:
         settings.token,
         tls=settings.tls,
         max_message_bytes=settings.max_message_bytes,
+        # A table's calls to its preferred replica of a static list (rendezvous.py).
+        affinity=service == "table",
     )
     if settings.interceptors:
         channel = grpc.intercept_channel(channel, *settings.interceptors)

@@ -20,6 +20,7 @@ import grpc.aio
 
 from services.shared import auth
 from services.shared.balancing import balanced_target
+from services.shared.rendezvous import RendezvousChannel, replica_list
 from services.shared.settings import DEFAULT_MAX_MESSAGE_BYTES, RuntimeSettings, TlsSettings
 
 TokenSource = str | Callable[[], str]
@@ -83,9 +84,18 @@ def connect(
     *,
     tls: TlsSettings | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    affinity: bool = False,
 ) -> grpc.Channel:
     """A channel to `address` (one server, or replicas balanced round-robin: balancing.py);
-    TLS when `tls` has a CA (mutual when it also has a cert/key)."""
+    TLS when `tls` has a CA (mutual when it also has a cert/key). `affinity`, for a static
+    list of replicas: each table's calls to its preferred replica, failing over to the next
+    (rendezvous.py), instead of round-robin."""
+    replicas = replica_list(address) if affinity else []
+    if len(replicas) > 1:
+        return RendezvousChannel(
+            replicas,
+            lambda replica: connect(replica, token, tls=tls, max_message_bytes=max_message_bytes),
+        )
     address, balancing = balanced_target(address)
     options = [*channel_options(max_message_bytes), *balancing]
     if tls is not None and tls.client_enabled:

@@ -157,8 +157,11 @@ def build_runtime(settings: WorkerSettings) -> WorkerRuntime:
             "(or CROUPIER_AUTH_KEY in development): the workers sign service and bot tokens"
         )
     client = sync_client(RedisTarget(url=settings.redis_url, source="CROUPIER_WORKERS_REDIS_URL"))
-    service_channel = connect(settings.table_target, RenewingServiceToken(key, SERVICE_SUBJECT))
-    bot_channel = connect(settings.table_target)
+    # Each table's calls to its preferred table replica (services/shared/rendezvous.py).
+    service_channel = connect(
+        settings.table_target, RenewingServiceToken(key, SERVICE_SUBJECT), affinity=True
+    )
+    bot_channel = connect(settings.table_target, affinity=True)
     return WorkerRuntime(
         settings=settings,
         index=RedisDeadlineIndex(client),
