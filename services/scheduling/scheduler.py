@@ -103,11 +103,12 @@ class CeleryScheduler:
         # Where the swept index is (from_settings), so an asyncio runtime can write it from
         # its loop (`write_swept_through`, swept_writer.py); None: not known.
         self.swept_redis: RedisTarget | None = None
-        self._swept_submit: Callable[[str, Sequence[Deadline]], None] | None = None
+        self._swept_submit: Callable[[str, Sequence[Deadline]], bool] | None = None
 
-    def write_swept_through(self, submit: Callable[[str, Sequence[Deadline]], None]) -> None:
+    def write_swept_through(self, submit: Callable[[str, Sequence[Deadline]], bool]) -> None:
         """Hand every table's swept deadlines to `submit` (a `SweptWriter`'s: coalesced and
-        written from the event loop) instead of writing them here, from the caller's thread."""
+        written from the event loop) instead of writing them here, from the caller's thread;
+        what it does not take (False: the writer stopped) is written here as before."""
         self._swept_submit = submit
 
     @classmethod
@@ -168,8 +169,7 @@ class CeleryScheduler:
         triggers are on their way already. `swept` (a real-time game): the swept index's
         one atomic replace and nothing sent (one Redis call per change of the decisions)."""
         deadlines = [Deadline.from_unix_ms(table_id, h, a, ms) for h, a, ms in timeouts]
-        if swept and self._swept_submit is not None:
-            self._swept_submit(table_id, deadlines)
+        if swept and self._swept_submit is not None and self._swept_submit(table_id, deadlines):
             return
         if swept and self._swept is not None:
             self._swept.replace_table(table_id, deadlines)

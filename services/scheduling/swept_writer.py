@@ -84,18 +84,22 @@ class SweptWriter:
         self._task = asyncio.create_task(self._run(), name="swept-writer")
         return self
 
-    def submit(self, table_id: str, deadlines: Sequence[Deadline]) -> None:
+    def submit(self, table_id: str, deadlines: Sequence[Deadline]) -> bool:
         """The table's open real-time deadlines are now exactly `deadlines` (from any
-        thread): written soon, replacing whatever the table submitted before."""
+        thread): written soon, replacing whatever the table submitted before. False when
+        the writer is not running (not started, closing or its loop gone): nothing was
+        taken, the caller writes them itself."""
+        loop = self._loop
+        task = self._task
+        if loop is None or task is None or task.done() or self._closing or loop.is_closed():
+            return False
         with self._guard:
             self._pending[table_id] = tuple(deadlines)
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return  # (not started, or stopped: the recovery sweep re-states the tables)
         if threading.get_ident() == self._loop_thread:
             self._wake.set()
         else:
             loop.call_soon_threadsafe(self._wake.set)
+        return True
 
     @property
     def pending(self) -> int:

@@ -1,7 +1,8 @@
 """The swept index written from an event loop (services/scheduling/swept_writer.py) on a real
 Redis: each table ends with exactly its newest deadlines (a moved one is moved, a dropped one
 leaves), submissions from the loop and from other threads alike, many of them written in
-fewer script calls than submissions, and what is pending at close is written."""
+fewer script calls than submissions, what is pending at close is written, and a closed
+writer takes no more."""
 
 from __future__ import annotations
 
@@ -86,6 +87,8 @@ def test_each_table_ends_with_its_newest_deadlines_in_fewer_writes(
             writer.submit("t0", [Deadline("t0", 1, 4, 5)])
             writer.submit("t1", [])
             await writer.close()
+            # A closed writer takes nothing (its scheduler writes the index itself then).
+            assert writer.submit("t2", []) is False
             return writer.writes, submits
         finally:
             await client.aclose()
