@@ -60,8 +60,11 @@ included), client_lag_p99_ms (how late the client's event loop ran a 10 ms timer
 percentile over the window), late_acts_pct (paced rows: the share of the window's Acts sent
 after their due time), cpu_ms_per_hand_table / _client / _all (utime+stime from /proc during the
 window, per finished hand: the table instances, this client process, every process of the
-stack), load_1m (the machine's load average as the window started), errors (failed Acts and
-views)."""
+stack), act_rpc_p50/p99_ms (Act sent -> its answer), table_process_core_pct_max /
+redis_process_core_pct_max (the busiest table process / Redis node, % of one core over the
+window), machine_busy_cores (the whole machine's busy CPU over the window, other users'
+processes included), load_1m (the machine's load average as the window started), errors
+(failed Acts and views)."""
 
 from __future__ import annotations
 
@@ -189,6 +192,10 @@ class Stack:
         self.processes.append(process)
         self.roles.append((name, process.pid))
 
+    def cpu_by_process(self) -> list[tuple[str, float]]:
+        """CPU seconds used so far by each process, with its role, in `roles` order."""
+        return [(role, cpu_seconds(pid)) for role, pid in self.roles]
+
     def cpu(self) -> dict[str, float]:
         """CPU seconds used so far by each role (all table instances summed)."""
         used: dict[str, float] = {}
@@ -214,6 +221,15 @@ class Stack:
         self.redis.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+def machine_busy_s() -> float:
+    """CPU seconds the whole machine has spent busy (not idle or waiting on I/O) since boot,
+    over all cores (/proc/stat)."""
+    with open("/proc/stat") as stat:
+        fields = [int(v) for v in stat.readline().split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mib(pid: int) -> float:
@@ -298,6 +314,8 @@ class TableBots:
         self.turns: asyncio.Queue[events_pb2.ActionRequested] = asyncio.Queue()
         self.arrivals: dict[int, float] = {}
         self.sent: list[tuple[float, int]] = []
+        # Each answered Act's round trip (sent -> answer), ms, in the order of `sent`.
+        self.round_trips: list[float] = []
         self.hands_done = 0
         self.errors = 0
         self.late = 0
@@ -414,6 +432,7 @@ class TableBots:
             if version is None:
                 self.errors += 1
                 continue
+            self.round_trips.append((time.perf_counter() - started) * 1000)
             self.sent.append((started, version))
             self.late += late
 
@@ -678,6 +697,8 @@ async def _play_row(
         start_late = sum(d.late for d in drivers)
         first_act = [len(d.sent) for d in drivers]
         cpu_before = stack.cpu()
+        by_process_before = stack.cpu_by_process()
+        machine_before = machine_busy_s()
         load = os.getloadavg()[0]
         started = time.perf_counter()
         await asyncio.sleep(seconds)
@@ -687,6 +708,8 @@ async def _play_row(
         ended = time.perf_counter()
         elapsed = ended - started
         cpu_after = stack.cpu()
+        by_process_after = stack.cpu_by_process()
+        machine_busy = machine_busy_s() - machine_before
         rss = stack.table_rss_mib()
         await _cancel(players)
         await asyncio.sleep(0.3)  # the events of the window's last Acts still arrive
@@ -707,6 +730,16 @@ async def _play_row(
         if version in d.arrivals
     ]
     lags = probe.between(started, ended)
+    round_trips = [
+        rtt
+        for d, i, j in zip(drivers, first_act, last_act, strict=True)
+        for rtt in d.round_trips[i:j]
+    ]
+    # The busiest process of each role, as a share of one core over the window: a process
+    # near 100 % is bound by its own interpreter (the GIL), whatever the machine has free.
+    busiest: dict[str, float] = {}
+    for (role, before), (_, after) in zip(by_process_before, by_process_after, strict=True):
+        busiest[role] = max(busiest.get(role, 0.0), 100 * (after - before) / elapsed)
     cpu_ms = {
         role: (cpu_after[role] - cpu_before[role]) * 1000 / hands if hands else float("nan")
         for role in cpu_after
@@ -728,6 +761,8 @@ async def _play_row(
         "act_to_event_p50_ms": percentile(latencies, 0.50),
         "act_to_event_p99_ms": percentile(latencies, 0.99),
         "mean_ms": statistics.fmean(latencies) if latencies else float("nan"),
+        "act_rpc_p50_ms": percentile(round_trips, 0.50),
+        "act_rpc_p99_ms": percentile(round_trips, 0.99),
         "client_lag_p99_ms": percentile(lags, 0.99),
         "late_acts_pct": "-" if mean_think is None else 100 * late / acts if acts else 0.0,
         # CPU per finished hand, from /proc (less sensitive to the machine's load than
@@ -738,6 +773,11 @@ async def _play_row(
         "idle_streams": idle_streams,
         "idle_streams_open": idle.opened,
         "table_rss_mib": rss,
+        # The busiest table process and Redis node (% of one core), and the whole machine's
+        # busy cores over the window (every process on it, other users' too: /proc/stat).
+        "table_process_core_pct_max": busiest.get("table", 0.0),
+        "redis_process_core_pct_max": busiest.get("redis", 0.0),
+        "machine_busy_cores": machine_busy / elapsed,
         "load_1m": round(load, 1),
         "errors": sum(d.errors for d in drivers),
     }
