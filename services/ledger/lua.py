@@ -2,6 +2,7 @@
 decides on, COMMIT applies one decided change; each is atomic and one round trip."""
 
 LOAD = """\
+#!lua flags=no-writes
 -- Read the accounts, reservations and stored response one command decides on, atomically.
 -- (One script instead of a MULTI of seven commands: the same snapshot, less client work.)
 --
