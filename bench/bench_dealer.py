@@ -13,7 +13,9 @@ server — and Deal with the in-memory event store, which isolates what Redis co
 CPU rows: the dealer as its own process (`python -m services.dealer`, Redis store) and ten
 client threads, each playing the dealer calls of a hold'em hand as the table makes them
 (CreateShuffle of the next hand, Deal hole 12, Deal flop 3 + burn, turn and river 1 + burn,
-Close): the dealer process's CPU (utime + stime from /proc) per call and per hand. "paced"
+Close; and batched, as the table sends them since AdvanceShuffles: the last hand's Close, the
+next hand's CreateShuffle and the hole cards in one AdvanceShuffles, then the flop, turn and
+river Deals): the dealer process's CPU (utime + stime from /proc) per call and per hand. "paced"
 spaces each thread's calls 40-120 ms apart (about 100 calls/s in all, the rate the full-stack
 table benchmark drives), "flat out" sends them back to back. At the same pace a grpc.health
 Check (no application work, no Redis) shows what the gRPC server itself costs per call.
@@ -185,9 +187,10 @@ def _dealer_process(redis_url: str) -> tuple[subprocess.Popen[bytes], int]:
 
 
 def _hand_calls(
-    stub: dealer_pb2_grpc.DealerServiceStub, prefix: str, hand: int
+    stub: dealer_pb2_grpc.DealerServiceStub, prefix: str, hand: int, batched: bool = False
 ) -> list[Callable[[], object]]:
-    """The dealer calls of one hold'em hand, in the table's order (see the module docstring)."""
+    """The dealer calls of one hold'em hand, in the table's order (see the module docstring);
+    `batched`: the hand's boundary in one AdvanceShuffles (closing the hand before it)."""
     sid, board = f"{prefix}-{hand}", dealer_pb2.DEAL_PURPOSE_BOARD
     standard = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD, copies=1)
 
@@ -199,10 +202,25 @@ def _hand_calls(
         )  # fmt: skip
         return lambda: stub.Deal(request)
 
+    create = dealer_pb2.CreateShuffleRequest(shuffle_id=f"{prefix}-{hand + 1}", deck=standard)
+    if batched:
+        hole = dealer_pb2.DealRequest(
+            shuffle_id=sid, count=12, purpose=dealer_pb2.DEAL_PURPOSE_HOLE,
+            idempotency_key=f"{sid}/hole",
+        )  # fmt: skip
+        commands = [dealer_pb2.ShuffleCommand(create=create), dealer_pb2.ShuffleCommand(deal=hole)]
+        if hand:
+            last = dealer_pb2.CloseRequest(shuffle_id=f"{prefix}-{hand - 1}")
+            commands.insert(0, dealer_pb2.ShuffleCommand(close=last))
+        batch = dealer_pb2.AdvanceShufflesRequest(commands=commands)
+        return [
+            lambda: stub.AdvanceShuffles(batch),
+            deal(3, 1, board, "flop"),
+            deal(1, 1, board, "turn"),
+            deal(1, 1, board, "river"),
+        ]
     return [
-        lambda: stub.CreateShuffle(
-            dealer_pb2.CreateShuffleRequest(shuffle_id=f"{prefix}-{hand + 1}", deck=standard)
-        ),
+        lambda: stub.CreateShuffle(create),
         deal(12, 0, dealer_pb2.DEAL_PURPOSE_HOLE, "hole"),
         deal(3, 1, board, "flop"),
         deal(1, 1, board, "turn"),
@@ -232,18 +250,19 @@ def _cpu_rows(redis_url: str, hands: int, clients: int = 10) -> list[dict[str, o
         for thread in threads:
             thread.join()
         cpu_ms, wall = (cpu_seconds(process.pid) - before) * 1000, time.perf_counter() - started
-        calls = sum(counts)
+        calls, played = sum(counts), hands // clients * clients
         rows.append(
             {
                 "variant": variant,
                 "rpc_per_s": calls / wall,
+                "calls_per_hand": calls / played,
                 "dealer_cpu_ms_per_call": cpu_ms / calls,
-                "dealer_cpu_ms_per_hand": cpu_ms / calls * 6,
+                "dealer_cpu_ms_per_hand": cpu_ms / played,
                 "load_1m": round(os.getloadavg()[0], 1),
             }
         )
 
-    def hands_of(pace: bool) -> Callable[[int, random.Random], int]:
+    def hands_of(pace: bool, batched: bool = False) -> Callable[[int, random.Random], int]:
         def play(c: int, rng: random.Random) -> int:
             prefix = f"cpu-{secrets.token_hex(4)}-{c}"
             stubs[c].CreateShuffle(
@@ -252,12 +271,18 @@ def _cpu_rows(redis_url: str, hands: int, clients: int = 10) -> list[dict[str, o
                     deck=dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD, copies=1),
                 )
             )
+            made = 0
             for hand in range(hands // clients):
-                for call in _hand_calls(stubs[c], prefix, hand):
+                for call in _hand_calls(stubs[c], prefix, hand, batched):
                     if pace:
                         time.sleep(rng.uniform(0.04, 0.12))
                     call()
-            return hands // clients * 6
+                    made += 1
+            if batched:  # the last hand's Close (the next hand's batch would carry it)
+                last = f"{prefix}-{hands // clients - 1}"
+                stubs[c].Close(dealer_pb2.CloseRequest(shuffle_id=last))
+                made += 1
+            return made
 
         return play
 
@@ -270,8 +295,18 @@ def _cpu_rows(redis_url: str, hands: int, clients: int = 10) -> list[dict[str, o
     try:
         hands_of(pace=False)(0, random.Random(0))  # warm up: connections, threads, caches
         measure("hold'em hand's dealer calls, paced (dealer process)", hands_of(pace=True))
+        measure(
+            "hold'em hand's dealer calls batched (AdvanceShuffles + 3 Deals), paced "
+            "(dealer process)",
+            hands_of(pace=True, batched=True),
+        )
         measure("grpc.health Check, same pace (dealer process)", health_checks)
         measure("hold'em hand's dealer calls, flat out (dealer process)", hands_of(pace=False))
+        measure(
+            "hold'em hand's dealer calls batched (AdvanceShuffles + 3 Deals), flat out "
+            "(dealer process)",
+            hands_of(pace=False, batched=True),
+        )
     finally:
         for channel in channels:
             channel.close()

@@ -170,7 +170,8 @@ class ProcessSteps:
             except StopIteration as done:
                 return cast(list[object], done.value)
             if isinstance(effect, Call) and effect.port == "dealer":
-                if not batch.planned and effect.batch:
+                # (a run whose first such call steers what follows batches nothing with it)
+                if not batch.planned and effect.batch == "recorded":
                     batch.planned = True
                     calls = self._plan(run.table, step, limit - run.taken, now)
                     if len(calls) > 1 and calls[0] == effect:
