@@ -151,12 +151,16 @@ class CeleryScheduler:
         moves it; the earlier trigger then finds the new due time and waits for it. The
         table's other open decisions stay (`schedule_timeouts` replaces them all).
         `only_if_lost` (the table's recovery): nothing when the index holds this deadline
-        already (its trigger, or the sweeper, fires it).
+        already (its trigger, or the sweeper, fires it). `swept` (a real-time game): armed in
+        the swept index, whose sweeper fires it; no task, as for `schedule_timeouts`.
         """
         deadline = Deadline.from_unix_ms(table_id, hand, action_number, deadline_unix_ms)
-        if only_if_lost and self._index.due_at_of(deadline) == deadline.due_at:
+        index = self._swept if swept and self._swept is not None else self._index
+        if only_if_lost and index.due_at_of(deadline) == deadline.due_at:
             return
-        self._index.arm(deadline)
+        index.arm(deadline)
+        if index is self._swept:
+            return
         send_timeout(self._celery, deadline, now=self._clock(), max_countdown=self._max_countdown)
 
     def schedule_timeouts(

@@ -14,8 +14,10 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
-from services.scheduling.deadline_index import RedisDeadlineIndex
+from services.scheduling.deadline_index import DEFAULT_KEY, SWEPT_KEY, RedisDeadlineIndex
 from services.scheduling.deadlines import Deadline
+from services.scheduling.scheduler import CeleryScheduler
+from services.scheduling.settings import SchedulingSettings
 from services.scheduling.swept_writer import SweptWriter
 from tests.fixtures.redis_server import RedisServer
 
@@ -100,3 +102,26 @@ def test_each_table_ends_with_its_newest_deadlines_in_fewer_writes(
     assert not any(t == "t1" for t, _, _, _ in left)
     assert len(left) == 1 + 48
     assert writes < submits / 10, f"{writes} script calls for {submits} submissions"
+
+
+def test_a_real_time_deadline_sent_again_by_recovery_is_armed_in_the_swept_index_only(
+    server: RedisServer,
+) -> None:
+    # (the table's recovery: `trigger_current` sends a real-time table's open deadlines
+    # again with swept=True; the swept sweeper fires them, so no Celery task is sent)
+    client = redis.Redis.from_url(server.url)
+    client.flushdb()
+    scheduler = CeleryScheduler.from_settings(SchedulingSettings(redis_url=server.url))
+    try:
+        scheduler.schedule_timeout("t9", 2, 5, 9_000_000, only_if_lost=True, swept=True)
+        scheduler.schedule_timeout("t9", 2, 5, 9_000_000, only_if_lost=True, swept=True)
+        swept = RedisDeadlineIndex(client, SWEPT_KEY)
+        assert [(d.table_id, d.action_number) for d in swept.due(float("inf"), 10)] == [("t9", 5)]
+        assert RedisDeadlineIndex(client, DEFAULT_KEY).size() == 0
+        assert client.llen("celery") == 0  # (Celery's default queue on the broker: no task)
+        # A turn-based table's deadline still goes the task way.
+        scheduler.schedule_timeout("t8", 1, 1, 9_000_000)
+        assert RedisDeadlineIndex(client, DEFAULT_KEY).size() == 1
+        assert client.llen("celery") == 1  # (its ETA task, on the same queue)
+    finally:
+        client.close()
