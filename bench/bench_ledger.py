@@ -47,14 +47,17 @@ from services.ledger.core.accounts import AccountKind
 from services.ledger.core.commands import Deposit, OpenAccount, Transfer
 from services.ledger.core.decide import decide
 from services.ledger.core.entries import credit, debit
+from services.ledger.core.shards import shard_of
 from services.ledger.core.state import LedgerState, apply_all
 from services.ledger.redis_store import RedisLedgerStore, ledger_registry
+from services.ledger.server import shard_namespace
 from services.ledger.store import Concurrency
 from services.shared import auth
 from services.shared.channels import connect
 from services.shared.errors import Conflict
 from services.shared.eventstore import RedisEventStore, stream_key
 from services.shared.redis_embedded import EmbeddedRedis, find_server_binary, free_port
+from tests.fixtures.redis_cluster import start_local_cluster
 
 KEY = "bench-ledger-signing-key-0123456789abcdef"
 ACCOUNTS = [f"player:b{n}:CHIP" for n in range(8)]
@@ -350,6 +353,93 @@ def _grpc_rows(
     return rows
 
 
+# -- shards ------------------------------------------------------------------------------
+
+
+def _shard_rows(
+    label: str, env: dict[str, str], client: object, shards: int, total: int, clients: int
+) -> dict[str, object]:
+    """One row: `clients` gRPC clients sending two-leg transfers among the 8 accounts to a
+    ledger of `shards` shards (with 8 shards most transfers cross two shards)."""
+    namespace = f"bench-shards-{uuid.uuid4().hex[:8]}"
+    stores = [
+        RedisLedgerStore(client, namespace=shard_namespace(namespace, n, shards), shard=n)  # type: ignore[arg-type]
+        for n in range(shards)
+    ]
+    _fund(LedgerApplication(stores))
+    port = free_port()
+    process = start_service(
+        "ledger",
+        port,
+        {
+            **{k: v for k, v in os.environ.items() if k not in ("REDIS_URL",)},
+            **env,
+            "CROUPIER_AUTH_KEY": KEY,
+            "CROUPIER_LEDGER_ADDR": f"127.0.0.1:{port}",
+            "CROUPIER_LEDGER_METRICS_PORT": "0",
+            "CROUPIER_LEDGER_NAMESPACE": namespace,
+            "CROUPIER_LEDGER_SHARDS": str(shards),
+            "CROUPIER_LOG_LEVEL": "warning",
+        },
+    )
+    token = auth.issue_token(KEY, "bench", auth.Role.SERVICE, 3600)
+    channels = [connect(f"127.0.0.1:{port}", token) for _ in range(clients)]
+    try:
+        ops = [_grpc_client(ch, c) for c, ch in enumerate(channels)]
+        cpu_before = cpu_seconds(process.pid)
+        latencies, wall = _drive(total, ops)
+        cpu_ms = (cpu_seconds(process.pid) - cpu_before) * 1000
+        crossing = sum(
+            1
+            for a in ACCOUNTS
+            for b in ACCOUNTS
+            if a != b and shard_of(a, shards) != shard_of(b, shards)
+        ) / (len(ACCOUNTS) * (len(ACCOUNTS) - 1))
+        row: dict[str, object] = _row(
+            "transfer (gRPC)",
+            f"{label}, {shards} shard{'s' if shards > 1 else ''}",
+            clients,
+            latencies,
+            wall,
+            crossing_share=round(crossing, 2),
+            ledger_cpu_ms_per_op=round(cpu_ms / len(latencies), 3),
+        )
+        return row
+    finally:
+        for channel in channels:
+            channel.close()
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def shard_rows(total: int, shard_counts: tuple[int, ...] = (1, 8)) -> list[dict[str, object]]:
+    """Transfers/s of one ledger process with 1 and 8 shards, on one Redis and on a
+    3-master Redis Cluster on loopback, side by side (16 clients each)."""
+    binary = find_server_binary()
+    if binary is None:
+        raise RuntimeError("no redis-server/valkey-server found for the ledger benchmark")
+    rows: list[dict[str, object]] = []
+    server = EmbeddedRedis(binary).start()
+    try:
+        single = redis.Redis.from_url(server.url)
+        for shards in shard_counts:
+            env = {"CROUPIER_LEDGER_REDIS_URL": server.url}
+            rows.append(_shard_rows("single redis", env, single, shards, total, 16))
+        single.close()
+    finally:
+        server.close()
+    cluster = start_local_cluster(masters=3)
+    try:
+        client = cluster.client()
+        for shards in shard_counts:
+            env = {"REDIS_CLUSTER_NODES": cluster.seed_nodes}
+            rows.append(_shard_rows("cluster 3 masters", env, client, shards, total, 16))
+        client.close()
+    finally:
+        cluster.close()
+    return rows
+
+
 def run(quick: bool) -> list[dict[str, object]]:
     total = 320 if quick else 3200
     binary = find_server_binary()
@@ -372,5 +462,10 @@ def run(quick: bool) -> list[dict[str, object]]:
 
 
 if __name__ == "__main__":
-    for result in run(quick="--full" not in sys.argv):
+    if "--shards" in sys.argv:
+        # Sharding side by side: python -m bench.bench_ledger --shards [--full]
+        results = shard_rows(3200 if "--full" in sys.argv else 960)
+    else:
+        results = run(quick="--full" not in sys.argv)
+    for result in results:
         print(result)

@@ -5,6 +5,7 @@ through services/shared/redis_connection.py from REDIS_CLUSTER_NODES-shaped sett
 from __future__ import annotations
 
 import secrets
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -46,8 +47,14 @@ class ClusterPlatform:
 
 
 @pytest.fixture
-def on_cluster(redis_cluster: LocalRedisCluster) -> Iterator[ClusterPlatform]:
+def on_cluster(
+    request: pytest.FixtureRequest, redis_cluster: LocalRedisCluster
+) -> Iterator[ClusterPlatform]:
+    """The platform on the cluster; an indirect parameter sets the ledger's shard count
+    (1 unless given)."""
     redis_cluster.wait_healthy()
+    ledger_shards = int(getattr(request, "param", 1))
+    stop_recovery = threading.Event()
     nodes = redis_cluster.node_tuples
     namespace = f"ledger-{uuid.uuid4().hex[:8]}"
 
@@ -56,7 +63,16 @@ def on_cluster(redis_cluster: LocalRedisCluster) -> Iterator[ClusterPlatform]:
 
     servers: list[grpc.Server] = []
     ledger_server, ledger_port = create_server(
-        build_ledger(LedgerSettings(redis_url="", redis_nodes=nodes, namespace=namespace)),
+        build_ledger(
+            LedgerSettings(
+                redis_url="",
+                redis_nodes=nodes,
+                namespace=namespace,
+                shards=ledger_shards,
+                recovery_ms=300,
+            ),
+            recovery_stop=stop_recovery,
+        ),
         runtime("ledger"),
     )
     servers.append(ledger_server)
@@ -105,3 +121,4 @@ def on_cluster(redis_cluster: LocalRedisCluster) -> Iterator[ClusterPlatform]:
         instance.stop()
     for server in servers:
         server.stop(0).wait()
+    stop_recovery.set()

@@ -32,6 +32,15 @@ from services.shared.channels import connect
 from tests.fixtures.conditions import wait_until
 from tests.fixtures.redis_cluster import LocalRedisCluster
 from tests.fixtures.service_process import ServiceProcess
+from tests.integration.cluster.conftest import ClusterPlatform
+from tests.integration.cluster.play import (
+    BUY_IN,
+    audit,
+    heads_up,
+    play_until_hand,
+    seated_chips,
+    table_on_another_master,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -306,3 +315,32 @@ def test_the_home_master_lost_between_the_phases_loses_no_pending_transfer(
                 home_master.restart()  # type: ignore[attr-defined]
         assert all(ledger.statuses(home).get(k) in ("pending", "done") for k in keys)
     finish_and_check(ledger, stub_second, keys, player, table, home, before)
+
+
+@pytest.mark.parametrize("on_cluster", [SHARDS], indirect=True)
+def test_hold_em_with_a_sharded_ledger_conserves_every_chip(on_cluster: ClusterPlatform) -> None:
+    """The table's buy-ins (Reserve + Post), stakes and settlements through a ledger of six
+    shards: every chip accounted for, nothing left in flight, audit clean."""
+    platform = on_cluster.platform
+    table_id = table_on_another_master(on_cluster.cluster, on_cluster.ledger_namespace)
+    stubs = heads_up(platform, table_id)
+    view = play_until_hand(platform, table_id, stubs, hand=3)
+    assert seated_chips(view) == 2 * BUY_IN
+    assert platform.balance(f"table:{table_id}:CHIP") == 2 * BUY_IN
+    report = audit(platform)
+    assert report.clean, list(report.differences)
+    assert sum(total.total for total in report.in_flight) == 0
+    # Some of those movements crossed shards (each left a finished transfer record).
+    client = on_cluster.cluster.client()
+    try:
+        finished = [
+            cast(dict[bytes, bytes], client.hgetall(f"{tag}:xfer_status"))
+            for tag in (
+                "{ledger:" + shard_namespace(on_cluster.ledger_namespace, n, SHARDS) + "}"
+                for n in range(SHARDS)
+            )
+        ]
+    finally:
+        client.close()
+    statuses = [status for records in finished for status in records.values()]
+    assert statuses and set(statuses) == {b"done"}
