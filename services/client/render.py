@@ -246,6 +246,8 @@ def event_line(event: events_pb2.TableEvent, names: dict[int, str] | None = None
         return f"{head}hand {e.hand}: the dealer commits to shuffle {e.shuffle_id} ({e.commitment[:16]}...)"  # noqa: E501
     if kind == "shuffle_revealed":
         return f"{head}hand {e.hand}: shuffle {e.shuffle_id} revealed (croupier verify --table {event.table_id} --hand {e.hand})"  # noqa: E501
+    if kind == "shuffle_withdrawn":
+        return f"{head}hand {e.hand}: shuffle {e.shuffle_id} withdrawn unused ({e.reason}); it is revealed next"  # noqa: E501
     if kind == "table_closing":
         return (
             f"{head}{e.closed_by} closes the table: nobody new sits down; once the round in "

@@ -129,6 +129,7 @@ class TableApplication:
         catalog: Catalog = CATALOG,
         max_bot_chips_per_table: int = MAX_BOT_CHIPS_PER_TABLE,
         entropy_timing: EntropyTiming | None = None,
+        idle_shuffles_s: float = 0.0,
     ) -> None:
         self.store = store
         self.catalog = catalog
@@ -142,7 +143,9 @@ class TableApplication:
         self.attention: AttentionSet = attention or InMemoryAttentionSet()
         self.recovery_grace_s = recovery_grace_s
         self.tables = Tables(store, self.attention, recovery_grace_s, clock, catalog)
-        self.retrier = Retrier(self.tables, clock, void_after_s, retry_interval_s)
+        self.retrier = Retrier(
+            self.tables, clock, void_after_s, retry_interval_s, idle_shuffles_s=idle_shuffles_s
+        )
         self.decisions = Decisions(scheduler, clock, self.retrier.retry_later)
         seen = EntropySeen()
         self.steps = ProcessSteps(

@@ -40,6 +40,7 @@ SHELL_EVENT_TYPES: tuple[type[Message], ...] = (
     events_pb2.ShuffleCommitted,
     events_pb2.ShuffleAnnounced,
     events_pb2.ShuffleSealed,
+    events_pb2.ShuffleWithdrawn,
     events_pb2.ShuffleRevealed,
     events_pb2.HandSettled,
     events_pb2.ActionRequested,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from croupier.table.v1 import events_pb2
 from services.games import contract as c
 from services.table.shell import DECK, Announced, PendingBuyIn, PendingCashOut, Table
 
@@ -54,7 +55,20 @@ class RevealAhead:
     shuffle: Announced
 
 
-Step = PostBuyIn | PayCashOut | Fetch | CloseSeat | RevealAhead
+@dataclass(frozen=True, slots=True)
+class Withdraw:
+    """Announced shuffles the table will not deal from (it emptied, or stayed idle between
+    rounds): recorded withdrawn first, on their own, so that no instance deals from them once
+    the dealer closes them (a player joining meanwhile finds them withdrawn, and their round
+    announces fresh ones); then each is closed and revealed (RevealAhead)."""
+
+    shuffles: tuple[Announced, ...]
+    reason: str
+
+
+Step = PostBuyIn | PayCashOut | Fetch | CloseSeat | RevealAhead | Withdraw
+
+EMPTIED = "the table emptied"
 
 
 def next_step(table: Table) -> Step | None:
@@ -64,6 +78,8 @@ def next_step(table: Table) -> Step | None:
         return PostBuyIn(shell.pending_buy_ins[0])
     if shell.pending_cash_outs:
         return PayCashOut(shell.pending_cash_outs[0])
+    if shell.withdrawn:
+        return RevealAhead(shell.withdrawn[0])
     request = table.game.rules.pending_chance(table.state)
     if shell.closing and (request is None or isinstance(request, c.StartRound)):
         # A closing table finishes the round in play (and what the game does after it),
@@ -74,11 +90,38 @@ def next_step(table: Table) -> Step | None:
             if shell.upcoming:
                 return RevealAhead(shell.upcoming[0])
         return None
+    if shell.upcoming and not shell.players and between_rounds(table, request):
+        return Withdraw(shell.upcoming, EMPTIED)
     if request is None:
         return None
     if isinstance(request, c.StartRound) and waiting_for_players(table):
         return None
     return Fetch(request)
+
+
+def between_rounds(table: Table, request: c.ChanceRequest | None) -> bool:
+    """No round is in play and the game asks for nothing but the next one (or nothing):
+    a shuffle announced ahead is not about to be dealt from."""
+    if table.game.rounds(table.state).current is not None:
+        return False
+    return request is None or isinstance(request, c.StartRound)
+
+
+def withdrawal(table: Table, reason: str) -> list[object]:
+    """The events withdrawing every shuffle the table announced ahead (none while a round
+    is in play or about to start one of them)."""
+    request = table.game.rules.pending_chance(table.state)
+    if not between_rounds(table, request):
+        return []
+    return [
+        events_pb2.ShuffleWithdrawn(
+            hand=u.round,
+            shuffle_id=u.shuffle_id,
+            name="" if u.name == DECK else u.name,
+            reason=reason,
+        )
+        for u in table.shell.upcoming
+    ]
 
 
 def waiting_for_players(table: Table) -> bool:
@@ -96,7 +139,7 @@ def is_local(step: Step) -> bool:
     transfer of no chips moves none), so it may join the append of the command that led to
     it: if that command is never recorded, nothing outside remembers the step. A closing
     table's seat leaving moves no chips itself (its cash-out is a step of its own)."""
-    if isinstance(step, CloseSeat):
+    if isinstance(step, CloseSeat | Withdraw):
         return True
     if not isinstance(step, Fetch):
         return False
@@ -144,8 +187,9 @@ def step_key(table: Table, step: Step) -> str:
     if isinstance(step, CloseSeat):
         return f"{tid}/close/seat-{step.seat}/{table.version}"
     if isinstance(step, RevealAhead):
-        u = step.shuffle
-        return f"{tid}/{u.round}/reveal-unused/{u.name}"
+        return f"{tid}/reveal-unused/{step.shuffle.shuffle_id}"
+    if isinstance(step, Withdraw):
+        return f"{tid}/withdraw/{table.version}"
     request = step.request
     if isinstance(request, c.StartRound):
         return f"{tid}/{request.round}/start{_entropy_stage(table, request.round)}"

@@ -39,8 +39,11 @@ class Retrier:
         clock: Callable[[], int],
         void_after_s: float,
         retry_interval_s: float,
+        *,
+        idle_shuffles_s: float = 0.0,
     ) -> None:
         self.tables = tables
+        self.idle_shuffles_s = idle_shuffles_s
         self.clock = clock
         self.void_after_s = void_after_s
         self.retry_interval_s = retry_interval_s
@@ -153,7 +156,37 @@ class Retrier:
             self._void_stuck(table_id, f"{type(exc).__name__}: {exc.message}")
             table = self.steps.drive(table_id)  # the void's own steps (they may fail in turn)
         self.decisions.trigger_current(table)
-        return process.next_step(table) is None
+        if process.next_step(table) is not None:
+            return False
+        self._idle_shuffles(table)
+        return True
+
+    def _idle_shuffles(self, table: Table) -> None:
+        """A table idle between rounds past `idle_shuffles_s` (since its last event, a time
+        every instance reads the same) withdraws the shuffles it announced ahead, then
+        closes and reveals them (process.Withdraw). One idle for less is marked in the
+        attention set for when it will have been idle that long: the mark is durable, and
+        whichever instance's recovery sweep takes it then looks again (the sweep's clear
+        leaves a mark newer than its claim)."""
+        shell = table.shell
+        if self.idle_shuffles_s <= 0 or not shell.upcoming or shell.closing:
+            return
+        limit_ms = int(self.idle_shuffles_s * 1000)
+        idle_ms = self._stuck_for_ms(table.table_id)
+        if idle_ms < limit_ms:
+            due_ms = self.clock() + limit_ms - idle_ms
+            grace_ms = int(self.tables.recovery_grace_s * 1000)
+            self.tables.attention.mark(table.table_id, due_ms - grace_ms)
+            return
+        tid = table.table_id
+        reason = f"the table was idle for {limit_ms // 1000} s"
+
+        def withdraw(t: Table) -> list[object]:
+            # (only from the state judged idle: a command since then makes it busy again)
+            return process.withdrawal(t, reason) if t.version == table.version else []
+
+        self.commands.execute(tid, f"{tid}/idle/{table.version}", "table-service", withdraw)
+        self.steps.drive(tid)  # close and reveal them (a dealer down: the sweep retries)
 
     def _stuck_for_ms(self, table_id: str) -> int:
         """How long the table's pending step has waited: since its last event was recorded."""

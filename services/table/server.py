@@ -118,6 +118,7 @@ def wire(
         catalog=catalog,
         max_bot_chips_per_table=settings.max_bot_chips_per_table,
         entropy_timing=settings.entropy_timing,
+        idle_shuffles_s=settings.idle_shuffles_s,
     )
     watcher = TableWatcher(app, store)
     # Events this instance appends reach its watchers without the Redis round trip.

@@ -21,6 +21,8 @@
 ``CROUPIER_TABLE_ENTROPY_COMMIT_MS`` how long a round that is next waits for its seated
                                players' entropy commitments at most (400; docs/dealer.md)
 ``CROUPIER_TABLE_ENTROPY_REVEAL_MS`` how long it then waits for the committed entropies (400);
+``CROUPIER_TABLE_IDLE_SHUFFLES_S`` how long a table waits between rounds before it withdraws,
+closes and reveals the shuffles it announced ahead (600; 0 never);
                                a player who does not answer in time is left out
 ``CROUPIER_TABLE_MAX_BOT_CHIPS`` most chips of the house the bots requested at one table may
                                bring in all (10,000,000)
@@ -63,6 +65,9 @@ class TableSettings:
     redis_nodes: tuple[tuple[str, int], ...] = ()
     entropy_commit_ms: int = 400
     entropy_reveal_ms: int = 400
+    # Announced shuffles of a table idle between rounds this long are withdrawn, closed and
+    # revealed (0: never).
+    idle_shuffles_s: float = 600.0
 
     @property
     def redis(self) -> RedisTarget:
@@ -104,6 +109,7 @@ class TableSettings:
             ),
             entropy_commit_ms=_window("CROUPIER_TABLE_ENTROPY_COMMIT_MS", env),
             entropy_reveal_ms=_window("CROUPIER_TABLE_ENTROPY_REVEAL_MS", env),
+            idle_shuffles_s=env_float("CROUPIER_TABLE_IDLE_SHUFFLES_S", 600.0, env=env),
         )
 
 

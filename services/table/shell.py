@@ -111,6 +111,12 @@ class ShellState:
     upcoming: tuple[Announced, ...] = ()
     # the names of the table's shuffles of one standard deck (announced ahead of each round)
     shuffle_names: tuple[str, ...] = ()
+    # announced shuffles withdrawn (the table emptied or stayed idle): closed and revealed
+    # next, never dealt from
+    withdrawn: tuple[Announced, ...] = ()
+    # (round, name, how many of its shuffles were withdrawn) of the rounds not yet dealt:
+    # the round's next shuffle takes a fresh id (`shuffle_id_for`)
+    reannounced: tuple[tuple[int, str, int], ...] = ()
     ended_hand: int = 0  # last round that ended or was voided
     # CloseTable was recorded (by `closed_by`): no new players or chips, no new round; every
     # seat leaves once the round in play ends (process.CloseSeat)
@@ -125,6 +131,15 @@ class ShellState:
     # key up (a scan of 512 pairs was ~10% of the command path's time), and a CommandKeys
     # once folded, which a command extends without copying all of it (command_keys.py)
     keys: Mapping[str, int] = field(default_factory=CommandKeys, hash=False)
+
+    def shuffle_id_for(self, table_id: str, round_: int, name: str = DECK) -> str:
+        """The id of the shuffle `name` of `round_` deals from (any instance finds it again):
+        `{table}.hand-{n}[.{name}]`, and `_r{k}` after it when k - 1 of the round's shuffles
+        were withdrawn before it (each a shuffle of its own at the dealer)."""
+        suffix = "" if name == DECK else f".{name}"
+        base = f"{table_id}.hand-{round_}{suffix}"
+        count = next((k for r, n, k in self.reannounced if (r, n) == (round_, name)), 0)
+        return base if count == 0 else f"{base}_r{count + 1}"
 
     def upcoming_shuffle(self, hand: int, name: str = DECK) -> tuple[str, str] | None:
         """The announced shuffle (id, commitment) that will deal `hand`, if any."""
@@ -180,6 +195,7 @@ class ShellState:
             and not self.pending_buy_ins
             and not self.pending_cash_outs
             and not self.upcoming
+            and not self.withdrawn
         )
 
 
@@ -328,7 +344,27 @@ def fold_message(state: ShellState, version: int, event: Message) -> ShellState:
     if isinstance(event, events_pb2.ShuffleRevealed) and event.unused:
         # (a shuffle closed before its round: no longer ahead of anything)
         kept = tuple(u for u in state.upcoming if u.shuffle_id != event.shuffle_id)
-        return _evolve(state, upcoming=kept)
+        gone = tuple(u for u in state.withdrawn if u.shuffle_id != event.shuffle_id)
+        return _evolve(state, upcoming=kept, withdrawn=gone)
+    if isinstance(event, events_pb2.ShuffleRevealed):
+        # A round's deck revealed at its end: its own and earlier rounds' ids are settled.
+        later = tuple(e for e in state.reannounced if e[0] > event.hand)
+        if later != state.reannounced:
+            return _evolve(state, reannounced=later)
+        return state
+    if isinstance(event, events_pb2.ShuffleWithdrawn):
+        name = event.name or DECK
+        taken = tuple(u for u in state.upcoming if u.shuffle_id == event.shuffle_id)
+        if not taken:
+            return state
+        count = next((k for r, n, k in state.reannounced if (r, n) == (event.hand, name)), 0)
+        others = tuple(e for e in state.reannounced if (e[0], e[1]) != (event.hand, name))
+        return _evolve(
+            state,
+            upcoming=tuple(u for u in state.upcoming if u.shuffle_id != event.shuffle_id),
+            withdrawn=(*state.withdrawn, *taken),
+            reannounced=(*others, (event.hand, name, count + 1)),
+        )
     if isinstance(event, events_pb2.ShuffleSealed):
         name = event.name or DECK
         sealed = tuple(

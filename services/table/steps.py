@@ -32,9 +32,9 @@ from services.table.effects import Append, Call, Load, Mark, Rank, Schedule, Scr
 from services.table.entropy_window import NO_WAIT, EntropySeen, EntropyTiming, settle
 from services.table.folding import fold_events
 from services.table.ports import STANDARD_DECK, Commitment, DealerPort, LedgerPort
-from services.table.process import shuffle_id_of, transfer_key
+from services.table.process import transfer_key
 from services.table.reveals import public_reveal
-from services.table.shell import DECK, ShellState, Table
+from services.table.shell import DECK, Announced, ShellState, Table
 from services.table.tables import Tables
 
 
@@ -146,6 +146,8 @@ class ProcessSteps:
             run.table = fold_events(run.table, step_events, run.table.version + 1)
             run.events += step_events
             run.taken += 1
+            if isinstance(step, process.Withdraw):
+                break  # (recorded before the dealer closes them: see process.Withdraw)
         return run
 
     def _batched(
@@ -224,7 +226,7 @@ class ProcessSteps:
                 return calls
             table = fold_events(table, events, table.version + 1)
             following = process.next_step(table)
-            if following is None:
+            if following is None or isinstance(following, process.Withdraw):
                 return calls
             step = following
         return calls
@@ -255,11 +257,24 @@ class ProcessSteps:
                     f"table {tid}: the game refused to let seat {step.seat} go at the close: "
                     f"{violation.message}"
                 ) from violation
+        if isinstance(step, process.Withdraw):
+            return [
+                events_pb2.ShuffleWithdrawn(
+                    hand=u.round,
+                    shuffle_id=u.shuffle_id,
+                    name=_stored_name(u.name),
+                    reason=step.reason,
+                )
+                for u in step.shuffles
+            ]
         if isinstance(step, process.RevealAhead):
             u = step.shuffle
-            reason = "the table closed before its round"
+            withdrawn = u in shell.withdrawn
+            reason = (
+                "withdrawn before its round" if withdrawn else "the table closed before its round"
+            )
             reveal: str = yield Call("dealer", "close", (u.shuffle_id, reason), batch="recorded")
-            return [
+            revealed: list[object] = [
                 events_pb2.ShuffleRevealed(
                     hand=u.round,
                     shuffle_id=u.shuffle_id,
@@ -268,6 +283,9 @@ class ProcessSteps:
                     unused=True,
                 )
             ]
+            if withdrawn:
+                revealed += _forgotten(table, u, public_reveal(reveal, u.shuffle_id))
+            return revealed
         request = step.request
         answer: c.ChanceAnswer | None
         if isinstance(request, c.StartRound):
@@ -335,7 +353,7 @@ class ProcessSteps:
         if isinstance(request, c.DrawCards):
             # One deal per step: the dealer records the burn as its own BURN deal (key
             # `<step key>/burn`), so its record still labels every card by what it was for.
-            shuffle_id = shuffle_id_of(tid, request.round, request.name)
+            shuffle_id = table.shell.shuffle_id_for(tid, request.round, request.name)
             deal = (shuffle_id, request.count, key, request.purpose)
             cards: tuple[Card, ...] = yield Call(
                 "dealer", "deal", deal, {"burn": request.burn}, batch="last"
@@ -347,12 +365,12 @@ class ProcessSteps:
         if isinstance(request, c.OpenShuffle):
             return (yield from self._open(table, request, now))
         if isinstance(request, c.ReturnCards):
-            shuffle_id = shuffle_id_of(tid, request.round, request.name)
+            shuffle_id = table.shell.shuffle_id_for(tid, request.round, request.name)
             # The dealer refuses a reshuffle no draw needs.
             yield Call("dealer", "reshuffle", (shuffle_id, request.cards, key, request.needed))
             return [], c.CardsReturned(request.round, request.name, request.cards)
         if isinstance(request, c.CloseShuffle):
-            shuffle_id = shuffle_id_of(tid, request.round, request.name)
+            shuffle_id = table.shell.shuffle_id_for(tid, request.round, request.name)
             reveal: str = yield Call(
                 "dealer", "close", (shuffle_id, "round ended"), batch="recorded"
             )
@@ -407,7 +425,7 @@ class ProcessSteps:
             return [], c.ShuffleOpened(
                 request.round, request.name, shuffle.shuffle_id, shuffle.commitment
             )
-        shuffle_id = shuffle_id_of(tid, request.round, request.name)
+        shuffle_id = table.shell.shuffle_id_for(tid, request.round, request.name)
         opening = Call("dealer", "open_shuffle", (shuffle_id, request.deck), batch="recorded")
         shuffle = cast(Commitment, (yield opening))
         standard = request.deck == STANDARD_DECK
@@ -513,7 +531,7 @@ class ProcessSteps:
         found = shell.upcoming_shuffle(round_, name)
         if found is not None:
             return found[0]
-        shuffle_id = shuffle_id_of(table_id, round_, name)
+        shuffle_id = shell.shuffle_id_for(table_id, round_, name)
         opening = Call("dealer", "open_shuffle", (shuffle_id, STANDARD_DECK), batch="recorded")
         opened: Commitment = yield opening
         events.append(
@@ -526,6 +544,16 @@ class ProcessSteps:
             )
         )
         return opened.shuffle_id
+
+
+def _forgotten(table: Table, u: Announced, public: str) -> list[object]:
+    """The game's own answer to a withdrawn shuffle it holds already (poker opens its next
+    two hands' decks ahead): closed unused, so its round opens a fresh one; nothing from a
+    game that holds none (it refuses the answer)."""
+    try:
+        return list(table.game.rules.decide(table.state, c.ShuffleClosed(u.round, u.name, public)))
+    except RuleViolation:
+        return []
 
 
 def _placeholder(call: Call) -> object:

@@ -55,6 +55,11 @@ def answer(table: PokerTable, command: c.ChanceAnswer) -> list[Event]:
             return [DeckRevealed(command.round, deck.shuffle_id, command.reveal)]
         if command.name == DECK and table.deck_of(command.round) is None:
             return []  # a repeat: revealed already (or never opened: nothing to reveal)
+        deck = table.deck_of(command.round)
+        if command.name == DECK and deck is not None and command.round > table.engine.last_hand:
+            # A deck of a hand not started yet, closed unused (the table withdrew it): it is
+            # forgotten, and the hand opens a fresh one when it comes.
+            return [DeckRevealed(command.round, deck.shuffle_id, command.reveal)]
     elif isinstance(command, c.TransferDone):
         if isinstance(request, c.Transfer) and request.key == command.key:
             return [RakeSettled(table.rake_due, request.amount, command.key)]

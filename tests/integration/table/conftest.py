@@ -109,6 +109,8 @@ def platform(redis_url: str, key_prefix: str, request: pytest.FixtureRequest) ->
     # (`entropy_windows(commit_ms, reveal_ms)` marks a test of the windows themselves).
     windows = request.node.get_closest_marker("entropy_windows")
     commit_ms, reveal_ms = windows.args if windows is not None else (0, 0)
+    idle = request.node.get_closest_marker("idle_shuffles")
+    idle_s, grace_s = idle.args if idle is not None else (0.0, 5.0)
     ledger_server, ledger = start_ledger(redis_url, key_prefix)
     runtime = RuntimeSettings(service_name="table", address="127.0.0.1:0", auth_key=KEY)
     settings = TableSettings(
@@ -120,6 +122,8 @@ def platform(redis_url: str, key_prefix: str, request: pytest.FixtureRequest) ->
         attention_key=f"croupier:table:attention:{key_prefix}",
         entropy_commit_ms=commit_ms,
         entropy_reveal_ms=reveal_ms,
+        idle_shuffles_s=idle_s,
+        recovery_grace_s=grace_s,
     )
     dealer_runtime = RuntimeSettings(service_name="dealer", address="127.0.0.1:0", auth_key=KEY)
     dealer_settings = DealerSettings(
