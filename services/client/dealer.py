@@ -7,6 +7,7 @@ irregularities.md). Every card that leaves the deck is reported; a misdeal is de
     croupier --as maria dealer report T1 7h --board
     croupier --as maria dealer exposed T1 Qs "flashed while pitching"
     croupier --as maria dealer misdeal T1 "two cards stuck together"
+    croupier --as maria dealer next T1
 
 With `--as NAME` the command signs a dealer-console token for "NAME@TABLE" (the development
 key, or the one `croupier run` keeps); with `--token` it uses the console's own credential.
@@ -19,6 +20,7 @@ from typing import Annotated
 
 import typer
 
+from croupier.table.v1 import table_pb2
 from services.client.identity import Identity
 from services.client.reporting import reported
 from services.shared import auth
@@ -69,6 +71,7 @@ def report(
         )
     place = f"seat {seat}" if seat is not None else "the board" if board else "the burn pile"
     typer.echo(f"{card} to {place} recorded (table version {done.version})")
+    typer.echo(_next_line(done.next_card if done.HasField("next_card") else None))
 
 
 @app.command()
@@ -98,6 +101,7 @@ def exposed(
         )
     who = "by its player " if by_player else ""
     typer.echo(f"{card} exposed {who}recorded (table version {done.version})")
+    typer.echo(_next_line(done.next_card if done.HasField("next_card") else None))
 
 
 @app.command()
@@ -120,3 +124,31 @@ def misdeal(
     with identity.connect(auth.Role.DEALER_CONSOLE) as c:
         done = c.tables.report_misdeal(table_id, reason, hand_number=hand)
     typer.echo(f"misdeal recorded: the hand will be redealt (table version {done.version})")
+    typer.echo(_next_line(done.next_card if done.HasField("next_card") else None))
+
+
+@app.command("next")
+@reported
+def next_card(ctx: typer.Context, table_id: TableId, target: Target = "") -> None:
+    """Say which card the table expects next (where it goes, face up or down).
+
+    Example: croupier --as maria dealer next T1
+    """
+    identity = _console(ctx.obj, table_id, target)
+    with identity.connect(auth.Role.DEALER_CONSOLE) as c:
+        view = c.tables.view(table_id)
+    typer.echo(_next_line(view.next_card if view.HasField("next_card") else None))
+
+
+def _next_line(due: table_pb2.CardDue | None) -> str:
+    """The console's line for the card due next."""
+    if due is None:
+        return "next: no card is due (the players are acting, or no hand is being dealt)"
+    if due.recipient == table_pb2.CARD_RECIPIENT_SEAT:
+        where = f"--seat {due.seat}"
+    elif due.recipient == table_pb2.CARD_RECIPIENT_BOARD:
+        where = "--board"
+    else:
+        where = "--burn"
+    how = " --face-up" if due.face_up else ""
+    return f"next: {due.description} ({where}{how})"

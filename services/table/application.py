@@ -303,17 +303,17 @@ class TableApplication:
 
     def report(
         self, table_id: str, dealer: str, key: str, report: c.DealtCard | c.Irregularity
-    ) -> int:
+    ) -> tuple[int, Table]:
         """A live dealer's report (ReportCard / ReportIrregularity), decided by the game's
-        rules like any command; the table's version after it and every step it lets run."""
+        rules like any command; the table's version after it, and the table once the steps
+        it lets run have run (as far as they could)."""
         table, version = self.execute(
             table_id,
             f"{table_id}/report/{scoped(dealer)}/{scoped(key)}",
             dealer,
             lambda t: list(t.game.rules.decide(t.state, c.Report(report, dealer))),
         )
-        self.keep_going(table_id, table)
-        return version
+        return version, self.keep_going(table_id, table) or table
 
     def receiving_act(self, table_id: str, player: str) -> contextlib.AbstractContextManager[int]:
         """Mark a move of `player` as received now until it is applied (timeouts.py)."""

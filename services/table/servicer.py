@@ -272,8 +272,8 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         require_dealer_of(principal, request.table_id)
         key = require_key(request.idempotency_key)
         report = dealer_reports.dealt_card(request)
-        version = self.app.report(request.table_id, principal.subject, f"card/{key}", report)
-        return table_pb2.ReportCardResponse(version=version)
+        version, table = self.app.report(request.table_id, principal.subject, f"card/{key}", report)
+        return table_pb2.ReportCardResponse(version=version, next_card=translate.next_card(table))
 
     def ReportIrregularity(  # noqa: N802
         self, request: table_pb2.ReportIrregularityRequest, context: grpc.ServicerContext
@@ -282,8 +282,11 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         require_dealer_of(principal, request.table_id)
         key = require_key(request.idempotency_key)
         report = dealer_reports.irregularity(request)
-        version = self.app.report(request.table_id, principal.subject, f"irregular/{key}", report)
-        return table_pb2.ReportIrregularityResponse(version=version)
+        version, table = self.app.report(
+            request.table_id, principal.subject, f"irregular/{key}", report
+        )
+        due = translate.next_card(table)
+        return table_pb2.ReportIrregularityResponse(version=version, next_card=due)
 
     def ApplyTimeout(  # noqa: N802
         self, request: table_pb2.ApplyTimeoutRequest, context: grpc.ServicerContext

@@ -117,7 +117,15 @@ def view_to_proto(table: Table, viewer: int | None) -> table_pb2.TableView:
             time_bank_ms=banks.get(s.seat, 0) if s.player else 0,
         )
     game.fill_view(rules.view_for(state, viewer), message, seats)
+    due = game.next_card(state)
+    if due is not None:
+        message.next_card.CopyFrom(due)
     return message
+
+
+def next_card(table: Table) -> table_pb2.CardDue | None:
+    """The card a live-dealer table expects next (ReportCardResponse.next_card)."""
+    return table.game.next_card(table.state)
 
 
 def summary_to_proto(table: Table) -> table_pb2.TableSummary:

@@ -171,6 +171,11 @@ class GameTable(Protocol):
         envelope's SeatView already in `message`."""
         ...
 
+    def next_card(self, state: Any) -> table_pb2.CardDue | None:
+        """A live-dealer table's next card, as its rules expect it (None: none is due, or the
+        game has no live dealer)."""
+        ...
+
     def fill_decision(self, state: Any, seat: int, request: events_pb2.ActionRequested) -> None:
         """The public part of what `seat` may do now, recorded with its decision (poker:
         legal actions and amounts, so a bot can play from its watch stream); most games

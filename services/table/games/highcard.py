@@ -102,6 +102,9 @@ class HighCardTableAdapter:
             if s.card:
                 seats[s.seat].cards.append(s.card)
 
+    def next_card(self, state: HighCardState) -> table_pb2.CardDue | None:
+        return None  # never dealt by a live dealer
+
     def fill_decision(
         self, state: HighCardState, seat: int, request: events_pb2.ActionRequested
     ) -> None:

@@ -26,6 +26,8 @@ from services.games.poker.definitions import OddChips, Structure, TableConfig
 from services.games.poker.events import Action
 from services.games.poker.game_rules import RULES
 from services.games.poker.legal import LegalActions, legal_actions
+from services.games.poker.live import table as live_table
+from services.games.poker.live.procedures import BOARD
 from services.games.poker.moves import InHand, PokerMove, PostBigBlind
 from services.games.poker.table import PokerTable
 from services.games.poker.views import View
@@ -381,6 +383,24 @@ class PokerTableAdapter:
         self, view: View, message: table_pb2.TableView, seats: Mapping[int, table_pb2.SeatView]
     ) -> None:
         fill_view(view, message, seats)
+
+    def next_card(self, state: PokerTable) -> table_pb2.CardDue | None:
+        due = live_table.next_card(state)
+        if due is None:
+            return None
+        if isinstance(due.recipient, int):
+            return table_pb2.CardDue(
+                recipient=table_pb2.CARD_RECIPIENT_SEAT,
+                seat=due.recipient,
+                face_up=due.face_up,
+                description=due.what,
+            )
+        recipient = (
+            table_pb2.CARD_RECIPIENT_BOARD
+            if due.recipient == BOARD
+            else table_pb2.CARD_RECIPIENT_BURN
+        )
+        return table_pb2.CardDue(recipient=recipient, face_up=due.face_up, description=due.what)
 
     def fill_decision(
         self, state: PokerTable, seat: int, request: events_pb2.ActionRequested

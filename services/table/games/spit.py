@@ -332,6 +332,9 @@ class SpitTableAdapter:
     ) -> None:
         message.spit.CopyFrom(view_to_proto(view))
 
+    def next_card(self, state: SpitState) -> table_pb2.CardDue | None:
+        return None  # never dealt by a live dealer
+
     def fill_decision(
         self, state: SpitState, seat: int, request: table_events_pb2.ActionRequested
     ) -> None:

@@ -318,6 +318,9 @@ class VideoPokerTable:
         message.videopoker.CopyFrom(view_to_proto(view))
         message.phase = phase_name(view)
 
+    def next_card(self, state: MachineState) -> table_pb2.CardDue | None:
+        return None  # never dealt by a live dealer
+
     def fill_decision(
         self, state: MachineState, seat: int, request: table_events_pb2.ActionRequested
     ) -> None:

@@ -260,10 +260,19 @@ def test_a_live_six_card_hand_replaces_an_exposed_draw_card_after_the_draw(
     stubs = {n: seat(platform, table_id, player, n, 100) for n, player in enumerate(PLAYERS)}
     wait_until(lambda: view_of(house, table_id).hand_in_progress, 20, "hand 1 to start")
     dealer = platform.table(f"maria@{table_id}", auth.Role.DEALER_CONSOLE)
+    due = view_of(house, table_id).next_card  # the table says which card it expects
+    assert (due.recipient, due.seat, due.face_up) == (SEAT, 1, False)
+    assert due.description == "seat 1's 1st card, face down"
     order = (1, 2, 0)
     deck = [f"{rank}{suit}" for suit in "cdhs" for rank in "23456789TJQKA"]
-    for i, card in enumerate(deck[:18]):
+    for i, card in enumerate(deck[:17]):
         _report(dealer, table_id, card, SEAT, order[i % 3])
+    last = dealer.ReportCard(
+        A.ReportCardRequest(
+            table_id=table_id, card=deck[17], recipient=SEAT, seat=0, idempotency_key="18th"
+        )
+    )
+    assert not last.HasField("next_card")  # the deal is complete: seat 1 draws first
     _refused(lambda: _report(dealer, table_id, "As", BURN), grpc.StatusCode.FAILED_PRECONDITION)
 
     def act(n: int, cards: tuple[str, ...] = ()) -> None:
@@ -286,6 +295,14 @@ def test_a_live_six_card_hand_replaces_an_exposed_draw_card_after_the_draw(
     act(0)
     view = view_of(house, table_id)  # Act returns once its events are appended
     assert view.hand_in_progress and view.to_act < 0  # the betting waits for the replacement
+    assert (view.next_card.recipient, view.next_card.seat) == (SEAT, 1)
+    token = auth.issue_token(KEY, f"maria@{table_id}", auth.Role.DEALER_CONSOLE, 600)
+    where = ["--target", f"127.0.0.1:{platform.port}"]
+    shown = CliRunner().invoke(cli.app, ["--token", token, "dealer", "next", table_id, *where])
+    assert shown.exit_code == 0, shown.output
+    assert "next: seat 1's replacement for its exposed draw card, face down (--seat 1)" in (
+        shown.output
+    )
     _refused(lambda: _report(dealer, table_id, "Ks", SEAT, 2), grpc.StatusCode.INVALID_ARGUMENT)
     _report(dealer, table_id, "Ks", SEAT, 1)
     wait_until(lambda: view_of(house, table_id).to_act == 1, 20, "the betting after the draw")
@@ -294,12 +311,11 @@ def test_a_live_six_card_hand_replaces_an_exposed_draw_card_after_the_draw(
         ["5c", "8c", "Jc", "Ac", "4d", "Ks"]
     )
     # Seat 1 shows its Ks: the console's command line records it; the card stays seat 1's.
-    token = auth.issue_token(KEY, f"maria@{table_id}", auth.Role.DEALER_CONSOLE, 600)
     console = ["--token", token, "dealer", "exposed", table_id]
-    where = ["--target", f"127.0.0.1:{platform.port}"]
     done = CliRunner().invoke(cli.app, [*console, "Ks", "showed it", "--by-player", *where])
     assert done.exit_code == 0, done.output
     assert "Ks exposed by its player recorded" in done.output
+    assert "next: no card is due" in done.output
     refused = CliRunner().invoke(cli.app, [*console, "Qd", "--by-player", *where])
     assert refused.exit_code != 0 and "Traceback" not in refused.output
     assert "Ks" in next(s.cards for s in view_of(stubs[1], table_id).seats if s.seat == 1)

@@ -32,11 +32,13 @@ from services.games.poker.live.procedures import (
     BURN,
     Acted,
     DeclareMisdeal,
+    Due,
     Event,
     Expose,
     Fold,
     ReportCard,
     ReportError,
+    ordinal,
 )
 
 
@@ -135,6 +137,26 @@ def _start_deal(hand: DrawHand) -> None:
     hand.drawn = set()
     hand.late = []
     hand.last_drawer = None
+
+
+def next_card(hand: DrawHand) -> Due | None:
+    """The card due next (None: none is, a player is to act or to discard)."""
+    if hand.stage is Stage.DEAL:
+        seat = hand.seats[hand.hole_dealt % len(hand.seats)]
+        which = ordinal(hand.hole_dealt // len(hand.seats) + 1)
+        return Due(seat, False, f"seat {seat}'s {which} card, face down")
+    if hand.stage is Stage.REPLACE and hand.replacement_for is not None:
+        owed = hand.replacement_for
+        return Due(owed, False, f"seat {owed}'s replacement for its exposed card, face down")
+    if hand.stage is Stage.SPIT:
+        return Due(BOARD, True, "the spit card, face up (no burn)")
+    if hand.late_due():
+        seat = hand.late[0]
+        return Due(seat, False, f"seat {seat}'s replacement for its exposed draw card, face down")
+    if hand.drawer is not None and hand.owed:
+        seat = hand.drawer
+        return Due(seat, False, f"seat {seat}'s draw: {hand.owed} more card(s), face down")
+    return None
 
 
 def _clone(hand: DrawHand) -> DrawHand:

@@ -111,6 +111,20 @@ class Event:
     chips: tuple[tuple[int, int], ...] = ()  # (seat, chips) moved by the event
 
 
+@dataclass(frozen=True, slots=True)
+class Due:
+    """The card the dealer deals next, as the rules expect it: `recipient` a seat number,
+    BOARD or BURN; `face_up` how it is dealt; `what` in words, for the console."""
+
+    recipient: int | str
+    face_up: bool
+    what: str
+
+
+def ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
 # -- state -----------------------------------------------------------------------------------
 
 
@@ -169,6 +183,28 @@ def new_hand(seats: tuple[int, ...], stacks: dict[int, int], blinds: dict[int, i
     )
     _start_deal(hand)
     return hand
+
+
+def next_card(hand: LiveHand) -> Due | None:
+    """The card due next (None: none is, the players are acting or the hand is over)."""
+    if hand.street is Street.DONE:
+        return None
+    if hand.replacement_for is not None:
+        seat = hand.replacement_for
+        return Due(seat, False, f"seat {seat}'s replacement for its exposed card, face down")
+    if hand.street is Street.DEAL:
+        seat = _expected_hole_seat(hand)
+        which = ordinal(hand.hole_dealt // len(hand.seats) + 1)
+        return Due(seat, False, f"seat {seat}'s {which} hole card, face down")
+    if hand.betting_open or hand.street is Street.RIVER:
+        return None
+    street = _NEXT[hand.street]
+    if not (hand.burned_for_street or hand.no_burn):
+        return Due(BURN, False, f"the burn card before the {street.value}")
+    if street is Street.FLOP:
+        which = ordinal(len(hand.board) + 1)
+        return Due(BOARD, True, f"the flop's {which} card, face up")
+    return Due(BOARD, True, f"the {street.value}, face up")
 
 
 def chips_total(hand: LiveHand) -> int:

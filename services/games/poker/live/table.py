@@ -125,6 +125,16 @@ def pending_chance(table: PokerTable) -> c.ChanceRequest | None:
     return None  # a player to act, the dealer to report cards, or players to join
 
 
+def next_card(table: PokerTable) -> p.Due | None:
+    """The card the dealer deals next at a live table (None: none is due, or not live)."""
+    live = table.live
+    if live is None or live.redeal_point is None or table.engine.hand is None:
+        return None
+    if _is_draw(table):
+        return d.next_card(draw_hand(table))
+    return p.next_card(live_hand(table))
+
+
 # --- commands ------------------------------------------------------------------------------
 
 
@@ -381,17 +391,32 @@ def live_hand(table: PokerTable) -> p.LiveHand:
     last = _LAST[0]
     if last[0] is live and last[1] is not None:
         return last[1]
-    point = live.redeal_point
-    order = [player.seat for player in point.clockwise_from(point.button)]
-    posted = {player.seat: player.committed for player in point.players}
-    # The engine keeps the chips: the physical table needs only who is dealt in, in order.
-    hand = p.new_hand(
-        tuple(order), posted, {seat: chips for seat, chips in posted.items() if chips}
-    )
-    for entry in live.log:
+    known = _known_prefix(last[0], live)
+    if known and last[1] is not None:
+        hand = last[1]  # the remembered deal's log is where this one's starts: go on from it
+    else:
+        point = live.redeal_point
+        order = [player.seat for player in point.clockwise_from(point.button)]
+        posted = {player.seat: player.committed for player in point.players}
+        # The engine keeps the chips: the physical table needs only who is dealt in, in order.
+        hand = p.new_hand(
+            tuple(order), posted, {seat: chips for seat, chips in posted.items() if chips}
+        )
+    for entry in live.log[known:]:
         hand, _ = p.handle(hand, _command(entry))
     _LAST[0] = (live, hand)
     return hand
+
+
+def _known_prefix(last: LiveDeal | None, live: LiveDeal) -> int:
+    """How many entries of `live`'s log are the remembered deal's whole log (the same deal
+    with more reported since), else 0: the physical table is then built on, not rebuilt."""
+    if last is None or last.redeal_point is not live.redeal_point or last.redeals != live.redeals:
+        return 0
+    before, now = last.log, live.log
+    if len(before) > len(now) or any(a is not b for a, b in zip(before, now, strict=False)):
+        return 0
+    return len(before)
 
 
 def _command(entry: object) -> p.Command:
@@ -594,13 +619,18 @@ def draw_hand(table: PokerTable) -> d.DrawHand:
     last = _LAST_DRAW[0]
     if last[0] is live and last[1] is not None:
         return last[1]
-    point = live.redeal_point
-    phases = table.engine.config.game.phases
-    first = phases[0]
-    assert isinstance(first, DealHole)
-    order = tuple([player.seat for player in point.clockwise_from(point.button)])
-    hand = d.new_draw_hand(order, first.count, any(isinstance(ph, DealBoard) for ph in phases))
-    for entry in live.log:
+    known = _known_prefix(last[0], live)
+    if known and last[1] is not None:
+        hand = last[1]
+    else:
+        point = live.redeal_point
+        phases = table.engine.config.game.phases
+        first = phases[0]
+        assert isinstance(first, DealHole)
+        order = tuple([player.seat for player in point.clockwise_from(point.button)])
+        spit = any(isinstance(ph, DealBoard) for ph in phases)
+        hand = d.new_draw_hand(order, first.count, spit)
+    for entry in live.log[known:]:
         hand, _ = d.handle(hand, _draw_command(entry))
     _LAST_DRAW[0] = (live, hand)
     return hand

@@ -11,7 +11,8 @@ from services.games.errors import InvalidAction, NotAllowedNow
 from services.games.poker import events as ev
 from services.games.poker.catalog import SIX_CARD_OPEN_DRAW, SPIT_IN_THE_OCEAN
 from services.games.poker.game_rules import RULES
-from services.games.poker.live.table import draw_hand
+from services.games.poker.live.procedures import BOARD
+from services.games.poker.live.table import draw_hand, next_card
 from tests.unit.games.poker_live.live_table import LiveTable, seated_live_table
 
 # Six cards each to seats 1, 2, 0 (the dealing order), one at a time.
@@ -351,3 +352,37 @@ def test_spit_the_third_card_exposed_is_dead_and_replaced_before_the_spit_card()
     hand = table.state.engine.hand
     assert hand is not None and hand.board == ("7h",) and "4c" in hand.out
     assert table.to_act() == 1
+
+
+# --- the card due next ------------------------------------------------------------------------
+
+
+def _due(table: LiveTable) -> tuple[int | str, bool, str] | None:
+    due = next_card(table.state)
+    return None if due is None else (due.recipient, due.face_up, due.what)
+
+
+def test_the_card_due_next_in_a_draw_hand() -> None:
+    table = spit()
+    assert _due(table) == (1, False, "seat 1's 1st card, face down")
+    table.deal_round_robin(FOUR)
+    assert _due(table) == (BOARD, True, "the spit card, face up (no burn)")
+    table.board("7h")
+    assert _due(table) is None  # the betting
+    for _ in range(3):
+        table.act("check")
+    assert _due(table) is None  # seat 1 to discard
+    table.discard("2c 5c")
+    assert _due(table) == (1, False, "seat 1's draw: 2 more card(s), face down")
+    table.hole("Ah", 1, face_up=True)
+    assert _due(table) == (1, False, "seat 1's draw: 1 more card(s), face down")
+    table.hole("Kh", 1)
+    table.discard()
+    table.discard()
+    assert _due(table) == (
+        1,
+        False,
+        "seat 1's replacement for its exposed draw card, face down",
+    )
+    table.hole("Qh", 1)
+    assert _due(table) is None and table.to_act() == 1

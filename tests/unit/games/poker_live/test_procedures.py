@@ -11,6 +11,7 @@ from services.games.poker.live.procedures import (
     Bet,
     CloseRound,
     Command,
+    Due,
     Event,
     Expose,
     Fold,
@@ -21,6 +22,7 @@ from services.games.poker.live.procedures import (
     chips_total,
     handle,
     new_hand,
+    next_card,
 )
 
 SEATS = (1, 2, 3)
@@ -267,3 +269,37 @@ def test_an_exposure_of_a_card_nobody_holds_or_after_the_deal_is_refused() -> No
     with pytest.raises(ReportError, match="during the deal") as late:
         handle(done, Expose(c("2c")))
     assert late.value.precondition
+
+
+# --- the card due next ------------------------------------------------------------------------
+
+
+def test_the_card_due_next_follows_the_deal_the_burns_and_the_streets() -> None:
+    hand = new_hand(SEATS, STACKS, BLINDS)
+    assert next_card(hand) == Due(1, False, "seat 1's 1st hole card, face down")
+    hand, _ = run(hand, *DEAL[:4])
+    assert next_card(hand) == Due(2, False, "seat 2's 2nd hole card, face down")
+    hand, _ = run(hand, *DEAL[4:])
+    assert next_card(hand) is None  # the pre-flop betting
+    hand, _ = run(hand, Bet(3, 2), Bet(1, 1), CloseRound())
+    assert next_card(hand) == Due(BURN, False, "the burn card before the flop")
+    hand, _ = run(hand, down("Kd", BURN), up("Ah", BOARD))
+    assert next_card(hand) == Due(BOARD, True, "the flop's 2nd card, face up")
+    hand, _ = run(hand, up("Ad", BOARD), up("As", BOARD), CloseRound())
+    assert next_card(hand) == Due(BURN, False, "the burn card before the turn")
+    hand, _ = run(hand, down("Qd", BURN))
+    assert next_card(hand) == Due(BOARD, True, "the turn, face up")
+    hand, _ = run(hand, up("Th", BOARD), CloseRound(), down("9d", BURN), up("9h", BOARD))
+    assert next_card(hand) is None  # the river's betting, then no card
+
+
+def test_the_card_due_after_a_procedure_is_the_procedures() -> None:
+    hand, _ = run(new_hand(SEATS, STACKS, BLINDS), *DEAL[:2], up("4c", 3))
+    hand, _ = run(hand, *DEAL[3:])
+    assert next_card(hand) == Due(3, False, "seat 3's replacement for its exposed card, face down")
+    hand, _ = run(on_flop(), up("Ac", BOARD))  # a flop with too many cards: no burn
+    assert next_card(hand) == Due(BOARD, True, "the flop's 1st card, face up")
+    hand, _ = run(on_flop(), Bet(1, 5), down("Qd", BURN), up("Th", BOARD))  # premature turn
+    assert next_card(hand) is None  # the flop's betting goes on
+    hand, _ = run(hand, Bet(2, 5), Bet(3, 5), CloseRound())
+    assert next_card(hand) == Due(BURN, False, "the burn card before the turn")
