@@ -58,6 +58,9 @@ class StubGame:
     def fill_options(self, state: Scene, options: table_pb2.TableOptions) -> None:
         options.seats = 9
 
+    def next_card(self, state: Scene) -> table_pb2.CardDue | None:
+        return None
+
     def fill_view(
         self, view: Scene, message: table_pb2.TableView, seats: Mapping[int, Any]
     ) -> None:
