@@ -27,6 +27,9 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar, cast
 
+import redis
+from redis.cluster import RedisCluster
+
 from croupier.ledger.v1 import events_pb2, ledger_pb2
 from services.ledger import codec, lua
 from services.ledger.core.accounts import Account
@@ -103,12 +106,17 @@ class RedisLedgerStore:
         idempotency_ttl_seconds: int = DEFAULT_TTL_SECONDS,
         durability: Durability | None = None,
         waitaof_timeout_ms: int = 2000,
+        wait_replicas: int = 0,
+        wait_replicas_ms: int = 500,
     ) -> None:
         self._redis = client
         # Which shard of a sharded ledger this store holds (its namespace names it too).
         self.shard = shard
         self._ttl = idempotency_ttl_seconds
         self._waitaof_timeout_ms = waitaof_timeout_ms
+        # Acknowledge a write only once this many replicas have it (0: do not wait).
+        self._wait_replicas = wait_replicas
+        self._wait_replicas_ms = wait_replicas_ms
         self.journal_key = stream_key("ledger", namespace)
         tag = hash_tag(self.journal_key)
         # Also probes WAITAOF support at start-up in strict mode (refuses to start without it).
@@ -128,6 +136,7 @@ class RedisLedgerStore:
         self._xfer_status = f"{tag}:xfer_status"
         self._xfer_pending = f"{tag}:xfer_pending"
         self._claim_prefix = f"{tag}:claim:"
+        self._ack = f"{tag}:ack"
         self._load_script = client.register_script(lua.LOAD)
         self._commit_script = client.register_script(lua.COMMIT)
         self._refuse_script = client.register_script(lua.REFUSE)
@@ -181,6 +190,8 @@ class RedisLedgerStore:
                 # A replay is acknowledged like the original: only once it is on disk (the
                 # first attempt may have failed exactly this wait).
                 self._wait_for_fsync()
+            # Likewise on the replicas (the first attempt may have failed that wait).
+            self._wait_for_replicas()
         state = LedgerState(
             accounts=accounts, balances=balances, held=held, reservations=reservations
         )
@@ -201,6 +212,8 @@ class RedisLedgerStore:
         if outcome in ("ok", "dup") and self.durability == "strict":
             # Also for a replay: the first attempt may have timed out waiting for the fsync.
             self._wait_for_fsync()
+        if outcome in ("ok", "dup"):
+            self._wait_for_replicas()
         if outcome == "ok":
             return Committed(StoredResponse(commit.request_hash, commit.response))
         if outcome == "dup":
@@ -316,6 +329,8 @@ class RedisLedgerStore:
     @_guarded
     def refuse(self, step_key: str) -> str:
         outcome = self._refuse_script(keys=[self.idempotency_key(step_key)], args=[self._ttl])
+        # A refusal lost with its master would let a later credit apply after the refund.
+        self._wait_for_replicas()
         return cast(bytes, outcome).decode()
 
     @_guarded
@@ -326,12 +341,51 @@ class RedisLedgerStore:
         previous = self._redis.set(
             self._claim_prefix + key, home, nx=True, get=True, ex=None if persistent else self._ttl
         )
+        if previous is None:
+            self._wait_for_replicas()
         return None if previous is None else int(cast(bytes, previous))
 
     @_guarded
     def claimed(self, key: str) -> int | None:
         home = self._redis.get(self._claim_prefix + key)
         return None if home is None else int(cast(bytes, home))
+
+    def _wait_for_replicas(self) -> None:
+        """CROUPIER_LEDGER_WAIT_REPLICAS: acknowledge only once that many replicas of this
+        shard's master have every write made so far, so a master killed right after the
+        answer (inside the replication lag) loses nothing acknowledged: the elected replica
+        has it.
+
+        WAIT counts the replicas that reached the last write of *its own connection*, and a
+        cluster client picks connections itself; but a master's replication stream is one
+        ordered log, so one more write (INCR of the shard's ack counter) and WAIT, pipelined
+        on one connection to the master, cover every write before them: the commit, or the
+        first attempt's commit a replay answers from.
+        """
+        if not self._wait_replicas:
+            return
+        client = self._redis
+        if isinstance(client, RedisCluster):
+            node = client.get_node_from_key(self._ack)  # type: ignore[no-untyped-call]
+            connection = client.get_redis_connection(node)
+        else:
+            connection = client
+        pipe = connection.pipeline(transaction=False)
+        pipe.incr(self._ack)
+        pipe.execute_command("WAIT", self._wait_replicas, self._wait_replicas_ms)  # type: ignore[no-untyped-call]
+        try:
+            _, acknowledged = pipe.execute()
+        except redis.exceptions.ResponseError as exc:
+            # MOVED / READONLY: the master changed under us; the caller retries with its key.
+            raise Unavailable(
+                f"ledger storage is failing over ({str(exc).split()[0]}); retry with the same"
+                " idempotency key"
+            ) from exc
+        if int(acknowledged) < self._wait_replicas:
+            raise Unavailable(
+                f"commit not confirmed by {self._wait_replicas} replica(s) within"
+                f" {self._wait_replicas_ms} ms; retry with the same idempotency key"
+            )
 
     def _wait_for_fsync(self) -> None:
         """Strict durability: acknowledge only once Redis confirms the AOF fsync."""

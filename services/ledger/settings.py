@@ -17,6 +17,11 @@
                                 life of the data: changing it rehomes accounts.
 ``CROUPIER_LEDGER_RECOVERY_MS`` a sharded ledger's recovery sweep: every this many ms each
                                 replica finishes transfers pending for longer (1000)
+``CROUPIER_LEDGER_WAIT_REPLICAS``  acknowledge a write only once this many replicas of its
+                                master have it (Redis WAIT; 0, the default: do not wait), so a
+                                master killed inside the replication lag loses nothing
+                                acknowledged; ``CROUPIER_LEDGER_WAIT_REPLICAS_MS`` (500) is how
+                                long to wait before answering UNAVAILABLE (retry the same key)
 ``CROUPIER_DURABILITY``         ``everysec`` (default) or ``strict``: acknowledge a commit only
                                 after Redis confirms the AOF fsync (WAITAOF; see
                                 docs/eventstore.md)
@@ -50,6 +55,8 @@ class LedgerSettings:
     redis_nodes: tuple[tuple[str, int], ...] = ()
     shards: int = 1
     recovery_ms: int = 1000
+    wait_replicas: int = 0
+    wait_replicas_ms: int = 500
 
     @property
     def redis(self) -> RedisTarget:
@@ -93,7 +100,16 @@ class LedgerSettings:
         recovery_ms = env_int("CROUPIER_LEDGER_RECOVERY_MS", 1000, env=env)
         if recovery_ms < 50:
             raise SettingsError(f"CROUPIER_LEDGER_RECOVERY_MS={recovery_ms}: at least 50")
+        wait_replicas = env_int("CROUPIER_LEDGER_WAIT_REPLICAS", 0, env=env)
+        wait_replicas_ms = env_int("CROUPIER_LEDGER_WAIT_REPLICAS_MS", 500, env=env)
+        if wait_replicas < 0 or wait_replicas_ms < 1:
+            raise SettingsError(
+                f"CROUPIER_LEDGER_WAIT_REPLICAS={wait_replicas} /"
+                f" CROUPIER_LEDGER_WAIT_REPLICAS_MS={wait_replicas_ms}: replicas >= 0, ms >= 1"
+            )
         return cls(
+            wait_replicas=wait_replicas,
+            wait_replicas_ms=wait_replicas_ms,
             shards=shards,
             recovery_ms=recovery_ms,
             cashier_limit=cashier_limit,
