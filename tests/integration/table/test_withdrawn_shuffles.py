@@ -4,7 +4,7 @@ dealer and revealed (ShuffleRevealed, unused), even when the instance that last 
 table was stopped; a hand dealt afterwards announces a fresh shuffle under a new id
 (`{table}.hand-{n}_r2`) and deals from it, never from a withdrawn one.
 
-Real Redis, dealer, ledger and table service over loopback."""
+Real Redis, dealer, ledger and table service over loopback, on both runtimes."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tests.integration.table.conftest import KEY, Platform, create_table, seat, 
 from tests.integration.table.test_idempotency import stored_events
 from tests.integration.table.test_verify_received import fold, play_hand
 
+pytestmark = pytest.mark.parametrize("platform", ["aio", "sync"], indirect=True)
 IDLE_S = 3.0
 GRACE_S = 0.5
 Stubs = dict[str, table_pb2_grpc.TableServiceStub]
