@@ -105,7 +105,8 @@ def to_phh(
             case ev.CardsDealt(seat=None, cards=cards):
                 actions.append(f"d db {_cards(cards)}")
                 round_max = 0
-            case ev.CardsDealt(seat=int() as seat, cards=cards):
+            case ev.CardsDealt(seat=int() as seat, cards=cards) if cards:
+                # (None dealt: a live draw whose cards were all exposed, dead and owed later.)
                 actions.append(f"d dh p{index[seat]} {_cards(cards)}")
             case ev.ActionTaken(seat=seat, action=action, to=to):
                 if action == "fold":
@@ -203,7 +204,7 @@ def to_text(
                 lines.append(f"*** {name.upper()} ***")
             case ev.CardsDealt(seat=None, cards=cards):
                 lines.append(f"Board: {' '.join(cards)}")
-            case ev.CardsDealt(seat=int() as seat, cards=cards):
+            case ev.CardsDealt(seat=int() as seat, cards=cards) if cards:
                 lines.append(f"Dealt to {who(seat)}: {' '.join(cards)}")
             case ev.ActionTaken(seat=seat, action=action, to=to, added=added, all_in=all_in):
                 detail = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import tomllib
 
 from services.games.poker import events as ev
+from services.games.poker.catalog import SIX_CARD_OPEN_DRAW
 from services.table.games.poker_history import history
 from tests.unit.games.poker_live.live_table import seated_live_table
 
@@ -34,3 +35,32 @@ def test_a_misdealt_hand_is_recorded_with_its_explanation() -> None:
         "d dh p3 Ts7s",
     ]
     assert "# Misdeal: the second hole card was exposed" in phh
+
+
+def test_a_live_draw_hand_records_the_exposed_draw_card_and_its_late_replacement() -> None:
+    table = seated_live_table(game=SIX_CARD_OPEN_DRAW)
+    table.deal_round_robin("2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc 2d 3d 4d 5d 6d 7d")
+    table.discard("2c")
+    table.hole("Ah", 1, face_up=True)  # seat 1's only draw card: dead, owed after the draw
+    table.discard()
+    table.discard()
+    table.hole("Kh", 1)
+    for _ in range(3):
+        table.act("check")
+    for seat in (1, 2, 0):
+        table.discard(table.cards_of(seat)[0], "open-discard")
+    for _ in range(3):
+        table.act("check")
+    while table.state.engine.last_hand == 1:
+        table.act("show")
+    end = next(i for i, e in enumerate(table.events) if isinstance(e, ev.HandEnded))
+    start = next(i for i, e in enumerate(table.events) if isinstance(e, ev.HandStarted))
+    players = {0: "ann", 1: "bob", 2: "cy"}
+    hand = table.events[start : end + 1]
+    phh, text = history(table.state.engine.config, players, hand, None, True, "t1")
+    assert "Dealer reports Ah to seat 1 (bob) (face up)" in text
+    assert "gets its replacement after every other player has drawn" in text
+    assert "Dealt to seat 1 (bob): Kh" in text and "Dealt to seat 1 (bob): \n" not in text
+    parsed = tomllib.loads(phh)
+    assert "d dh p1 Kh" in parsed["actions"]
+    assert not any(a.strip() == "d dh p1" for a in parsed["actions"])
