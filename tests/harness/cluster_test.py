@@ -550,7 +550,11 @@ def read_table(client: redis.cluster.RedisCluster, table_id: str, report: Stream
                 )
         elif isinstance(event, ev.TimedOut):
             report.timed_out += 1
-        elif isinstance(event, events_pb2.ShuffleRevealed) and event.hand in hands:
+        elif (
+            isinstance(event, events_pb2.ShuffleRevealed)
+            and event.hand in hands
+            and not event.unused
+        ):  # (a shuffle withdrawn or never dealt is revealed unused: not the hand's deck)
             report.shuffles[(table_id, event.hand)] = (event.shuffle_id, [])
         if current is not None:
             hands[current].append(event)
@@ -666,7 +670,12 @@ def run_checks(deployment: Deployment, room: Room, faults: list[Fault]) -> list[
         info = retried(lambda request=request: room.dealer.GetShuffle(request)).shuffle  # type: ignore[misc]
         by_dealer = [c for step in info.steps if step.HasField("deal") for c in step.deal.cards]
         if Counter(by_dealer) != Counter(dealt):
-            mismatched.append(f"{table_id} hand {hand}")
+            extra = sorted((Counter(by_dealer) - Counter(dealt)).elements())
+            missing = sorted((Counter(dealt) - Counter(by_dealer)).elements())
+            mismatched.append(
+                f"{table_id} hand {hand} (shuffle {shuffle_id}): the dealer also dealt {extra}, "
+                f"the table also holds {missing}"
+            )
     compared = sum(1 for _, dealt in report.shuffles.values() if dealt)
     checks.append(
         Check(
