@@ -79,6 +79,7 @@ _SHUFFLE_FIELDS: dict[type, str] = {
     events_pb2.ShuffleSealed: "sealed",
     events_pb2.ShuffleCommitted: "committed",
     events_pb2.ShuffleRevealed: "revealed",
+    events_pb2.ShuffleWithdrawn: "withdrawn",
 }
 
 

@@ -115,6 +115,12 @@ def test_a_table_every_player_left_reveals_its_announced_shuffles_and_deals_fres
     wait_until(lambda: bool(_shuffle(platform, fresh).revealed_seed), 30, "hand 2's reveal")
     assert _shuffle(platform, fresh).steps, "hand 2 was dealt from its fresh shuffle"
     assert not _shuffle(platform, f"{table_id}.hand-2").steps, "nothing dealt from the withdrawn"
+    # Hand 2's history lists both: the withdrawn one (revealed unused) and the one it dealt.
+    request = table_pb2.GetHandHistoryRequest(table_id=table_id, hand_number=2)
+    shuffles = platform.table("alice").GetHandHistory(request).shuffles
+    assert [s.announced.shuffle_id for s in shuffles] == [f"{table_id}.hand-2", fresh]
+    assert shuffles[0].withdrawn.reason == "the table emptied" and shuffles[0].revealed.unused
+    assert shuffles[1].committed.shuffle_id == fresh and not shuffles[1].HasField("withdrawn")
 
 
 @pytest.mark.idle_shuffles(IDLE_S, GRACE_S)
