@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from croupier.dealer.v1 import dealer_pb2
 from croupier.table.v1 import table_pb2
 from services.client.identity import Identity
 from services.client.reporting import reported
@@ -18,7 +19,8 @@ from services.dealer.history import (
     history_from_info,
     parse_hand_history,
 )
-from services.dealer.verify_cli import report
+from services.dealer.proof import parse_card_proof
+from services.dealer.verify_cli import report, report_proof
 from services.dealer.verify_cli import verify as verify_file
 from services.sdk import (
     Croupier,
@@ -26,6 +28,7 @@ from services.sdk import (
     FailedPrecondition,
     NotFound,
     shown_commitment,
+    shown_positions_root,
     shuffle_id_of,
 )
 
@@ -139,19 +142,64 @@ def _verify_hand(
             )
             failed = True
         record = _record(c, shuffle, name)
-        bad, warned = report(
-            record, bytes.fromhex(shown), phh, "the hand's history", contributor, entropy
-        )
+        if record is not None:
+            bad, warned = report(
+                record, bytes.fromhex(shown), phh, "the hand's history", contributor, entropy
+            )
+        else:
+            bad, warned = _proof(shuffle, name, bytes.fromhex(shown), contributor, entropy)
         failed = failed or bad
         warnings += warned
     return failed, warnings
 
 
-def _record(c: Croupier, shuffle: table_pb2.HandShuffle, name: str) -> HandHistoryRecord:
+def _proof(
+    shuffle: table_pb2.HandShuffle, name: str, shown: bytes, contributor: str, entropy: str
+) -> tuple[bool, list[str]]:
+    """Without the seed (the table's policy keeps it from the caller): the caller's card
+    proof, checked against the commitment and positions root the table showed before the
+    hand."""
+    try:
+        root = shown_positions_root(shuffle)
+    except ValueError as exc:
+        typer.echo(f"MISMATCH (positions_root): {exc}")
+        return True, []
+    if not shuffle.card_proof_json or not root:
+        typer.echo(
+            f"cannot verify shuffle {name}: no seed is given to you and the table holds no "
+            "card proof for it (a shuffle without per-position commitments)",
+            err=True,
+        )
+        raise typer.Exit(2)
+    typer.echo(f"shuffle {name}: the table showed positions root {root} before the hand")
+    try:
+        proof = parse_card_proof(json.loads(shuffle.card_proof_json))
+    except (ValueError, HandHistoryError) as exc:
+        typer.echo(f"cannot verify shuffle {name}: the card proof: {exc}", err=True)
+        raise typer.Exit(2) from None
+    return report_proof(proof, shown, bytes.fromhex(root), contributor, entropy)
+
+
+def _record(c: Croupier, shuffle: table_pb2.HandShuffle, name: str) -> HandHistoryRecord | None:
     """The shuffle's record: the dealer's (every deal, who each card went to), else the
-    reveal the table published (seed, commitment, contributions)."""
+    reveal the table gave the caller; None when neither holds the seed (the table's
+    seed_reveal policy keeps it from the caller: its card proof is checked instead)."""
+    try:
+        public = json.loads(shuffle.revealed.reveal_json or "{}")
+    except ValueError:
+        public = {}
+    has_seed = isinstance(public, dict) and bool(
+        public.get("revealed_seed_hex") or public.get("revealed_seed")
+    )
     try:
         info = c.dealer.shuffle(name)
+        if not info.revealed_seed and info.status == dealer_pb2.SHUFFLE_STATUS_CLOSED:
+            if not has_seed:
+                return None
+            # (the dealer gives a closed shuffle's seed to auditors; the table's policy gave
+            # it to the caller with the reveal)
+            typer.echo(f"shuffle {name}: the seed from the table's reveal")
+            return parse_hand_history(json.loads(shuffle.revealed.reveal_json))
         return parse_hand_history(
             hand_history_json(history_from_info(info)) | {"test_deck": info.test_deck}
         )

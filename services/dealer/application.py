@@ -301,6 +301,14 @@ class DealerApplication:
                 f"service ({', '.join(sorted(self._tables))}) drives shuffles"
             )
 
+    def sees_record(self, principal: Principal) -> bool:
+        """Who reads a closed shuffle's seed and every card it dealt (mucked hands included):
+        the table, which hands each player what its reveal policy names, admins and auditors.
+        Anyone else gets the public part (commitments, roots, contributions, counts)."""
+        if principal.role is Role.SERVICE:
+            return principal.subject in self._tables
+        return principal.role in (Role.ADMIN, Role.AUDITOR)
+
     def create_shuffle(
         self,
         principal: Principal,

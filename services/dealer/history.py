@@ -161,6 +161,24 @@ def parse_hand_history(data: Any) -> HandHistoryRecord:
     converted to the hand-history form first.
     """
     data = _unwrap(data)
+    if "format" not in data and "commitment_hex" in data and not data.get("revealed_seed_hex"):
+        raise HandHistoryError(
+            "this is a table's public reveal, which holds no seed (the table gives the seed "
+            "only to whom its seed_reveal policy names, so unshown hands stay private): check "
+            "the cards you saw with your card proof (croupier verify --table T --hand N, or "
+            "GetHandHistory's shuffles[].card_proof_json)"
+        )
+    if (
+        "format" not in data
+        and data.get("status") in ("SHUFFLE_STATUS_CLOSED", dealer_pb2.SHUFFLE_STATUS_CLOSED)
+        and not (data.get("revealed_seed") or data.get("revealedSeed"))
+    ):
+        raise HandHistoryError(
+            "this shuffle record holds no seed: the dealer gives a closed shuffle's seed and "
+            "dealt cards only to the table, admins and auditors, so unshown hands stay "
+            "private; check the cards you saw with your card proof (croupier verify --table T "
+            "--hand N)"
+        )
     if "format" not in data and "revealed_seed_hex" in data and "steps" not in data:
         data = _from_watchers_reveal(data)
     if "format" not in data and ("revealed_seed" in data or "revealedSeed" in data):

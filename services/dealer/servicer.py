@@ -148,8 +148,13 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
     def GetShuffle(
         self, request: dealer_pb2.GetShuffleRequest, context: grpc.ServicerContext
     ) -> dealer_pb2.GetShuffleResponse:
-        current_principal()
-        return dealer_pb2.GetShuffleResponse(shuffle=self._info(request.shuffle_id))
+        info = self._info(request.shuffle_id)
+        if not self._app.sees_record(current_principal()):
+            # The seed rebuilds every dealt card, unshown hands included: a player proves its
+            # own cards with their openings instead (docs/dealer.md 2.10).
+            info.ClearField("revealed_seed")
+            info.ClearField("steps")
+        return dealer_pb2.GetShuffleResponse(shuffle=info)
 
     def Verify(
         self, request: dealer_pb2.VerifyRequest, context: grpc.ServicerContext

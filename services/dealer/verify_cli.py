@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
@@ -100,7 +100,8 @@ def verify(
         typer.echo(f"cannot read {file}: {exc}", err=True)
         raise typer.Exit(2) from exc
     if is_card_proof(data):
-        _verify_proof(proof, expected, expected_root, contributor, entropy, strict)
+        failed, warnings = report_proof(proof, expected, expected_root, contributor, entropy)
+        raise typer.Exit(1 if failed or (strict and warnings) else 0)
     try:
         phh = history.read_text() if history is not None else None
     except OSError as exc:
@@ -164,15 +165,16 @@ def report(
     return failed, warnings
 
 
-def _verify_proof(
+def report_proof(
     proof: CardProof,
     expected: bytes | None,
     expected_root: bytes | None,
-    contributor: str,
-    entropy: str,
-    strict: bool,
-) -> NoReturn:
-    """Check a card proof (the openings of the cards one viewer saw) without the seed."""
+    contributor: str = "",
+    entropy: str = "",
+) -> tuple[bool, list[str]]:
+    """Print every check of a card proof (the openings of the cards one viewer saw), made
+    without the seed, against the commitment and positions root the player was shown before
+    the hand: (whether anything failed, the warnings printed)."""
     failed = False
     if expected is not None and expected != proof.commitment:
         typer.echo(
@@ -197,9 +199,10 @@ def _verify_proof(
             f"  #{o.dealt_index} {what}: {o.card} (base position {o.base_position}): {status}"
         )
     proven = sum(v.problem is None for v in check.verdicts)
+    verdict_word = "OK" if check.ok else "MISMATCH"
     typer.echo(
-        f"shuffle {proof.shuffle_id}: {proven} of {len(check.verdicts)} cards proven against "
-        f"the positions root {proof.positions_root.hex()}"
+        f"shuffle {proof.shuffle_id}: {verdict_word}: {proven} of {len(check.verdicts)} cards "
+        f"proven against the positions root {proof.positions_root.hex()}"
     )
     failed = failed or not check.ok
     if contributor:
@@ -216,7 +219,7 @@ def _verify_proof(
         )
     for warning in warnings:
         typer.echo(f"WARNING: {warning}")
-    raise typer.Exit(1 if failed or (strict and warnings) else 0)
+    return failed, warnings
 
 
 def _contributions(record: HandHistoryRecord) -> None:

@@ -18,7 +18,13 @@ server's message. docs/clients.md is the guide.
 from __future__ import annotations
 
 from services.sdk.connection import ClientSettings, RetryPolicy, new_key
-from services.sdk.dealer import DealerClient, shown_commitment, shuffle_id, shuffle_id_of
+from services.sdk.dealer import (
+    DealerClient,
+    shown_commitment,
+    shown_positions_root,
+    shuffle_id,
+    shuffle_id_of,
+)
 from services.sdk.entropy import EntropyContributor, entropy_commitment
 from services.sdk.errors import (
     Aborted,
@@ -67,6 +73,7 @@ __all__ = [
     "poker_move",
     "poker_options",
     "shown_commitment",
+    "shown_positions_root",
     "shuffle_id",
     "shuffle_id_of",
 ]

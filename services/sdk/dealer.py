@@ -31,6 +31,19 @@ def shown_commitment(shuffle: table_pb2.HandShuffle) -> str:
     return announced or committed
 
 
+def shown_positions_root(shuffle: table_pb2.HandShuffle) -> str:
+    """The positions root (hex; docs/dealer.md 2.10) the table showed with the commitment
+    before `shuffle` dealt a card; "" for a shuffle without per-position commitments. A
+    ValueError when the table recorded two different ones."""
+    announced = shuffle.announced.positions_root if shuffle.HasField("announced") else ""
+    committed = shuffle.committed.positions_root if shuffle.HasField("committed") else ""
+    if announced and committed and announced != committed:
+        raise ValueError(
+            f"the table announced positions root {announced} but committed {committed}"
+        )
+    return announced or committed
+
+
 def shuffle_id_of(shuffle: table_pb2.HandShuffle) -> str:
     """The dealer's id of a hand's shuffle, from whichever of its records the table holds."""
     for record in (shuffle.announced, shuffle.committed, shuffle.sealed, shuffle.revealed):

@@ -49,6 +49,8 @@ class Role(enum.StrEnum):
     DEALER_CONSOLE = "dealer-console"
     SERVICE = "service"
     ADMIN = "admin"
+    # Reads closed shuffles' seeds and every dealt card (the dealer's GetShuffle), nothing more.
+    AUDITOR = "auditor"
 
 
 @dataclass(frozen=True, slots=True)

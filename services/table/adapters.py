@@ -272,7 +272,9 @@ class GrpcDealer:
             lambda: self._stub.CreateShuffle(request, CALL_TIMEOUT_S, _metadata(self._token)),
         )
         # No Seal call: the first Deal seals the shuffle; the commitment is fixed at creation.
-        return Commitment(shuffle_id, created.shuffle.commitment.hex())
+        return Commitment(
+            shuffle_id, created.shuffle.commitment.hex(), created.shuffle.positions_root.hex()
+        )
 
     def contribute(self, shuffle_id: str, contributor: str, commitment: bytes) -> int:
         request = contribute_request(shuffle_id, contributor, commitment)

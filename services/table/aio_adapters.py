@@ -125,7 +125,9 @@ class AioGrpcDealer:
             "dealer CreateShuffle",
             self._stub.CreateShuffle(request, timeout=CALL_TIMEOUT_S, metadata=self._metadata()),
         )
-        return Commitment(shuffle_id, created.shuffle.commitment.hex())
+        return Commitment(
+            shuffle_id, created.shuffle.commitment.hex(), created.shuffle.positions_root.hex()
+        )
 
     async def contribute(self, shuffle_id: str, contributor: str, commitment: bytes) -> int:
         request = adapters.contribute_request(shuffle_id, contributor, commitment)

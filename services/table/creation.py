@@ -76,6 +76,8 @@ class TableSpec:
     bots: tuple[tuple[str, float], ...] = ()
     table_id: str = ""
     min_players_to_start: int = 2
+    # who receives each hand's seed once it is over (events_pb2.SeedReveal; 0 = auditors)
+    seed_reveal: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +113,11 @@ class TableCreation:
                 "whose name is at most 64 characters)"
             )
         require_key(key)
+        if spec.seed_reveal not in events_pb2.SeedReveal.values():
+            raise errors.InvalidArgument(
+                f"seed_reveal {spec.seed_reveal} is not a SeedReveal: auditors (1), "
+                "hand players (2) or everyone (3); 0 means auditors"
+            )
         game = spec.game or self.tables.catalog.default
         opening = list(game.opening_events(spec.config))
         state = game.initial_state(spec.options)
@@ -139,6 +146,7 @@ class TableCreation:
             min_players_to_start=spec.min_players_to_start,
             bots=[events_pb2.BotSeatSpec(policy=p, difficulty=d) for p, d in spec.bots],
             options=spec.options.SerializeToString(deterministic=True),
+            seed_reveal=spec.seed_reveal or game.default_seed_reveal,  # type: ignore[arg-type]
         )
         try:
             messages = [created, *(game.events.to_message(e) for e in opening)]

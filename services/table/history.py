@@ -15,6 +15,7 @@ from croupier.table.v1 import events_pb2, table_pb2
 from services.shared import errors
 from services.shared.auth import Principal, Role
 from services.table.application import TableApplication
+from services.table.card_proofs import card_proof, seen_cards
 from services.table.folding import table_stream
 from services.table.shell import Table
 from services.table.watching import redact_any
@@ -70,7 +71,31 @@ def hand_history(
     full = principal.role in (Role.SERVICE, Role.ADMIN)
     viewer = next((s for s, p in players.items() if p == principal.subject), None)
     machine, text = table.game.history(table.state, players, events, viewer, full, table_id)
-    return HandHistory(number, machine, text, hand_shuffles(app, table, number, full))
+    # A player of the hand gets the whole reveal when the table's policy says so; anyone else
+    # the public part and the openings of the cards the game showed them.
+    whole = full or (
+        viewer is not None and table.shell.seed_reveal == events_pb2.SEED_REVEAL_HAND_PLAYERS
+    )
+    shuffles = hand_shuffles(app, table, number, whole)
+    revealed = [s for s in shuffles if s.revealed.reveal_json and not s.revealed.unused]
+    # (a card seen in a round of several shuffles cannot be told apart between them)
+    seen = seen_cards(table.game, events, viewer) if len(revealed) == 1 else frozenset()
+    for entry, reveal in _reveals(app, table, number).items():
+        for shuffle in shuffles:
+            if shuffle.revealed.shuffle_id == entry:
+                shuffle.card_proof_json = card_proof(reveal, seen)
+    return HandHistory(number, machine, text, shuffles)
+
+
+def _reveals(app: TableApplication, table: Table, hand: int) -> dict[str, str]:
+    """The dealer's whole reveal of each shuffle `hand` dealt from, by shuffle id."""
+    return {
+        record.message.shuffle_id: record.message.reveal_json
+        for record in app.store.read(table_stream(table.table_id))
+        if isinstance(record.message, events_pb2.ShuffleRevealed)
+        and record.message.hand == hand
+        and not record.message.unused
+    }
 
 
 # Which HandShuffle field holds each of the table's shuffle events.
@@ -96,7 +121,7 @@ def hand_shuffles(
         slot = _SHUFFLE_FIELDS.get(type(message))
         if slot is None or getattr(message, "hand", 0) != hand:
             continue
-        shown = message if full else redact_any(message, None, table.game)
+        shown = message if full else redact_any(message, None, table.game, table.shell.seed_reveal)
         if shown is None:
             continue
         shuffle_id = str(getattr(message, "shuffle_id", ""))

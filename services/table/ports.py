@@ -30,6 +30,9 @@ class Commitment:
 
     shuffle_id: str
     commitment: str
+    # the Merkle root over its salted card positions (hex; docs/dealer.md 2.10), public with
+    # the commitment; "" from a dealer without per-position commitments
+    positions_root: str = ""
 
 
 @dataclass(frozen=True, slots=True)

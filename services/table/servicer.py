@@ -68,6 +68,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
             bots=tuple((b.policy, b.difficulty) for b in request.bots),
             table_id=request.table_id,
             min_players_to_start=max(2, request.options.min_players_to_start),
+            seed_reveal=request.options.seed_reveal,
         )
         table = self.app.create_table(spec, principal.subject, request.idempotency_key)
         return table_pb2.CreateTableResponse(table_id=table.table_id, version=table.version)

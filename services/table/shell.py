@@ -82,6 +82,7 @@ class Announced:
     sealed: bool = False
     reveal_until_ms: int = 0
     committed: tuple[str, ...] = ()  # who committed (known once sealed)
+    positions_root: str = ""  # hex, public with the commitment (docs/dealer.md 2.10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +99,8 @@ class ShellState:
     time_bank_cap_ms: int = 0
     banks: TimeBanks = field(default_factory=TimeBanks)  # remaining time bank per seat (ms)
     min_players_to_start: int = 2
+    # who receives each hand's seed once it is over (events_pb2.SeedReveal, never 0 here)
+    seed_reveal: int = events_pb2.SEED_REVEAL_AUDITORS
     accounts: tuple[tuple[str, str], ...] = ()  # (player, ledger account)
     # (seat, player) of every occupied seat, from the game's seating events (the adapter's
     # `seating`): who sits where without asking the game for its seats
@@ -303,6 +306,7 @@ def fold_message(state: ShellState, version: int, event: Message) -> ShellState:
             time_bank_refill_every_hands=event.time_bank_refill_every_hands,
             time_bank_cap_ms=event.time_bank_cap_ms,
             min_players_to_start=max(2, event.min_players_to_start),
+            seed_reveal=event.seed_reveal or events_pb2.SEED_REVEAL_AUDITORS,
             requested_bots=tuple((b.policy, b.difficulty) for b in event.bots),
         )
     if isinstance(event, events_pb2.BuyInReserved):
@@ -337,7 +341,12 @@ def fold_message(state: ShellState, version: int, event: Message) -> ShellState:
     if isinstance(event, events_pb2.ShuffleAnnounced):
         name = event.name or DECK
         announced = Announced(
-            event.hand, name, event.shuffle_id, event.commitment, event.commit_until_unix_ms
+            event.hand,
+            name,
+            event.shuffle_id,
+            event.commitment,
+            event.commit_until_unix_ms,
+            positions_root=event.positions_root,
         )
         kept = tuple(u for u in state.upcoming if (u.round, u.name) != (event.hand, name))
         return _evolve(state, upcoming=(*kept, announced), shuffle_names=_named(state, name))

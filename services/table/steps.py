@@ -33,7 +33,7 @@ from services.table.entropy_window import NO_WAIT, EntropySeen, EntropyTiming, s
 from services.table.folding import fold_events
 from services.table.ports import STANDARD_DECK, Commitment, DealerPort, LedgerPort
 from services.table.process import transfer_key
-from services.table.reveals import public_reveal
+from services.table.reveals import public_reveal, seed_is_public
 from services.table.shell import DECK, Announced, ShellState, Table
 from services.table.tables import Tables
 
@@ -284,7 +284,9 @@ class ProcessSteps:
                 )
             ]
             if withdrawn:
-                revealed += _forgotten(table, u, public_reveal(reveal, u.shuffle_id))
+                # (closed unused: nothing of anyone's to hide, so its seed is public)
+                public = public_reveal(reveal, u.shuffle_id, seed_is_public(0, unused=True))
+                revealed += _forgotten(table, u, public)
             return revealed
         request = step.request
         answer: c.ChanceAnswer | None
@@ -380,8 +382,11 @@ class ProcessSteps:
                 reveal_json=reveal,
                 name=_stored_name(request.name),
             )
-            # The game's own record of it is public: the seed, not where each card went.
-            public = public_reveal(reveal, shuffle_id)
+            # The game's own record of it is public: the commitments and contributions, not
+            # where each card went, and the seed only where the table's policy says everyone.
+            public = public_reveal(
+                reveal, shuffle_id, seed_is_public(table.shell.seed_reveal, unused=False)
+            )
             return [revealed], c.ShuffleClosed(request.round, request.name, public)
         if isinstance(request, c.Transfer):
             yield from self._transfer(table, request)
@@ -436,6 +441,7 @@ class ProcessSteps:
                 hand=request.round,
                 shuffle_id=shuffle.shuffle_id,
                 commitment=shuffle.commitment,
+                positions_root=shuffle.positions_root,
                 name=_stored_name(request.name),
                 # (a window of its own: announced only now, it has no round before it)
                 commit_until_unix_ms=self._commit_until(now),
@@ -458,6 +464,7 @@ class ProcessSteps:
                 hand=request.round,
                 shuffle_id=shuffle.shuffle_id,
                 commitment=shuffle.commitment,
+                positions_root=shuffle.positions_root,
                 name=_stored_name(request.name),
                 custom_deck=not standard,
             )
@@ -484,6 +491,7 @@ class ProcessSteps:
                 hand=round_,
                 shuffle_id=u.shuffle_id,
                 commitment=u.commitment,
+                positions_root=u.positions_root,
                 name=_stored_name(u.name),
             )
             for u in shell.upcoming
@@ -539,6 +547,7 @@ class ProcessSteps:
                 hand=round_,
                 shuffle_id=opened.shuffle_id,
                 commitment=opened.commitment,
+                positions_root=opened.positions_root,
                 name=_stored_name(name),
                 commit_until_unix_ms=commit_until_ms,
             )

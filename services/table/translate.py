@@ -31,6 +31,7 @@ def options_to_proto(table: Table) -> table_pb2.TableOptions:
         time_bank_refill_every_hands=shell.time_bank_refill_every_hands,
         time_bank_cap_ms=shell.time_bank_cap_ms,
         min_players_to_start=shell.min_players_to_start,
+        seed_reveal=shell.seed_reveal,  # type: ignore[arg-type]
     )
     table.game.fill_options(table.state, options)
     return options
@@ -102,6 +103,7 @@ def view_to_proto(table: Table, viewer: int | None) -> table_pb2.TableView:
                 else table_pb2.ENTROPY_PHASE_COMMIT,
                 until_unix_ms=u.reveal_until_ms if u.sealed else u.commit_until_ms,
                 name="" if u.name == DECK else u.name,
+                positions_root=u.positions_root,
             )
         )
     banks = dict(shell.banks.remaining)

@@ -30,7 +30,7 @@ from services.table.event_codec import TableCodec
 from services.table.fanout import HubEvent, RunBlocking, TableFanout
 from services.table.folding import fold_recorded, table_stream
 from services.table.games.adapter import GameTable
-from services.table.reveals import public_reveal
+from services.table.reveals import public_reveal, seed_is_public
 from services.table.shell import Table
 from services.table.watch_wire import WatchMessage
 
@@ -41,16 +41,24 @@ def viewer_seat(table: Table, principal: Principal) -> int | None:
     return table.shell.seat_of(principal.subject)
 
 
-def redact_any(event: object, viewer: int | None, game: GameTable) -> object | None:
+def redact_any(
+    event: object,
+    viewer: int | None,
+    game: GameTable,
+    seed_reveal: int = events_pb2.SEED_REVEAL_AUDITORS,
+) -> object | None:
     """The event as `viewer` may see it; None when it is not streamed at all. The service's
-    own events (protobuf messages) look the same to every viewer."""
+    own events (protobuf messages) look the same to every viewer: a shuffle's reveal without
+    its seed unless the table's `seed_reveal` makes it public (reveals.py)."""
     if isinstance(event, events_pb2.CommandAccepted):
         return None
     if isinstance(event, events_pb2.ShuffleRevealed):
         return events_pb2.ShuffleRevealed(
             hand=event.hand,
             shuffle_id=event.shuffle_id,
-            reveal_json=public_reveal(event.reveal_json, event.shuffle_id),
+            reveal_json=public_reveal(
+                event.reveal_json, event.shuffle_id, seed_is_public(seed_reveal, event.unused)
+            ),
             name=event.name,
             unused=event.unused,
         )
@@ -170,7 +178,7 @@ class _Follower:
     watcher follows those instead of folding the whole table for every event), and each
     batch's messages for it."""
 
-    __slots__ = ("batch", "game", "seat", "subject", "table_id")
+    __slots__ = ("batch", "game", "seat", "seed_reveal", "subject", "table_id")
 
     def __init__(self, table: Table, principal: Principal, batch: bool) -> None:
         self.table_id = table.table_id
@@ -178,6 +186,7 @@ class _Follower:
         self.subject = principal.subject
         self.seat = viewer_seat(table, principal)
         self.batch = batch
+        self.seed_reveal = table.shell.seed_reveal  # (fixed when the table was created)
 
     def messages(self, entries: Sequence[HubEvent]) -> list[WatchMessage]:
         game = self.game
@@ -188,7 +197,7 @@ class _Follower:
             seating = None if isinstance(event, Message) else game.seating(event)
             if seating is not None and seating.player == self.subject:
                 self.seat = seating.seat
-            view = _view_for(self.table_id, entry, self.seat, game)
+            view = _view_for(self.table_id, entry, self.seat, game, self.seed_reveal)
             if seating is not None and not seating.player and seating.seat == self.seat:
                 self.seat = None
             if view is not None:
@@ -246,7 +255,13 @@ def _batch_for(
     return cached
 
 
-def _view_for(table_id: str, entry: HubEvent, seat: int | None, game: GameTable) -> _View | None:
+def _view_for(
+    table_id: str,
+    entry: HubEvent,
+    seat: int | None,
+    game: GameTable,
+    seed_reveal: int = events_pb2.SEED_REVEAL_AUDITORS,
+) -> _View | None:
     """`entry` as a viewer at `seat` sees it (None: not streamed), shared by every watcher of
     the table in this process who sees the same event. Views are keyed by what they show, so
     no viewer ever gets another's: the stored event when redaction leaves it as it is, else
@@ -262,7 +277,7 @@ def _view_for(table_id: str, entry: HubEvent, seat: int | None, game: GameTable)
         if _SERVICE_EVENT in views:
             view = views[_SERVICE_EVENT]
         else:
-            visible = redact_any(event, seat, game)
+            visible = redact_any(event, seat, game, seed_reveal)
             view = None if visible is None else _wrap(table_id, entry, visible, game)
             views[_SERVICE_EVENT] = view
     else:

@@ -89,9 +89,10 @@ def test_the_quickstart_plays_a_hand_within_a_minute(platform: Running) -> None:
     assert took < 60, f"a new user's first hand took {took:.0f} s, over a minute"
     verified = croupier(platform, *me, "verify", "--table", table, "--hand", "1")
     assert verified.exit_code == 0, verified.output
-    assert "OK" in verified.output
-    # The dealer's own JSON, as grpcurl prints it (camelCase), checks the same: the shuffle's
-    # public record alone, and GetShuffle's whole answer.
+    assert "OK" in verified.output and "cards proven" in verified.output  # her card proof
+    # The dealer gives a player no seed (it would show the bots' unshown hands): its JSON, as
+    # grpcurl prints it (camelCase), is the public record, which croupier verify refuses
+    # naming the card proof instead.
     identity = Identity(player="alice", state_dir=platform.state_dir)
     old_env = dict(os.environ)
     os.environ.update(platform.env)
@@ -107,9 +108,9 @@ def test_the_quickstart_plays_a_hand_within_a_minute(platform: Running) -> None:
     ):
         path = platform.state_dir.parent / name
         path.write_text(document)
-        assert "revealedSeed" in document
+        assert "revealedSeed" not in document and "positionsRoot" in document
         checked = croupier(platform, "verify", str(path))
-        assert checked.exit_code == 0 and "OK" in checked.output, checked.output
+        assert checked.exit_code == 2 and "no seed" in checked.output, checked.output
     left = croupier(platform, *me, "leave", table)
     assert left.exit_code == 0, left.output
     watched = croupier(platform, *me, "watch", table, "--from-version", "1", "--events", "3")

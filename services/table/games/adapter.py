@@ -112,6 +112,13 @@ class GameTable(Protocol):
         ...
 
     @property
+    def default_seed_reveal(self) -> int:
+        """Who gets a round's seed when CreateTable leaves seed_reveal unspecified
+        (events_pb2.SeedReveal): auditors only for a game that deals cards some watchers may
+        not see (an unshown hand stays private), everyone for one that shows every card."""
+        ...
+
+    @property
     def bot_policies(self) -> Sequence[str]:
         """The built-in bot policies CreateTable may seat at this game's tables."""
         ...

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from croupier.highcard.v1 import events_pb2 as highcard_events_pb2
 from croupier.table.v1 import events_pb2, table_pb2
+from croupier.table.v1 import events_pb2 as table_events_pb2
 from services.bots.policies import NAMES as BOT_POLICIES
 from services.games.errors import RuleViolation
 from services.games.highcard import events as ev
@@ -30,6 +31,7 @@ class HighCardTableAdapter:
     proto_field = "highcard"
     rules = RULES
     realtime = False
+    default_seed_reveal = table_events_pb2.SEED_REVEAL_AUDITORS
     bot_policies = BOT_POLICIES
     events = StructuralCodec(ev.EVENT_TYPES, highcard_events_pb2, "highcard")
 

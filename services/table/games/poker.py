@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 
 from croupier.poker.v1 import poker_pb2
 from croupier.table.v1 import events_pb2, table_pb2
+from croupier.table.v1 import events_pb2 as table_events_pb2
 from services.bots.policies import NAMES as BOT_POLICIES
 from services.games.errors import RuleViolation
 from services.games.poker import events as ev
@@ -346,6 +347,7 @@ class PokerTableAdapter:
     proto_field = "poker"
     rules = RULES
     realtime = False
+    default_seed_reveal = table_events_pb2.SEED_REVEAL_AUDITORS
     bot_policies = BOT_POLICIES
     events = PokerEvents()
 

@@ -279,6 +279,7 @@ class SpitTableAdapter:
     # No turns: its bots are hosted players (services/bots/hosted.py) and its deadlines,
     # renamed at every card moved, are swept from an index rather than sent as tasks.
     realtime = True
+    default_seed_reveal = table_events_pb2.SEED_REVEAL_AUDITORS
     bot_policies = HOSTED_POLICIES
     events = SpitEvents()
 

@@ -278,6 +278,7 @@ class VideoPokerTable:
     proto_field = PROTO_FIELD
     rules = RULES
     realtime = False
+    default_seed_reveal = table_events_pb2.SEED_REVEAL_EVERYONE  # every card it deals is public
     bot_policies = BOT_POLICIES
     events = EVENTS
 

@@ -1,6 +1,7 @@
-"""Per-position commitments over real gRPC and real Redis: the positions root is public from
-creation, a player proves its own cards with openings against it, and the seed still checks
-the whole deck."""
+"""A closed shuffle's seed and dealt cards are the table's and the auditors', not everyone's:
+a player reads only the public part (commitments, positions root, contributions) and proves
+its own cards with openings; an auditor's seed still checks the whole deck (real gRPC, real
+Redis)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ BOARD = dealer_pb2.DEAL_PURPOSE_BOARD
 STANDARD = dealer_pb2.DeckSpec(kind=dealer_pb2.DECK_KIND_STANDARD)
 
 
-def test_a_player_proves_its_cards_against_the_root_and_the_seed_checks_the_deck(
+def test_only_the_table_and_auditors_read_a_closed_shuffles_seed_and_cards(
     start_dealer: Callable[..., str], key_prefix: str, tmp_path: Path
 ) -> None:
     address = start_dealer()
@@ -54,16 +55,19 @@ def test_a_player_proves_its_cards_against_the_root_and_the_seed_checks_the_deck
     closed = table.Close(dealer_pb2.CloseRequest(shuffle_id=sid, reason="hand ended")).shuffle
     assert closed.revealed_seed and len(closed.steps) == 3
 
-    info = (
-        player_stub(address, "mallory")
-        .GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=sid))
-        .shuffle
+    # A player (or any spectator) after Close: no seed, no dealt cards, so no unshown hand.
+    public = player_stub(address, "mallory").GetShuffle(
+        dealer_pb2.GetShuffleRequest(shuffle_id=sid)
     )
+    info = public.shuffle
+    assert info.status == dealer_pb2.SHUFFLE_STATUS_CLOSED
+    assert not info.revealed_seed and not info.steps
     assert info.positions_root == root and info.commitment == created.shuffle.commitment
+    assert closed.revealed_seed not in public.SerializeToString()
 
     # An auditor reads the whole record, and the seed checks every card and the root.
     audited = (
-        stub(address, "ops", auth.Role.ADMIN)
+        stub(address, "auditor-1", auth.Role.AUDITOR)
         .GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=sid))
         .shuffle
     )

@@ -218,6 +218,7 @@ class TableOptionFields(TypedDict, total=False):
     time_bank_refill_ms: int
     time_bank_refill_every_hands: int
     time_bank_cap_ms: int
+    seed_reveal: events_pb2.SeedReveal.ValueType
 
 
 def create_table(

@@ -78,7 +78,9 @@ def test_three_handed_hand_plays_to_showdown_and_settles_rake_in_the_ledger(
         kinds.append(kind)
         if kind == "shuffle_revealed":
             reveal = json.loads(message.event.shuffle_revealed.reveal_json)
-            assert reveal["revealed_seed_hex"] and reveal["commitment_hex"]
+            # (the seed stays with auditors: the table's default keeps unshown hands private)
+            assert reveal["commitment_hex"] and reveal["positions_root_hex"]
+            assert "revealed_seed_hex" not in reveal
             break
     watcher.cancel()
     assert kinds[0] == "view"

@@ -97,7 +97,9 @@ def phh_of(stub: table_pb2_grpc.TableServiceStub, table_id: str, hand: int, path
 def test_a_player_verifies_the_commitment_they_saw_and_every_card_they_received(
     platform: Platform, redis_url: str, tmp_path: Path
 ) -> None:
-    table_id = create_table(platform, seats=2)
+    # (a table that gives every watcher the seed: its watchers' reveal checks the cards too;
+    # by default the seed stays with auditors, tests/integration/table/test_private_reveal.py)
+    table_id = create_table(platform, seats=2, seed_reveal=events_pb2.SEED_REVEAL_EVERYONE)
     alice = seat(platform, table_id, "alice", 0, 200)
     bob = seat(platform, table_id, "bob", 1, 200)
     stubs = {"alice": alice, "bob": bob}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 
@@ -76,6 +77,23 @@ def test_the_services_own_events_look_the_same_to_every_viewer_and_are_redacted_
         if responses[0] is not None:
             assert responses[0].event == expected(entry, 2)
     assert "history" not in str(_response_for("t1", entry_of(3, events[0]), 1))
+
+
+def test_a_reveal_reaches_watchers_without_its_seed_unless_the_table_makes_it_public() -> None:
+    reveal = json.dumps(
+        {"shuffle_id": "s", "revealed_seed_hex": "ab" * 32, "positions_root_hex": "cd" * 32}
+    )
+    event = events_pb2.ShuffleRevealed(hand=1, shuffle_id="s", reveal_json=reveal)
+    for policy in (events_pb2.SEED_REVEAL_AUDITORS, events_pb2.SEED_REVEAL_HAND_PLAYERS):
+        shown = redact_any(event, None, poker.ADAPTER, policy)
+        assert isinstance(shown, events_pb2.ShuffleRevealed)
+        assert "ab" * 32 not in shown.reveal_json and "cd" * 32 in shown.reveal_json
+    public = redact_any(event, None, poker.ADAPTER, events_pb2.SEED_REVEAL_EVERYONE)
+    assert isinstance(public, events_pb2.ShuffleRevealed) and "ab" * 32 in public.reveal_json
+    # A shuffle closed before it dealt a card hides nobody's cards: its seed is public.
+    unused = events_pb2.ShuffleRevealed(hand=1, shuffle_id="s", reveal_json=reveal, unused=True)
+    shown = redact_any(unused, None, poker.ADAPTER)
+    assert isinstance(shown, events_pb2.ShuffleRevealed) and "ab" * 32 in shown.reveal_json
 
 
 def test_command_bookkeeping_is_not_streamed_to_anyone() -> None:

@@ -1,0 +1,123 @@
+"""A player's card proof: the openings of the cards it saw, cut from the dealer's reveal.
+
+The table keeps each hand's whole reveal (the seed, every card dealt) in its stream. From it
+the dealer's openings are recomputed (services/dealer/openings.py; docs/dealer.md 2.10) and a
+viewer is given only those of the cards it saw: the public ones (board, face-up and spit
+deals) and, when the round dealt from one shuffle, each card the game showed the viewer
+(its own hole cards, hands shown down), found by reading the round's events as the game
+redacts them for that viewer. A card is opened only when it was dealt once in the shuffle,
+so a card seen twice in a multi-deck shoe never points at the other copy's position.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from google.protobuf.message import Message
+
+from croupier.dealer.v1 import dealer_pb2
+from services.dealer import wire
+from services.dealer.history import HandHistoryError, _shuffle_info
+from services.dealer.openings import open_dealt
+from services.dealer.proof import card_proof_json
+from services.dealer.sequence import DealingError
+from services.games.cardtext import is_card
+from services.table.games.adapter import GameTable
+
+# Deals every watcher sees face up.
+PUBLIC_PURPOSES = frozenset(
+    (dealer_pb2.DEAL_PURPOSE_BOARD, dealer_pb2.DEAL_PURPOSE_UP, dealer_pb2.DEAL_PURPOSE_SPIT)
+)
+_CARD_FIELD = re.compile(r"\bCard\b")
+_PURPOSE_NAMES: dict[int, str] = {
+    int(value): name.removeprefix("DEAL_PURPOSE_").lower()
+    for name, value in dealer_pb2.DealPurpose.items()
+}
+
+
+def _annotated_fields(event: object) -> Iterable[tuple[str, str]]:
+    fields = getattr(type(event), "FIELDS", None)
+    if fields:
+        return tuple(fields)
+    if dataclasses.is_dataclass(event) and not isinstance(event, type):
+        return tuple((f.name, str(f.type)) for f in dataclasses.fields(event))
+    return ()
+
+
+def _cards_in(value: object, found: list[str]) -> None:
+    if isinstance(value, str):
+        if is_card(value):
+            found.append(value)
+    elif isinstance(value, tuple | list | frozenset | set):
+        for item in value:
+            _cards_in(item, found)
+
+
+def seen_cards(game: GameTable, events: Sequence[object], viewer: int | None) -> frozenset[str]:
+    """Every card the game showed `viewer` (None: a spectator) in these events: the values of
+    the fields the game's events declare as cards, after the game's own redaction (a hidden
+    card reads "??"). Never a name or any other text that happens to look like a card."""
+    found: list[str] = []
+    for event in events:
+        if isinstance(event, Message):
+            continue
+        visible = game.rules.redact(event, viewer)
+        if visible is None:
+            continue
+        for name, annotation in _annotated_fields(visible):
+            if _CARD_FIELD.search(annotation):
+                _cards_in(getattr(visible, name, None), found)
+    return frozenset(found)
+
+
+def card_proof(reveal_json: str, seen: frozenset[str]) -> str:
+    """The proof (JSON) of the public cards and the `seen` ones of this reveal; "" when the
+    shuffle has no per-position commitments (a test deck, a record from before them) or the
+    reveal is not the dealer's whole record."""
+    try:
+        data: Any = json.loads(reveal_json or "{}")
+        info = _shuffle_info(data if isinstance(data, dict) else {})
+    except (ValueError, HandHistoryError):
+        return ""
+    if not info.positions_root or not info.revealed_seed or info.test_deck:
+        return ""
+    deck = wire.deck_from_wire(info.deck)
+    contributions = [wire.contribution_from_wire(c) for c in info.contributions]
+    purposes: list[int] = []
+    for step in info.steps:
+        if step.WhichOneof("step") == "deal":
+            purposes += [int(step.deal.purpose)] * len(step.deal.cards)
+    try:
+        opened = open_dealt(
+            info.revealed_seed,
+            info.shuffle_id,
+            deck.card_multiset(),
+            contributions,
+            wire.steps_from_wire(info.steps),
+        )
+    except DealingError:
+        return ""  # (a record that does not follow its order: an auditor's matter)
+    dealt = Counter(o.card for o in opened.openings)
+    chosen = []
+    for opening, purpose in zip(opened.openings, purposes, strict=True):
+        if purpose == dealer_pb2.DEAL_PURPOSE_BURN:
+            continue  # never shown to anyone
+        public = purpose in PUBLIC_PURPOSES
+        if public or (opening.card in seen and dealt[opening.card] == 1):
+            chosen.append((opening, _PURPOSE_NAMES.get(purpose, "")))
+    proof = card_proof_json(
+        info.shuffle_id,
+        deck,
+        info.commitment,
+        info.positions_root,
+        list(info.reshuffle_roots),
+        contributions,
+        [(c.contributor, c.commitment, c.revealed) for c in info.commitments],
+        chosen,
+    )
+    return json.dumps(proof, sort_keys=True)
