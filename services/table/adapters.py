@@ -241,7 +241,10 @@ def advance_answers(
                 f"dealer AdvanceShuffles answered {method} with {result.WhichOneof('result')}"
             )
         if method == "open_shuffle":
-            answers.append(Commitment(args[0], result.create.shuffle.commitment.hex()))
+            created = result.create.shuffle
+            answers.append(
+                Commitment(args[0], created.commitment.hex(), created.positions_root.hex())
+            )
         elif method == "seal":
             answers.append(committers(result.seal))
         elif method == "deal":
