@@ -149,9 +149,10 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
         self, request: dealer_pb2.GetShuffleRequest, context: grpc.ServicerContext
     ) -> dealer_pb2.GetShuffleResponse:
         info = self._info(request.shuffle_id)
-        if not self._app.sees_record(current_principal()):
+        if info.dealt_count and not self._app.sees_record(current_principal()):
             # The seed rebuilds every dealt card, unshown hands included: a player proves its
-            # own cards with their openings instead (docs/dealer.md 2.10).
+            # own cards with their openings instead (docs/dealer.md 2.10). A shuffle closed
+            # before its first card hides nobody's: its seed stays public.
             info.ClearField("revealed_seed")
             info.ClearField("steps")
         return dealer_pb2.GetShuffleResponse(shuffle=info)

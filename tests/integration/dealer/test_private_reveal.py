@@ -103,3 +103,16 @@ def test_only_the_table_and_auditors_read_a_closed_shuffles_seed_and_cards(
     args += [created.shuffle.commitment.hex(), "--contributor", "alice", "--strict"]
     result = CliRunner().invoke(cli_app, args)
     assert result.exit_code == 0 and "5 of 5 cards proven" in result.output, result.output
+
+
+def test_a_shuffle_closed_before_its_first_card_shows_its_seed_to_anyone(
+    start_dealer: Callable[..., str], key_prefix: str
+) -> None:
+    address = start_dealer()
+    table = table_stub(address)
+    sid = f"{key_prefix}-unused"
+    table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=STANDARD))
+    closed = table.Close(dealer_pb2.CloseRequest(shuffle_id=sid, reason="withdrawn")).shuffle
+    info = player_stub(address).GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=sid)).shuffle
+    # (no card was dealt from it: its seed hides nobody's, and checks its commitment)
+    assert info.revealed_seed == closed.revealed_seed and info.dealt_count == 0

@@ -57,7 +57,8 @@ def _withdrawn_and_revealed(redis_url: str, table_id: str, ids: set[str]) -> boo
 
 
 def _shuffle(platform: Platform, shuffle_id: str) -> dealer_pb2.ShuffleInfo:
-    token = auth.issue_token(KEY, "watcher", auth.Role.PLAYER, 600)
+    # (an auditor: the dealer gives a dealt shuffle's seed and cards to nobody else)
+    token = auth.issue_token(KEY, "auditor", auth.Role.AUDITOR, 600)
     channel = connect(f"127.0.0.1:{platform.dealer_port}", token)
     platform.channels.append(channel)
     stub = dealer_pb2_grpc.DealerServiceStub(channel)
