@@ -15,6 +15,7 @@ import pytest
 
 from services.dealer.derivation import Contribution, shuffle_key
 from services.dealer.drbg import DrbgStream
+from services.dealer.positions import mixed_order
 from services.dealer.sampling import ByteSource, Draw, drawing_from, fisher_yates
 from services.games.cards import Card, standard_deck
 from tests.unit.dealer.stats import (
@@ -137,3 +138,26 @@ def test_small_decks_reach_every_order_uniformly_on_the_production_path(n: int) 
 def test_small_deck_order_test_catches_the_classic_shuffle_bugs(mutant: CardShuffle) -> None:
     orders = production_orders(100 * factorial(5), "orders-5", size=5, shuffle=mutant)
     assert order_p_value(orders, 5) < P_MIN
+
+
+def mixed_orders(count: int, label: str, size: int, *, fixed_seed: bool) -> np.ndarray:
+    """(count, size) card indices of the per-position-commitment order (docs/dealer.md
+    2.10): a fresh seed per shuffle with one fixed contribution, or one fixed seed with a
+    fresh contribution per shuffle (the players' permutation alone makes it uniform)."""
+    cards = DECK[:size]
+    rows = []
+    for i, value in enumerate(seeds(count, label)):
+        seed, entropy = (seeds(1, label)[0], value) if fixed_seed else (value, label.encode())
+        order = mixed_order(seed, f"{label}-{i}", (Contribution("p", entropy),), 0, cards)
+        rows.append([card.index for card in order])
+    return np.array(rows, dtype=np.int64)
+
+
+@pytest.mark.parametrize("fixed_seed", [False, True], ids=["fresh seeds", "fresh entropy"])
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_small_decks_reach_every_order_uniformly_with_per_position_commitments(
+    n: int, fixed_seed: bool
+) -> None:
+    orders = mixed_orders(100 * factorial(n), f"mixed-{n}", n, fixed_seed=fixed_seed)
+    assert len({tuple(row) for row in orders.tolist()}) == factorial(n)
+    assert order_p_value(orders, n) > P_MIN
