@@ -19,6 +19,8 @@ from services.dealer.history import (
     HandHistoryError,
     HandHistoryRecord,
     describe,
+    hand_history_json,
+    history_from_info,
     parse_hand_history,
 )
 from services.dealer.proof import (
@@ -29,6 +31,20 @@ from services.dealer.proof import (
     parse_card_proof,
 )
 from services.dealer.verification import Dealt
+
+# What the croupier command line's `verify --table` uses besides the commands below: a
+# command-line tool reaches a deployable's code through its *_cli modules only.
+__all__ = [
+    "HandHistoryError",
+    "HandHistoryRecord",
+    "hand_history_json",
+    "history_from_info",
+    "parse_card_proof",
+    "parse_hand_history",
+    "report",
+    "report_proof",
+    "verify",
+]
 
 
 def verify(

@@ -13,11 +13,13 @@ exercise also checks the slots of the keys it knows.
 from __future__ import annotations
 
 import ast
+import asyncio
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
 
@@ -34,6 +36,7 @@ from services.scheduling.deadline_index import DEFAULT_KEY, SWEPT_KEY, RedisDead
 from services.scheduling.deadlines import Deadline
 from services.scheduling.resend_index import BOT_TURNS_KEY, SEAT_BOTS_KEY, RedisResendIndex
 from services.scheduling.seat_request import BotSeatRequest
+from services.scheduling.swept_writer import SweptWriter
 from services.shared.auth import Principal, Role
 from services.shared.eventstore import EventRegistry, RedisEventStore, stream_key
 from services.shared.eventstore.aio_redis_store import AsyncRedisEventStore
@@ -107,6 +110,31 @@ def exercise_deadline_index(client: RedisCluster) -> None:
         index.discard(second)
         assert not index.contains(first) and not index.contains(second)
         _one_slot(key, index._table_key(table))
+
+
+def exercise_swept_writer(client: RedisCluster) -> None:
+    # The writer runs on an event loop through redis-py's asyncio cluster client; one script
+    # call replaces several tables' deadlines, every key under the index's hash tag.
+    node = client.get_default_node()  # type: ignore[no-untyped-call]  # (untyped in redis-py)
+    tables = [uuid.uuid4().hex, uuid.uuid4().hex]
+    first, second = Deadline(tables[0], 1, 1, 10.0), Deadline(tables[1], 1, 1, 20.0)
+
+    async def write() -> int:
+        async_client = AsyncRedisCluster(host=node.host, port=node.port)
+        try:
+            writer = SweptWriter(async_client).start()
+            assert writer.submit(tables[0], [first]) and writer.submit(tables[1], [second])
+            await writer.close(timeout=10.0)
+            return writer.writes
+        finally:
+            await async_client.aclose()
+
+    assert asyncio.run(write()) >= 1
+    index = RedisDeadlineIndex(client, SWEPT_KEY)
+    assert index.contains(first) and index.contains(second)
+    assert index.replace_table(tables[0], []) == [] and not index.contains(first)
+    index.discard(second)
+    _one_slot(SWEPT_KEY, *(index._table_key(table) for table in tables))
 
 
 def exercise_resend_index(client: RedisCluster) -> None:
@@ -224,6 +252,7 @@ EXERCISES: dict[str, Callable[[RedisCluster], None]] = {
     "services/shared/eventstore/aio_redis_store": exercise_aio_event_store,
     "services/scheduling/deadline_index": exercise_deadline_index,
     "services/scheduling/resend_index": exercise_resend_index,
+    "services/scheduling/swept_writer": exercise_swept_writer,
     "services/ledger/redis_store": exercise_ledger,
     "services/table/attention": exercise_attention,
     "services/workers/bot_host": exercise_hosted_bots,
