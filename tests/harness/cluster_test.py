@@ -672,9 +672,17 @@ def run_checks(deployment: Deployment, room: Room, faults: list[Fault]) -> list[
         if Counter(by_dealer) != Counter(dealt):
             extra = sorted((Counter(by_dealer) - Counter(dealt)).elements())
             missing = sorted((Counter(dealt) - Counter(by_dealer)).elements())
+            # Which of the dealer's deals no event holds: their purpose and recipient say
+            # which step of the hand asked for them.
+            unheld = [
+                f"{dealer_pb2.DealPurpose.Name(step.deal.purpose)} to {step.deal.recipient or '-'}"
+                f" {list(step.deal.cards)}"
+                for step in info.steps
+                if step.HasField("deal") and set(step.deal.cards) <= set(extra)
+            ]
             mismatched.append(
-                f"{table_id} hand {hand} (shuffle {shuffle_id}): the dealer also dealt {extra}, "
-                f"the table also holds {missing}"
+                f"{table_id} hand {hand} (shuffle {shuffle_id}): the dealer also dealt {extra} "
+                f"({'; '.join(unheld)}), the table also holds {missing}"
             )
     compared = sum(1 for _, dealt in report.shuffles.values() if dealt)
     checks.append(
