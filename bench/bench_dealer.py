@@ -40,17 +40,17 @@ from bench.percentiles import percentile
 from bench.service_process import cpu_seconds, free_port, start_service
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from services.dealer.application import register_events
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, commitment, derive_order
-from services.dealer.sequence import DealSequence
 from services.dealer.server import build
 from services.dealer.settings import DealerSettings
-from services.dealer.verification import Dealt, verify
 from services.shared import auth
 from services.shared.channels import connect
 from services.shared.eventstore import EventRegistry, InMemoryEventStore
 from services.shared.grpc_server import create_server
 from services.shared.redis_embedded import start_private_redis
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import Contribution, commitment, derive_order
+from services.shuffles.sequence import DealSequence
+from services.shuffles.verification import Dealt, verify
 
 AUTH_KEY = "bench-signing-key-0123456789abcdef-0123456789"
 DECK = DeckSpec().card_multiset()

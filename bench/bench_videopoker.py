@@ -43,12 +43,12 @@ import numpy as np
 
 from bench.percentiles import percentile
 from bench.videopoker_served import served_rounds_row
-from services.dealer.derivation import commitment, derive_order
 from services.games import contract as c
 from services.games.cards import parse_card
 from services.games.videopoker import RULES, Deal, Hold, MachineConfig
 from services.games.videopoker.split import OFFSETS, second_card
 from services.games.videopoker.state import STANDARD_DECK
+from services.shuffles.derivation import commitment, derive_order
 from services.videopoker_analysis import advisor, split_tables, tables
 from services.videopoker_analysis.classes import classes
 from services.videopoker_analysis.combos import combinations_array

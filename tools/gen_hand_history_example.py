@@ -16,13 +16,13 @@ import json
 import sys
 from pathlib import Path
 
-from services.dealer.derivation import (
+from services.games.cards import standard_deck
+from services.shuffles.derivation import (
     Contribution,
     commitment,
     derive_order,
     entropy_commitment,
 )
-from services.games.cards import standard_deck
 
 ROOT = Path(__file__).resolve().parents[1]
 JSON_PATH = ROOT / "docs" / "dealer-hand-history.example.json"

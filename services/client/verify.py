@@ -12,16 +12,7 @@ from croupier.dealer.v1 import dealer_pb2
 from croupier.table.v1 import table_pb2
 from services.client.identity import Identity
 from services.client.reporting import reported
-from services.dealer.verify_cli import (
-    HandHistoryError,
-    HandHistoryRecord,
-    hand_history_json,
-    history_from_info,
-    parse_card_proof,
-    parse_hand_history,
-    report,
-    report_proof,
-)
+from services.dealer.verify_cli import report, report_proof
 from services.dealer.verify_cli import verify as verify_file
 from services.sdk import (
     Croupier,
@@ -32,6 +23,14 @@ from services.sdk import (
     shown_positions_root,
     shuffle_id_of,
 )
+from services.shuffles.history import (
+    HandHistoryError,
+    HandHistoryRecord,
+    hand_history_json,
+    history_from_info,
+    parse_hand_history,
+)
+from services.shuffles.proof import parse_card_proof
 
 
 @reported

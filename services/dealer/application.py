@@ -28,20 +28,8 @@ from google.protobuf.message import Message
 
 from croupier.dealer.v1 import events_pb2
 from services.dealer import shuffle as core
-from services.dealer import wire
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import (
-    MAX_CONTRIBUTOR_BYTES,
-    Contribution,
-    commitment,
-    derive_order,
-)
-from services.dealer.positions import mixed_order, seeded_segment
-from services.dealer.positions import segment as given_segment
 from services.dealer.seed_cipher import SeedCipher
 from services.dealer.seeds import new_server_seed
-from services.dealer.sequence import DealSequence, Orderer, keep_given_order
-from services.dealer.verification import VerificationResult, verify
 from services.games.cards import Card
 from services.shared.auth import Principal, Role
 from services.shared.errors import (
@@ -54,6 +42,18 @@ from services.shared.errors import (
 )
 from services.shared.eventstore import EventRegistry, EventStore, stream_key
 from services.shared.lru_cache import LruCache
+from services.shuffles import wire
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import (
+    MAX_CONTRIBUTOR_BYTES,
+    Contribution,
+    commitment,
+    derive_order,
+)
+from services.shuffles.positions import mixed_order, seeded_segment
+from services.shuffles.positions import segment as given_segment
+from services.shuffles.sequence import DealSequence, Orderer, keep_given_order
+from services.shuffles.verification import VerificationResult, verify
 
 T = TypeVar("T")
 Decide = Callable[["Loaded"], tuple[list[Message], str]]

@@ -15,10 +15,10 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 
-from services.dealer.derivation import derive_order
-from services.dealer.history import HandHistoryRecord, StepNote
-from services.dealer.positions import mixed_order
-from services.dealer.verification import Dealt, Reshuffled
+from services.shuffles.derivation import derive_order
+from services.shuffles.history import HandHistoryRecord, StepNote
+from services.shuffles.positions import mixed_order
+from services.shuffles.verification import Dealt, Reshuffled
 
 MAX_RESHUFFLES = 8
 UNKNOWN = "??"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 
-from services.dealer.derivation import SEED_BYTES
+from services.shuffles.derivation import SEED_BYTES
 
 
 class SecretBytes(bytes):

@@ -8,13 +8,13 @@ from __future__ import annotations
 import grpc
 
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
-from services.dealer import wire
 from services.dealer.application import DealerApplication, Loaded
-from services.dealer.derivation import DerivationError
-from services.dealer.verification import verify
 from services.dealer.views import shuffle_info
 from services.shared.auth import current_principal
 from services.shared.errors import DomainError, InvalidArgument
+from services.shuffles import wire
+from services.shuffles.derivation import DerivationError
+from services.shuffles.verification import verify
 
 # Commands in one AdvanceShuffles batch: a hand's boundary takes four (close, seal, create,
 # deal); the bound keeps one request's work (and its hold on a server thread) small.

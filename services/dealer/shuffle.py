@@ -21,17 +21,17 @@ from dataclasses import dataclass, field, replace
 from google.protobuf.message import Message
 
 from croupier.dealer.v1 import dealer_pb2, events_pb2
-from services.dealer import wire
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, entropy_commitment
-from services.dealer.sequence import DealingError, DealSequence
-from services.dealer.verification import Dealt, Reshuffled, Step
 from services.games.cards import Card
 from services.shared.errors import (
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
 )
+from services.shuffles import wire
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import Contribution, entropy_commitment
+from services.shuffles.sequence import DealingError, DealSequence
+from services.shuffles.verification import Dealt, Reshuffled, Step
 
 History = events_pb2.CardsDealt | events_pb2.DeckReshuffled
 MAX_DEAL = 416  # never more than the largest deck

@@ -15,36 +15,20 @@ from typing import Annotated
 import typer
 
 from services.dealer.audit import HistoryFormatError, check_phh, contribution_of, unusual
-from services.dealer.history import (
+from services.shuffles.history import (
     HandHistoryError,
     HandHistoryRecord,
     describe,
-    hand_history_json,
-    history_from_info,
     parse_hand_history,
 )
-from services.dealer.proof import (
+from services.shuffles.proof import (
     CardProof,
     check_card_proof,
     contributor_in_proof,
     is_card_proof,
     parse_card_proof,
 )
-from services.dealer.verification import Dealt
-
-# What the croupier command line's `verify --table` uses besides the commands below: a
-# command-line tool reaches a deployable's code through its *_cli modules only.
-__all__ = [
-    "HandHistoryError",
-    "HandHistoryRecord",
-    "hand_history_json",
-    "history_from_info",
-    "parse_card_proof",
-    "parse_hand_history",
-    "report",
-    "report_proof",
-    "verify",
-]
+from services.shuffles.verification import Dealt
 
 
 def verify(

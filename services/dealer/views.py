@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from croupier.dealer.v1 import dealer_pb2, events_pb2
-from services.dealer import wire
 from services.dealer.shuffle import ShuffleState
+from services.shuffles import wire
 
 
 def _status(state: ShuffleState) -> dealer_pb2.ShuffleStatus.ValueType:

@@ -1,7 +1,7 @@
 """A player's card proof: the openings of the cards it saw, cut from the dealer's reveal.
 
 The table keeps each hand's whole reveal (the seed, every card dealt) in its stream. From it
-the dealer's openings are recomputed (services/dealer/openings.py; docs/dealer.md 2.10) and a
+the dealer's openings are recomputed (services/shuffles/openings.py; docs/dealer.md 2.10) and a
 viewer is given only those of the cards it saw: the public ones (board, face-up and spit
 deals) and, when the round dealt from one shuffle, each card the game showed the viewer
 (its own hole cards, hands shown down), found by reading the round's events as the game
@@ -21,12 +21,12 @@ from typing import Any
 from google.protobuf.message import Message
 
 from croupier.dealer.v1 import dealer_pb2
-from services.dealer import wire
-from services.dealer.history import HandHistoryError, _shuffle_info
-from services.dealer.openings import open_dealt
-from services.dealer.proof import card_proof_json
-from services.dealer.sequence import DealingError
 from services.games.cardtext import is_card
+from services.shuffles import wire
+from services.shuffles.history import HandHistoryError, _shuffle_info
+from services.shuffles.openings import open_dealt
+from services.shuffles.proof import card_proof_json
+from services.shuffles.sequence import DealingError
 from services.table.games.adapter import GameTable
 
 # Deals every watcher sees face up.

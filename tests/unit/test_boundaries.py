@@ -29,11 +29,11 @@ SERVICES = ROOT / "services"
 
 DEPLOYABLES = frozenset({"dealer", "evaluator", "ledger", "table", "workers"})
 LIBRARIES = frozenset(
-    {"games", "shared", "ranking", "bots", "scheduling", "videopoker_analysis", "sdk"}
+    {"games", "shared", "ranking", "bots", "scheduling", "shuffles", "videopoker_analysis", "sdk"}
 )
 TOOL = "client"
 # The pure cores and what they must never reach.
-PURE_CORES = ("services.games", "services.dealer.derivation", "services.ledger.core")
+PURE_CORES = ("services.games", "services.shuffles.derivation", "services.ledger.core")
 IMPURE = ("grpc", "google.protobuf", "croupier", "redis", "celery")
 
 

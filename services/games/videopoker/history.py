@@ -21,7 +21,7 @@ from services.games.videopoker import events as ev
 from services.games.videopoker.paytables import PAYTABLES
 from services.games.videopoker.split import STUB, split_parts, split_text
 
-HAND_HISTORY_FORMAT = "croupier-hand-history/1"  # the dealer's (services/dealer/history.py)
+HAND_HISTORY_FORMAT = "croupier-hand-history/1"  # the dealer's (services/shuffles/history.py)
 
 
 @dataclass

@@ -10,8 +10,8 @@ import grpc
 import pytest
 
 from croupier.dealer.v1 import dealer_pb2
-from services.dealer.derivation import commitment, entropy_commitment
 from services.shared import auth
+from services.shuffles.derivation import commitment, entropy_commitment
 
 from .conftest import player_stub, stub, table_stub
 

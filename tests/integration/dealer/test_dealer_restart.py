@@ -10,9 +10,9 @@ import grpc
 import pytest
 
 from croupier.dealer.v1 import dealer_pb2
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, entropy_commitment
-from services.dealer.positions import mixed_order
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import Contribution, entropy_commitment
+from services.shuffles.positions import mixed_order
 
 from .conftest import table_stub
 

@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 from croupier.dealer.v1 import dealer_pb2
 from services.client.cli import app as cli_app
-from services.dealer.derivation import commitment, entropy_commitment
-from services.dealer.history import hand_history_json, history_from_info, parse_hand_history
 from services.shared import auth
 from services.shared.eventstore.redis_store import Entry
+from services.shuffles.derivation import commitment, entropy_commitment
+from services.shuffles.history import hand_history_json, history_from_info, parse_hand_history
 
 from .conftest import player_stub, stub, table_stub
 

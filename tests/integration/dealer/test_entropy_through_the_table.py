@@ -15,8 +15,8 @@ import grpc
 import pytest
 
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
-from services.dealer.derivation import entropy_commitment
 from services.shared import auth
+from services.shuffles.derivation import entropy_commitment
 
 from .conftest import stub
 

@@ -14,12 +14,12 @@ from typer.testing import CliRunner
 
 from croupier.dealer.v1 import dealer_pb2
 from services.client.cli import app as cli_app
-from services.dealer import wire
-from services.dealer.derivation import entropy_commitment
-from services.dealer.history import hand_history_json, history_from_info
-from services.dealer.openings import open_dealt
-from services.dealer.proof import card_proof_json
 from services.shared import auth
+from services.shuffles import wire
+from services.shuffles.derivation import entropy_commitment
+from services.shuffles.history import hand_history_json, history_from_info
+from services.shuffles.openings import open_dealt
+from services.shuffles.proof import card_proof_json
 
 from .conftest import player_stub, stub, table_stub
 

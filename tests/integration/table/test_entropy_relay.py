@@ -7,7 +7,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from services.dealer.derivation import entropy_commitment
+from services.shuffles.derivation import entropy_commitment
 from tests.integration.table.conftest import Platform, create_table, seat
 from tests.integration.table.test_shuffle_record import contribute
 

@@ -18,12 +18,12 @@ from typer.testing import CliRunner
 from croupier.dealer.v1 import dealer_pb2, dealer_pb2_grpc
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.client import cli
-from services.dealer.derivation import Contribution
-from services.dealer.history import hand_history_json, history_from_info
-from services.dealer.positions import mixed_order
 from services.games.cards import standard_deck
 from services.shared import auth
 from services.shared.channels import connect
+from services.shuffles.derivation import Contribution
+from services.shuffles.history import hand_history_json, history_from_info
+from services.shuffles.positions import mixed_order
 from tests.integration.table.conftest import KEY, Platform, create_table, seat
 from tests.integration.table.test_idempotency import stored_events
 from tests.integration.table.test_verify_received import fold, play_hand

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.client import cli
-from services.dealer.derivation import Contribution, entropy_commitment
-from services.dealer.positions import mixed_order
 from services.games.cards import standard_deck
+from services.shuffles.derivation import Contribution, entropy_commitment
+from services.shuffles.positions import mixed_order
 from tests.fixtures.conditions import wait_until
 from tests.integration.table.conftest import Platform, act, create_table, seat, view_of
 from tests.integration.table.test_idempotency import stored_events

@@ -23,9 +23,9 @@ from croupier.table.v1 import table_pb2, table_pb2_grpc
 from croupier.videopoker.v1 import videopoker_pb2 as vp
 from croupier.videopoker.v1 import videopoker_pb2_grpc
 from services.client import cli
-from services.dealer.history import parse_hand_history
 from services.shared import auth
 from services.shared.channels import connect
+from services.shuffles.history import parse_hand_history
 from tests.integration.table.conftest import KEY, Platform, new_table_id, seat, view_of
 
 HOUSE = "house:rake:CHIP"

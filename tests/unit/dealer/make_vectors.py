@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import NotRequired, TypedDict
 
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, commitment, derive_order, shuffle_key
 from services.games.cards import format_cards, parse_cards
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import Contribution, commitment, derive_order, shuffle_key
 
 PATH = Path(__file__).with_name("vectors.json")
 

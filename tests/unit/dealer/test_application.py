@@ -7,13 +7,6 @@ from google.protobuf.message import Message
 
 from croupier.dealer.v1 import dealer_pb2, events_pb2
 from services.dealer.application import DealerApplication, register_events, shuffle_stream
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import (
-    Contribution,
-    commitment,
-    entropy_commitment,
-)
-from services.dealer.positions import mixed_order
 from services.dealer.seed_cipher import SeedCipher
 from services.games.cards import Card, format_cards, parse_cards
 from services.shared.auth import Principal, Role
@@ -26,6 +19,13 @@ from services.shared.errors import (
 )
 from services.shared.eventstore import EventRegistry, EventStore, InMemoryEventStore
 from services.shared.eventstore.interface import AppendResult, RecordedEvent
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import (
+    Contribution,
+    commitment,
+    entropy_commitment,
+)
+from services.shuffles.positions import mixed_order
 from tests.unit.dealer.forwarding_store import ForwardingStore
 
 TABLE = Principal("table", Role.SERVICE)

@@ -10,14 +10,14 @@ from hypothesis import strategies as st
 
 from croupier.dealer.v1 import dealer_pb2
 from services.dealer.application import DealerApplication, register_events
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import entropy_commitment
 from services.dealer.seed_cipher import SeedCipher
 from services.games.cards import parse_cards
 from services.shared.auth import Principal, Role
 from services.shared.errors import Conflict, FailedPrecondition, InvalidArgument
 from services.shared.eventstore import EventRegistry, EventStore, InMemoryEventStore
 from services.shared.eventstore.interface import AppendResult
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import entropy_commitment
 from tests.unit.dealer.forwarding_store import ForwardingStore
 
 TABLE = Principal("table", Role.SERVICE)

@@ -1,8 +1,8 @@
 import pytest
 
-from services.dealer.decks import DeckSpec, DeckSpecError
-from services.dealer.derivation import derive_order
 from services.games.cards import parse_cards
+from services.shuffles.decks import DeckSpec, DeckSpecError
+from services.shuffles.derivation import derive_order
 
 
 def test_standard_deck_is_52_distinct_cards() -> None:

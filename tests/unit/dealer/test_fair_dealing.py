@@ -11,9 +11,6 @@ import pytest
 
 from croupier.dealer.v1 import dealer_pb2, events_pb2
 from services.dealer.application import DealerApplication, register_events, shuffle_stream
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, entropy_commitment
-from services.dealer.positions import mixed_order
 from services.dealer.seed_cipher import SeedCipher
 from services.dealer.shuffle import MAX_CONTRIBUTIONS, MAX_RESHUFFLES
 from services.dealer.views import shuffle_info
@@ -27,6 +24,9 @@ from services.shared.errors import (
     PermissionDenied,
 )
 from services.shared.eventstore import EventRegistry, InMemoryEventStore
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import Contribution, entropy_commitment
+from services.shuffles.positions import mixed_order
 
 TABLE = Principal("table", Role.SERVICE)
 WORKER = Principal("worker", Role.SERVICE)

@@ -16,10 +16,14 @@ from typer.testing import CliRunner
 from croupier.dealer.v1 import dealer_pb2, events_pb2
 from services.client.cli import app as cli_app
 from services.dealer.application import DealerApplication, register_events
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, entropy_commitment
-from services.dealer.openings import open_dealt
-from services.dealer.positions import (
+from services.dealer.seed_cipher import SeedCipher
+from services.games.cards import parse_cards, standard_deck
+from services.shared.auth import Principal, Role
+from services.shared.eventstore import EventRegistry, InMemoryEventStore
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import Contribution, entropy_commitment
+from services.shuffles.openings import open_dealt
+from services.shuffles.positions import (
     audit_path,
     check_opening,
     merkle_root,
@@ -28,12 +32,8 @@ from services.dealer.positions import (
     root_from_path,
     seeded_segment,
 )
-from services.dealer.proof import card_proof_json
-from services.dealer.seed_cipher import SeedCipher
-from services.dealer.verification import verify
-from services.games.cards import parse_cards, standard_deck
-from services.shared.auth import Principal, Role
-from services.shared.eventstore import EventRegistry, InMemoryEventStore
+from services.shuffles.proof import card_proof_json
+from services.shuffles.verification import verify
 from tests.unit.dealer import reference
 
 TABLE = Principal("table", Role.SERVICE)

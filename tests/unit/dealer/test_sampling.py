@@ -9,7 +9,7 @@ from typing import TypeVar
 
 import pytest
 
-from services.dealer.sampling import (
+from services.shuffles.sampling import (
     Draw,
     acceptance_limit,
     byte_width,

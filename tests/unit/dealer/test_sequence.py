@@ -1,7 +1,7 @@
 import pytest
 
-from services.dealer.sequence import DealingError, DealSequence, keep_given_order
 from services.games.cards import parse_cards
+from services.shuffles.sequence import DealingError, DealSequence, keep_given_order
 
 DECK = parse_cards("As Kd Qh Jc Ts")
 

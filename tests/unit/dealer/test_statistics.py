@@ -13,11 +13,11 @@ from math import factorial
 import numpy as np
 import pytest
 
-from services.dealer.derivation import Contribution, shuffle_key
-from services.dealer.drbg import DrbgStream
-from services.dealer.positions import mixed_order
-from services.dealer.sampling import ByteSource, Draw, drawing_from, fisher_yates
 from services.games.cards import Card, standard_deck
+from services.shuffles.derivation import Contribution, shuffle_key
+from services.shuffles.drbg import DrbgStream
+from services.shuffles.positions import mixed_order
+from services.shuffles.sampling import ByteSource, Draw, drawing_from, fisher_yates
 from tests.unit.dealer.stats import (
     card_position_counts,
     card_position_p_value,

@@ -6,10 +6,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, commitment, derive_order, shuffle_key
-from services.dealer.drbg import HmacDrbg
 from services.games.cards import format_cards, standard_deck
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import Contribution, commitment, derive_order, shuffle_key
+from services.shuffles.drbg import HmacDrbg
 from tests.unit.dealer import reference
 from tests.unit.dealer.make_vectors import Vector
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, commitment, derive_order
-from services.dealer.verification import Dealt, Reshuffled, Step, verify
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import Contribution, commitment, derive_order
+from services.shuffles.verification import Dealt, Reshuffled, Step, verify
 
 SEED = bytes(range(32))
 SHUFFLE = "table-9/hand-3"

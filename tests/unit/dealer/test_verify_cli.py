@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.client.cli import app
-from services.dealer.history import HandHistoryError, parse_hand_history
+from services.shuffles.history import HandHistoryError, parse_hand_history
 from tests.unit.dealer import reference
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "docs" / "dealer-hand-history.example.json"

@@ -6,8 +6,8 @@ without it. The commitment is the one the dealer checks (docs/dealer.md, 1.1).""
 from __future__ import annotations
 
 from croupier.table.v1 import events_pb2, table_pb2
-from services.dealer.derivation import entropy_commitment as dealer_commitment
 from services.sdk import EntropyContributor, FailedPrecondition, entropy_commitment
+from services.shuffles.derivation import entropy_commitment as dealer_commitment
 
 COMMIT = table_pb2.ENTROPY_PHASE_COMMIT
 REVEAL = table_pb2.ENTROPY_PHASE_REVEAL

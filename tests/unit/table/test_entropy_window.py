@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 
 from croupier.table.v1 import table_pb2
-from services.dealer.derivation import entropy_commitment
 from services.games.poker.catalog import TEXAS_HOLDEM
 from services.games.poker.definitions import TableConfig
 from services.ranking.ports import LibraryRanker
 from services.shared import errors
+from services.shuffles.derivation import entropy_commitment
 from services.table import translate
 from services.table.application import TableApplication, TableSpec
 from services.table.entropy_window import EntropyTiming

@@ -1,5 +1,5 @@
 """A small shell for the rules' tests: it answers `pending_chance` the way the table shell
-will, with the dealer's own derivation (services.dealer.derivation) for every shuffle and a
+will, with the dealer's own derivation (services.shuffles.derivation) for every shuffle and a
 two-account ledger (the machine's escrow and the house) that moves each key once.
 
 `decks` pins a shuffle's dealing order by name ("deal", "split", "line-2"): a test deck, the
@@ -13,12 +13,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.dealer.derivation import commitment, derive_order
 from services.games import contract as c
 from services.games.cards import parse_card
 from services.games.videopoker import RULES, Deal, Hold, MachineConfig, MachineState
 from services.games.videopoker.events import Event
 from services.games.videopoker.state import STANDARD_DECK
+from services.shuffles.derivation import commitment, derive_order
 
 
 @dataclass

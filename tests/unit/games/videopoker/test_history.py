@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from services.dealer.history import parse_hand_history
 from services.games.videopoker import history
+from services.shuffles.history import parse_hand_history
 from tests.unit.games.videopoker.machine import Machine
 
 DEAL = ("Ah", "Kh", "Qh", "Jh", "2c", "9d")

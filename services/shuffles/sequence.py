@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from services.dealer.decks import canonical_order
 from services.games.cards import Card
+from services.shuffles.decks import canonical_order
 
 # (nonce, cards: undealt in dealing order then the returned cards) -> dealing order
 Orderer = Callable[[int, Sequence[Card]], tuple[Card, ...]]

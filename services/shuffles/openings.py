@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.dealer.derivation import Contribution
-from services.dealer.positions import Opening, Segment, mix_permutation, mixed, seeded_segment
-from services.dealer.positions import segment as given_segment
-from services.dealer.sequence import DealingError, DealSequence, keep_given_order
-from services.dealer.verification import Reshuffled, Step
 from services.games.cards import Card
+from services.shuffles.derivation import Contribution
+from services.shuffles.positions import Opening, Segment, mix_permutation, mixed, seeded_segment
+from services.shuffles.positions import segment as given_segment
+from services.shuffles.sequence import DealingError, DealSequence, keep_given_order
+from services.shuffles.verification import Reshuffled, Step
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,11 +27,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from services.dealer import wire
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, DerivationError, entropy_commitment
-from services.dealer.history import HandHistoryError, _deck, _deck_json, _hex, _shuffle_id
-from services.dealer.positions import Opening, check_opening
+from services.shuffles import wire
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import Contribution, DerivationError, entropy_commitment
+from services.shuffles.history import HandHistoryError, _deck, _deck_json, _hex, _shuffle_id
+from services.shuffles.positions import Opening, check_opening
 
 FORMAT = "croupier-card-proof/1"
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from croupier.dealer.v1 import dealer_pb2
-from services.dealer.decks import DeckSpec, DeckSpecError
-from services.dealer.derivation import Contribution, DerivationError
-from services.dealer.verification import Dealt, Mismatch, Reshuffled, Step, VerificationResult
 from services.games.cards import Card, InvalidCardError, parse_card
 from services.shared.errors import InvalidArgument
+from services.shuffles.decks import DeckSpec, DeckSpecError
+from services.shuffles.derivation import Contribution, DerivationError
+from services.shuffles.verification import Dealt, Mismatch, Reshuffled, Step, VerificationResult
 
 _KIND_NAMES = {
     dealer_pb2.DECK_KIND_STANDARD: "standard",

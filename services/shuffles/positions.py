@@ -37,8 +37,9 @@ import hmac
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from services.dealer.decks import canonical_order
-from services.dealer.derivation import (
+from services.games.cards import Card
+from services.shuffles.decks import canonical_order
+from services.shuffles.derivation import (
     Contribution,
     DerivationError,
     check_shuffle_id,
@@ -48,9 +49,8 @@ from services.dealer.derivation import (
     text,
     u32,
 )
-from services.dealer.drbg import DrbgStream
-from services.dealer.sampling import drawing_from, fisher_yates
-from services.games.cards import Card
+from services.shuffles.drbg import DrbgStream
+from services.shuffles.sampling import drawing_from, fisher_yates
 
 BASE_KEY_TAG = "croupier/dealer/v2/base-key"
 MIX_TAG = "croupier/dealer/v2/mix"

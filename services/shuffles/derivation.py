@@ -25,10 +25,10 @@ import hmac
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from services.dealer.decks import canonical_order
-from services.dealer.drbg import DrbgStream
-from services.dealer.sampling import drawing_from, fisher_yates
 from services.games.cards import Card
+from services.shuffles.decks import canonical_order
+from services.shuffles.drbg import DrbgStream
+from services.shuffles.sampling import drawing_from, fisher_yates
 
 COMMITMENT_TAG = "croupier/dealer/v1/commitment"
 KEY_TAG = "croupier/dealer/v1/shuffle-key"

@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from services.dealer.decks import DeckSpec
-from services.dealer.derivation import Contribution, commitment, order_cards, shuffle_key
-from services.dealer.positions import mixed_order, seeded_segment
-from services.dealer.sequence import DealingError, DealSequence
 from services.games.cards import Card
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import Contribution, commitment, order_cards, shuffle_key
+from services.shuffles.positions import mixed_order, seeded_segment
+from services.shuffles.sequence import DealingError, DealSequence
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,10 +35,10 @@ from typing import Any
 from google.protobuf import json_format
 
 from croupier.dealer.v1 import dealer_pb2
-from services.dealer.decks import DECK_KINDS, DeckSpec, DeckSpecError
-from services.dealer.derivation import Contribution, DerivationError, check_shuffle_id
-from services.dealer.verification import Dealt, Reshuffled, Step, VerificationResult, verify
 from services.games.cards import InvalidCardError, parse_cards
+from services.shuffles.decks import DECK_KINDS, DeckSpec, DeckSpecError
+from services.shuffles.derivation import Contribution, DerivationError, check_shuffle_id
+from services.shuffles.verification import Dealt, Reshuffled, Step, VerificationResult, verify
 
 FORMAT = "croupier-hand-history/1"
 
