@@ -125,7 +125,7 @@ class SoakStack:
 
     def dealer(self) -> dealer_pb2_grpc.DealerServiceStub:
         return dealer_pb2_grpc.DealerServiceStub(
-            self._channel(self.dealer_port, "soak", auth.Role.SERVICE)
+            self._channel(self.dealer_port, "soak", auth.Role.AUDITOR)
         )
 
     def balance(self, account: str) -> int:

@@ -7,7 +7,7 @@ import grpc
 import pytest
 
 from croupier.poker.v1 import poker_pb2
-from croupier.table.v1 import table_pb2
+from croupier.table.v1 import events_pb2, table_pb2
 from services.shared import auth
 from tests.integration.table.conftest import Platform, new_table_id
 
@@ -25,6 +25,8 @@ ENVELOPE = {
     "time_bank_refill_every_hands": 7,
     "time_bank_cap_ms": 45_000,
     "min_players_to_start": 3,
+    # Not the default (auditors): a value the table must keep, not one it fills in.
+    "seed_reveal": events_pb2.SEED_REVEAL_HAND_PLAYERS,
 }
 POKER = poker_pb2.PokerOptions(
     variant=poker_pb2.VARIANT_HOLDEM_HILO,
