@@ -9,12 +9,11 @@ carries its step's deterministic key, the retry of a step whose reply was lost f
 first attempt's effect (the same cards, the same ledger entry) instead of repeating it.
 
 `advance` sends several shuffle commands (a hand's boundary: close, seal, create, deal) as one
-AdvanceShuffles request; `open_and_close` keeps two independent ones in flight together.
+AdvanceShuffles request.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -64,12 +63,6 @@ class AsyncDealerPort(Protocol):
     async def close(self, shuffle_id: str, reason: str) -> str: ...
 
     async def advance(self, calls: Sequence[ShuffleCall]) -> tuple[Any, ...]: ...
-
-    async def open_and_close(
-        self, open_id: str, close_id: str, reason: str
-    ) -> tuple[Commitment, str]:
-        """`open_shuffle(open_id)` and `close(close_id, reason)` at once."""
-        ...
 
 
 class AsyncLedgerPort(Protocol):
@@ -187,14 +180,6 @@ class AioGrpcDealer:
             self._stub.AdvanceShuffles(request, timeout=CALL_TIMEOUT_S, metadata=self._metadata()),
         )
         return adapters.advance_answers(calls, response)
-
-    async def open_and_close(
-        self, open_id: str, close_id: str, reason: str
-    ) -> tuple[Commitment, str]:
-        opened, revealed = await asyncio.gather(
-            self.open_shuffle(open_id), self.close(close_id, reason)
-        )
-        return opened, revealed
 
 
 class AioGrpcLedger:

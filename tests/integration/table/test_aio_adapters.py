@@ -77,7 +77,10 @@ def test_the_asyncio_dealer_sends_the_sync_adapter_s_requests(
             flop = await dealer.deal(shuffle, 3, f"{shuffle}/deal/2", "board", burn=1)
             assert len(flop) == 4 and not set(flop) & set(hole)
             nxt = shuffle.replace("hand-1", "hand-2")
-            announced, reveal = await dealer.open_and_close(nxt, shuffle, "hand ended")
+            # Two independent calls in flight on one channel at once.
+            announced, reveal = await asyncio.gather(
+                dealer.open_shuffle(nxt), dealer.close(shuffle, "hand ended")
+            )
             assert json.loads(reveal)["commitment_hex"] == opened.commitment
             assert sync.open_shuffle(nxt) == announced
             assert sync.close(shuffle, "hand ended") == reveal  # closing again: the same reveal
