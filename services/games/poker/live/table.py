@@ -223,14 +223,20 @@ def _card(table: PokerTable, hand: HandState, report: DealtCard) -> list[Event]:
     return events
 
 
-def _irregularity(table: PokerTable, hand: HandState, report: Irregularity) -> list[Event]:
+def _declared(hand: HandState, report: Irregularity) -> IrregularityReported:
+    """The dealer's declaration of `report` in this hand, once its kind and card are valid
+    (every live game, hold'em and draw, takes the same ones)."""
     if report.kind not in IRREGULARITIES:
         raise InvalidAction(
             f"an irregularity is one of {', '.join(IRREGULARITIES)}, not {report.kind!r}"
         )
     if report.kind == CARD_EXPOSED and not is_card(report.card):
         raise InvalidAction(f"{report.card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
-    declared = IrregularityReported(hand.number, report.kind, report.reason, report.card)
+    return IrregularityReported(hand.number, report.kind, report.reason, report.card)
+
+
+def _irregularity(table: PokerTable, hand: HandState, report: Irregularity) -> list[Event]:
+    declared = _declared(hand, report)
     _, happened = _handle(live_hand(table), _command(declared))
     return [declared, *_procedures(hand.number, happened)]
 
@@ -477,13 +483,7 @@ def _draw_report(table: PokerTable, report: DealtCard | Irregularity) -> list[Ev
     if isinstance(report, Irregularity):
         if report.kind == PLAYER_EXPOSED:
             return _player_exposed(hand, report)
-        if report.kind not in IRREGULARITIES:
-            raise InvalidAction(
-                f"an irregularity is one of {', '.join(IRREGULARITIES)}, not {report.kind!r}"
-            )
-        if report.kind == CARD_EXPOSED and not is_card(report.card):
-            raise InvalidAction(f"{report.card!r} is not a card (rank 2-9TJQKA then suit cdhs)")
-        declared = IrregularityReported(hand.number, report.kind, report.reason, report.card)
+        declared = _declared(hand, report)
         after, happened = _draw_handle(draw_hand(table), _draw_command(declared))
         reported: Event = declared
     else:

@@ -10,6 +10,7 @@ from services.games import contract as c
 from services.games.errors import InvalidAction, NotAllowedNow
 from services.games.poker import TEXAS_HOLDEM, TableConfig
 from services.games.poker import events as ev
+from services.games.poker.catalog import SIX_CARD_OPEN_DRAW, SPIT_IN_THE_OCEAN
 from services.games.poker.game_rules import RULES
 from services.games.poker.live.reports import SEAT, DealtCard, Irregularity
 from services.games.poker.views import HIDDEN
@@ -367,3 +368,26 @@ def test_a_face_down_card_exposed_later_in_the_deal(exposed: str, misdeal: bool)
     table.hole("2d", 0)
     hand = table.state.engine.hand
     assert hand is not None and hand.player(0).cards == ("9s", "2d")
+
+
+@pytest.mark.parametrize("game", ["holdem", "six-card-open-draw", "spit-in-the-ocean"])
+@pytest.mark.parametrize(
+    ("irregularity", "message"),
+    [
+        (Irregularity("dropped_deck", ""), "an irregularity is one of"),
+        (Irregularity("card_exposed", "", card="Zz"), "is not a card"),
+    ],
+)
+def test_a_bad_irregularity_is_refused_at_every_live_game_and_changes_nothing(
+    game: str, irregularity: Irregularity, message: str
+) -> None:
+    games = {
+        "holdem": TEXAS_HOLDEM,
+        "six-card-open-draw": SIX_CARD_OPEN_DRAW,
+        "spit-in-the-ocean": SPIT_IN_THE_OCEAN,
+    }
+    table = seated_live_table(game=games[game])
+    before = table.state
+    with pytest.raises(InvalidAction, match=message):
+        RULES.decide(before, c.Report(irregularity, by="dealer"))
+    assert table.state is before
