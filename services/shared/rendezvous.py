@@ -76,14 +76,13 @@ class RendezvousChannel(grpc.Channel):
 
     def _watcher(self, replica: str) -> Callable[[grpc.ChannelConnectivity], None]:
         def changed(state: grpc.ChannelConnectivity) -> None:
-            with self._lock:
-                if state in (
-                    grpc.ChannelConnectivity.TRANSIENT_FAILURE,
-                    grpc.ChannelConnectivity.SHUTDOWN,
-                ):
-                    self._down.add(replica)
-                elif state is grpc.ChannelConnectivity.READY:
-                    self._down.discard(replica)
+            if state in (
+                grpc.ChannelConnectivity.TRANSIENT_FAILURE,
+                grpc.ChannelConnectivity.SHUTDOWN,
+            ):
+                self.mark(replica, up=False)
+            elif state is grpc.ChannelConnectivity.READY:
+                self.mark(replica, up=True)
 
         return changed
 
@@ -107,6 +106,19 @@ class RendezvousChannel(grpc.Channel):
             else:
                 self._down.add(replica)
 
+    def _per_replica(
+        self,
+        kind: str,
+        method: str,
+        request_serializer: Callable[..., bytes] | None,
+        response_deserializer: Callable[[bytes], Any] | None,
+    ) -> dict[str, Any]:
+        """The multicallable of `kind` for `method` on every replica's channel."""
+        return {
+            replica: getattr(channel, kind)(method, request_serializer, response_deserializer)
+            for replica, channel in self.channels.items()
+        }
+
     def unary_unary(
         self,
         method: str,
@@ -114,11 +126,10 @@ class RendezvousChannel(grpc.Channel):
         response_deserializer: Callable[[bytes], Any] | None = None,
         _registered_method: bool | None = False,
     ) -> grpc.UnaryUnaryMultiCallable[Any, Any]:
-        calls = {
-            r: c.unary_unary(method, request_serializer, response_deserializer)
-            for r, c in self.channels.items()
-        }
-        return _UnaryUnary(self, calls)
+        return _UnaryUnary(
+            self,
+            self._per_replica("unary_unary", method, request_serializer, response_deserializer),
+        )
 
     def unary_stream(
         self,
@@ -127,11 +138,10 @@ class RendezvousChannel(grpc.Channel):
         response_deserializer: Callable[[bytes], Any] | None = None,
         _registered_method: bool | None = False,
     ) -> grpc.UnaryStreamMultiCallable[Any, Any]:
-        calls = {
-            r: c.unary_stream(method, request_serializer, response_deserializer)
-            for r, c in self.channels.items()
-        }
-        return _UnaryStream(self, calls)
+        return _UnaryStream(
+            self,
+            self._per_replica("unary_stream", method, request_serializer, response_deserializer),
+        )
 
     def stream_unary(
         self,
@@ -140,11 +150,10 @@ class RendezvousChannel(grpc.Channel):
         response_deserializer: Callable[[bytes], Any] | None = None,
         _registered_method: bool | None = False,
     ) -> grpc.StreamUnaryMultiCallable[Any, Any]:
-        calls = {
-            r: c.stream_unary(method, request_serializer, response_deserializer)
-            for r, c in self.channels.items()
-        }
-        return _StreamUnary(self, calls)
+        return _StreamUnary(
+            self,
+            self._per_replica("stream_unary", method, request_serializer, response_deserializer),
+        )
 
     def stream_stream(
         self,
@@ -154,11 +163,10 @@ class RendezvousChannel(grpc.Channel):
         _registered_method: bool | None = False,
     ) -> grpc.StreamStreamMultiCallable[Any, Any]:
         # A stub makes its multicallables once; each call picks its replica (_Streaming).
-        calls = {
-            r: c.stream_stream(method, request_serializer, response_deserializer)
-            for r, c in self.channels.items()
-        }
-        return _StreamStream(self, calls)
+        return _StreamStream(
+            self,
+            self._per_replica("stream_stream", method, request_serializer, response_deserializer),
+        )
 
     def subscribe(
         self, callback: Callable[[grpc.ChannelConnectivity], None], try_to_connect: bool = False
