@@ -11,6 +11,7 @@ nobody but the ledger names a transit account.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 import grpc
 import pytest
@@ -112,9 +113,19 @@ def audit(app: LedgerApplication) -> ledger_pb2.AuditResponse:
     return app.audit(ledger_pb2.AuditRequest(), SERVICE)
 
 
-def test_a_process_dead_after_the_debit_leaves_a_record_the_sweep_finishes_once(
-    client: redis.Redis, key_prefix: str
-) -> None:
+class Stuck(NamedTuple):
+    """A 40-chip transfer from `source` to `target` whose process died after the debit: its
+    destination shard's store was dead (`dying[dest]`) when the credit was due."""
+
+    source: str
+    target: str
+    dest: int
+    real: list[RedisLedgerStore]
+    dying: list[DyingStore]
+    first: LedgerApplication
+
+
+def stuck_after_the_debit(client: redis.Redis, key_prefix: str) -> Stuck:
     source, target = two_shards()
     dest = shard_of(target, SHARDS)
     real = stores(client, key_prefix)
@@ -124,6 +135,13 @@ def test_a_process_dead_after_the_debit_leaves_a_record_the_sweep_finishes_once(
     dying[dest].dead = True
     with pytest.raises(Unavailable):
         first.transfer(transfer("buy", source, target, 40), SERVICE)
+    return Stuck(source, target, dest, real, dying, first)
+
+
+def test_a_process_dead_after_the_debit_leaves_a_record_the_sweep_finishes_once(
+    client: redis.Redis, key_prefix: str
+) -> None:
+    source, target, dest, real, dying, first = stuck_after_the_debit(client, key_prefix)
     other = LedgerApplication(real)
     pending = audit(other)
     assert pending.clean, pending.differences
@@ -146,15 +164,7 @@ def test_a_process_dead_after_the_debit_leaves_a_record_the_sweep_finishes_once(
 def test_a_refused_credit_returns_the_chips_and_the_command_fails(
     client: redis.Redis, key_prefix: str
 ) -> None:
-    source, target = two_shards()
-    dest = shard_of(target, SHARDS)
-    real = stores(client, key_prefix)
-    dying = [DyingStore(store) for store in real]
-    first = LedgerApplication(dying)  # type: ignore[arg-type]
-    open_and_fund(first, [source, target], 1000)
-    dying[dest].dead = True
-    with pytest.raises(Unavailable):
-        first.transfer(transfer("buy", source, target, 40), SERVICE)
+    source, target, dest, real, dying, first = stuck_after_the_debit(client, key_prefix)
     dying[dest].dead = False
     dying[dest].full = True
     assert first.recover(0, 2**62) == 1
