@@ -18,6 +18,7 @@ process before the shuffle is sealed, so nobody can pick their own entropy after
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import secrets
 import struct
@@ -68,9 +69,19 @@ class EntropyCalls(Protocol):
 Derive = Callable[[str, str], bytes]
 
 
+class Sent(enum.Enum):
+    """How a call to the table ended."""
+
+    ACCEPTED = "accepted"
+    REFUSED = "refused"  # too late, not seated, out of phase: final for this round
+    FAILED = "failed"  # unavailable, deadline: unknown whether it arrived; may be sent again
+
+
 @dataclass(slots=True)
 class Contribution:
-    """One shuffle's entropy as this contributor sent it."""
+    """One shuffle's entropy as this contributor sent it. `committed` is set when the
+    commitment is sent, before its answer: the table may seal the shuffle (and the caller see
+    it) while that answer is still on its way back, and the reveal must not wait for it."""
 
     table_id: str
     hand: int
@@ -78,6 +89,7 @@ class Contribution:
     entropy: bytes
     committed: bool = False
     revealed: bool = False
+    unsent: bool = False  # the commitment's call failed: a later answer sends it again
 
 
 class EntropyContributor:
@@ -143,22 +155,28 @@ class EntropyContributor:
 
     def _commit(self, table_id: str, name: str, hand: int, shuffle_id: str) -> bool:
         with self._lock:
-            if shuffle_id in self._by_shuffle:
+            mine = self._by_shuffle.get(shuffle_id)
+            if mine is not None and not mine.unsent:
                 return False
-            entropy = (
-                self._derive(shuffle_id, name)
-                if self._derive is not None
-                else self._draw(ENTROPY_BYTES)
-            )
-            mine = Contribution(table_id, hand, shuffle_id, entropy)
-            self._by_shuffle[shuffle_id] = mine
-            while len(self._by_shuffle) > self._remembered:
-                self._by_shuffle.popitem(last=False)
+            if mine is None:
+                entropy = (
+                    self._derive(shuffle_id, name)
+                    if self._derive is not None
+                    else self._draw(ENTROPY_BYTES)
+                )
+                mine = Contribution(table_id, hand, shuffle_id, entropy)
+                self._by_shuffle[shuffle_id] = mine
+                while len(self._by_shuffle) > self._remembered:
+                    self._by_shuffle.popitem(last=False)
+            # (the same entropy on a second try: the first may have arrived)
+            mine.committed, mine.unsent = True, False
         commitment = entropy_commitment(shuffle_id, name, mine.entropy)
-        if self._send(table_id, hand, shuffle_id, commitment=commitment):
-            mine.committed = True
-            return True
-        return False
+        sent = self._send(table_id, hand, shuffle_id, commitment=commitment, again=True)
+        if sent is not Sent.ACCEPTED:
+            with self._lock:
+                mine.committed = False
+                mine.unsent = sent is Sent.FAILED
+        return sent is Sent.ACCEPTED
 
     def _reveal(self, table_id: str, hand: int, shuffle_id: str) -> bool:
         with self._lock:
@@ -173,7 +191,11 @@ class EntropyContributor:
             if mine is None or not mine.committed or mine.revealed:
                 return False
             mine.revealed = True  # (once: a second reveal is refused anyway)
-        return self._send(table_id, hand, shuffle_id, entropy=mine.entropy)
+        sent = self._send(table_id, hand, shuffle_id, entropy=mine.entropy)
+        if sent is Sent.FAILED:
+            with self._lock:
+                mine.revealed = False  # a later answer (while the window lasts) tries again
+        return sent is Sent.ACCEPTED
 
     def _send(
         self,
@@ -183,17 +205,25 @@ class EntropyContributor:
         *,
         commitment: bytes = b"",
         entropy: bytes = b"",
-    ) -> bool:
+        again: bool = False,
+    ) -> Sent:
         try:
             self._tables.contribute_entropy(
                 table_id, hand_number=hand, commitment=commitment, entropy=entropy
             )
-        except (AlreadyExists, FailedPrecondition, NotFound) as refused:
-            # Too late (the window ended, the hand was dealt), already sent, or not seated:
-            # the hand goes on without this entropy, as the table promises.
+        except AlreadyExists as known:
+            if again:
+                # This commitment, sent again after a call whose answer was lost (or by
+                # another process deriving the same entropy): the table has it.
+                return Sent.ACCEPTED
+            self.refusals.append(f"{shuffle_id}: {known.message}")
+            return Sent.REFUSED
+        except (FailedPrecondition, NotFound) as refused:
+            # Too late (the window ended, the hand was dealt), or not seated: the hand goes
+            # on without this entropy, as the table promises.
             self.refusals.append(f"{shuffle_id}: {refused.message}")
-            return False
+            return Sent.REFUSED
         except CroupierError as failed:
             self.refusals.append(f"{shuffle_id}: {failed.code.name}: {failed.message}")
-            return False
-        return True
+            return Sent.FAILED
+        return Sent.ACCEPTED

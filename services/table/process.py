@@ -94,7 +94,10 @@ def next_step(table: Table) -> Step | None:
         return Withdraw(shell.upcoming, EMPTIED)
     if request is None:
         return None
-    if isinstance(request, c.StartRound) and waiting_for_players(table):
+    if isinstance(request, c.StartRound | c.OpenShuffle) and waiting_for_players(table):
+        # (nor is the first round's shuffle announced: it would be sealed once the players
+        # seated so far committed, and a player who sits down before the first card would
+        # play a deck without their entropy)
         return None
     return Fetch(request)
 

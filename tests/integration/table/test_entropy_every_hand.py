@@ -210,3 +210,25 @@ def test_a_player_who_commits_and_never_reveals_neither_stalls_nor_steers_the_ha
     path.write_text(json.dumps(record))
     output = verify(path, "--commitment", announced(redis_url, table_id, 1))
     assert "withheld" in output.lower() or "mallory" in output
+
+
+def test_the_first_hands_shuffle_waits_for_the_table_to_fill_and_takes_every_players_entropy(
+    platform: Platform, redis_url: str, contributors: list[Contributing]
+) -> None:
+    table_id = create_table(platform, seats=3, min_players_to_start=3)
+    stubs = {}
+    for i, player in enumerate(("alice", "bob", "carol")):
+        stubs[player] = seat(platform, table_id, player, i, 200)
+        contributors.append(Contributing(platform, player, table_id))
+        if i < 2:
+            # Seated players who answer at once: nothing is announced (and so nothing sealed
+            # without the player still to come) while the table waits for its third.
+            shuffles = [
+                e
+                for e in stored_events(redis_url, table_id)
+                if isinstance(e, events_pb2.ShuffleAnnounced | events_pb2.ShuffleSealed)
+            ]
+            assert shuffles == [], shuffles
+    play_hand(stubs, table_id, 1)
+    record = revealed(redis_url, table_id, 1)
+    assert sorted(c["contributor"] for c in record["contributions"]) == ["alice", "bob", "carol"]

@@ -73,11 +73,12 @@ def turnless_hands(store: RedisEventStore, table_id: str, finished: int) -> list
 def test_every_seated_bot_contributes_to_every_hand_turn_or_no_turn(
     redis_url: str, key_prefix: str, broker: RedisServer, tmp_path: Path
 ) -> None:
-    # Bots think 0.3 s before each move; the tables wait up to 3 s for entropy.
+    # Bots think 0.3 s before each move; the tables wait up to 10 s for entropy (a window
+    # ends early once every seated bot has answered, so a busy machine only waits longer).
     settings = WorkerSettings(redis_url=broker.url, bot_delay=0.3)
     scheduler = CeleryScheduler.from_settings(settings.scheduling)
     store = RedisEventStore(redis.Redis.from_url(redis_url), codec.registry())
-    with table_stack(redis_url, key_prefix, scheduler, entropy_windows=(3000, 3000)) as platform:
+    with table_stack(redis_url, key_prefix, scheduler, entropy_windows=(10000,) * 2) as platform:
         env = worker_env(broker.url, f"127.0.0.1:{platform.port}", KEY)
         with running_worker(env, tmp_path):
             table_id = create_table(platform, seats=BOTS, min_players_to_start=BOTS)

@@ -24,6 +24,7 @@ from services.shared import auth
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
 from tests.integration.table.conftest import KEY, act, create_table, seat, view_of
+from tests.integration.table.test_idempotency import stored_events
 
 from .table_stack import StackPlatform, seat_bot, table_stack
 from .worker_process import WorkerProcess, running_worker, worker_env
@@ -305,8 +306,16 @@ def _first_version_of_next_hand(events: Sequence[events_pb2.TableEvent]) -> int:
     return starts[0] if starts else 1 << 62
 
 
+def stalled_at(redis_url: str, table_id: str, view: table_pb2.TableView) -> str:
+    """What a stalled table shows: what it waits for and the last events it recorded."""
+    events = stored_events(redis_url, table_id)
+    lines = [f"{type(e).__name__} {str(e).replace(chr(10), ' ')[:160]}" for e in events[-25:]]
+    waiting = f"to_act={view.to_act} in_progress={view.hand_in_progress} version={view.version}"
+    return "\n".join([waiting, *lines])
+
+
 def test_bots_play_hands_through_the_table_service_without_an_illegal_action(
-    platform: StackPlatform, worker: WorkerProcess
+    platform: StackPlatform, worker: WorkerProcess, settings: WorkerSettings
 ) -> None:
     table_id = create_table(platform, seats=3, action_time_ms=30_000)
     bots = [bot_id(policy, uuid.uuid4().hex[:6], 0.0) for policy in ("equity", "tight", "random")]
@@ -321,8 +330,13 @@ def test_bots_play_hands_through_the_table_service_without_an_illegal_action(
         if current > hand:
             hand, progressed_at = current, time.time()
     view = view_of(house, table_id)
-    assert view.hand_number >= 8, f"the bots stopped playing after hand {view.hand_number}"
     log = worker.log_path.read_text()
+    assert view.hand_number >= 8, (
+        f"the bots stopped playing after hand {view.hand_number}\n"
+        + stalled_at(settings.redis_url, table_id, view)
+        + "\nthe worker's log ends:\n"
+        + "\n".join(log.splitlines()[-40:])
+    )
     assert "refused" not in log  # remote.play_turn logs every action the table rejected
     in_play = sum(s.stack + s.committed for s in view.seats)
     assert in_play == 600  # no rake at this table: every chip is still on it

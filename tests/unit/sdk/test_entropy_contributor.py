@@ -6,7 +6,13 @@ without it. The commitment is the one the dealer checks (docs/dealer.md, 1.1).""
 from __future__ import annotations
 
 from croupier.table.v1 import events_pb2, table_pb2
-from services.sdk import EntropyContributor, FailedPrecondition, entropy_commitment
+from services.sdk import (
+    AlreadyExists,
+    EntropyContributor,
+    FailedPrecondition,
+    Unavailable,
+    entropy_commitment,
+)
 from services.shuffles.derivation import entropy_commitment as dealer_commitment
 
 COMMIT = table_pb2.ENTROPY_PHASE_COMMIT
@@ -111,3 +117,92 @@ def test_a_derived_entropy_is_revealed_by_a_contributor_that_did_not_commit_it()
     derived.answer(view())
     assert derived.answer(view((9, REVEAL))) == 1
     assert table.sent == [(9, b"", b"t1.hand-9/alicet1.hand-9/alice")]
+
+
+class SealsOnTheLastCommitment(Table):
+    """A table that seals the shuffle as the last commitment is recorded and tells its
+    players before the committer's own call has returned (what a busy machine does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.contributor: EntropyContributor | None = None
+        self.reveals_during_commit: list[int] = []
+
+    def contribute_entropy(
+        self,
+        table_id: str,
+        *,
+        hand_number: int = 0,
+        commitment: bytes = b"",
+        entropy: bytes = b"",
+    ) -> table_pb2.ContributeEntropyResponse:
+        answer = super().contribute_entropy(
+            table_id, hand_number=hand_number, commitment=commitment, entropy=entropy
+        )
+        if commitment and self.contributor is not None:
+            self.reveals_during_commit.append(self.contributor.answer(view((hand_number, REVEAL))))
+        return answer
+
+
+def test_a_shuffle_sealed_before_the_commitments_answer_returns_is_still_revealed() -> None:
+    table = SealsOnTheLastCommitment()
+    contributor = table.contributor = EntropyContributor(table)
+    assert contributor.answer(view((2, COMMIT))) == 1
+    assert table.reveals_during_commit == [1]
+    (mine,) = contributor.contributed
+    assert table.sent == [
+        (2, entropy_commitment("t1.hand-2", "alice", mine.entropy), b""),
+        (2, b"", mine.entropy),
+    ]
+
+
+class FailsOnce(Table):
+    """A table whose first call of each kind fails after it may have been recorded."""
+
+    def __init__(self, recorded: bool) -> None:
+        super().__init__()
+        self.recorded = recorded
+        self.failed: set[bool] = set()
+        self.commitments: set[bytes] = set()
+
+    def contribute_entropy(
+        self,
+        table_id: str,
+        *,
+        hand_number: int = 0,
+        commitment: bytes = b"",
+        entropy: bytes = b"",
+    ) -> table_pb2.ContributeEntropyResponse:
+        kind = bool(commitment)
+        if commitment and commitment in self.commitments:
+            raise AlreadyExists("alice has committed to this shuffle already")
+        if kind not in self.failed:
+            self.failed.add(kind)
+            if self.recorded:
+                super().contribute_entropy(
+                    table_id, hand_number=hand_number, commitment=commitment, entropy=entropy
+                )
+                if commitment:
+                    self.commitments.add(commitment)
+            raise Unavailable("the table service is restarting")
+        if commitment:
+            self.commitments.add(commitment)
+        return super().contribute_entropy(
+            table_id, hand_number=hand_number, commitment=commitment, entropy=entropy
+        )
+
+
+def test_a_call_that_failed_is_sent_again_with_the_same_entropy_on_the_next_answer() -> None:
+    for recorded in (False, True):  # the failed commitment lost, or recorded and its answer lost
+        table = FailsOnce(recorded)
+        contributor = EntropyContributor(table)
+        assert contributor.answer(view((5, COMMIT))) == 0
+        assert contributor.answer(view((5, COMMIT))) == 1
+        assert contributor.answer(view((5, COMMIT))) == 0
+        (mine,) = contributor.contributed
+        commitment = entropy_commitment("t1.hand-5", "alice", mine.entropy)
+        assert table.sent[-1] == (5, commitment, b"")
+        assert contributor.answer(view((5, REVEAL))) == 0  # that reveal's call fails
+        assert contributor.answer(view((5, REVEAL))) == 1
+        assert contributor.answer(view((5, REVEAL))) == 0
+        assert table.sent[-1] == (5, b"", mine.entropy)
