@@ -413,18 +413,30 @@ class DealerApplication:
         recipient: str = "",
         idempotency_key: str = "",
         burn: int = 0,
+        position: int | None = None,
     ) -> DealResult:
+        """Deal `burn` then `count` cards. With a `position` (where the caller's record says
+        the deal starts) the position names the deal (`core.place_deal`); without one the
+        key does: a recorded key answers its deal, anything else deals the next cards."""
         self.require_table(principal, "deal")
         _check_request_key(idempotency_key)
         burned_key = core.burn_key(idempotency_key)
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
-            recorded = loaded.state.by_idempotency_key() if idempotency_key else {}
-            if idempotency_key in recorded:
-                return [], ""
-            # A burn already recorded under its key (a caller that burned with a Deal of its
-            # own, then crashed) is not burned again.
-            burn_now = 0 if burned_key in recorded else burn
+            if position is not None:
+                placed = core.place_deal(
+                    loaded.state, position, count, purpose, burn, idempotency_key
+                )
+                if placed.dealt is not None:
+                    return [], ""
+                burn_now = placed.burn_now
+            else:
+                recorded = loaded.state.by_idempotency_key() if idempotency_key else {}
+                if idempotency_key in recorded:
+                    return [], ""
+                # A burn already recorded under its key (a caller that burned with a Deal of
+                # its own, then crashed) is not burned again.
+                burn_now = 0 if burned_key in recorded else burn
             events = core.decide_deal(
                 loaded.state,
                 self._sequence(loaded),
@@ -438,7 +450,14 @@ class DealerApplication:
 
         def answer(loaded: Loaded) -> DealResult:
             history = loaded.state.history
-            if idempotency_key:
+            dealt: core.History | None
+            burned: core.History | None
+            if position is not None:
+                placed = core.place_deal(
+                    loaded.state, position, count, purpose, burn, idempotency_key
+                )
+                dealt, burned = placed.dealt, placed.burned
+            elif idempotency_key:
                 recorded = loaded.state.by_idempotency_key()
                 dealt = recorded.get(idempotency_key)
                 burned = recorded.get(burned_key) if burn else None
@@ -467,12 +486,22 @@ class DealerApplication:
         include: Sequence[Card],
         idempotency_key: str = "",
         needed: int = 0,
+        position: int | None = None,
     ) -> DealSequence:
+        """A new segment for a draw of `needed`. With a `position` (the cards dealt when the
+        reshuffle is due, by the caller's record) the position names the reshuffle
+        (`core.place_reshuffle`); without one the key does."""
         self.require_table(principal, "reshuffle")
         _check_request_key(idempotency_key)
 
         def decide(loaded: Loaded) -> tuple[list[Message], str]:
-            if idempotency_key and idempotency_key in loaded.state.by_idempotency_key():
+            if position is not None:
+                placed = core.place_reshuffle(
+                    loaded.state, position, include, needed, idempotency_key
+                )
+                if placed is not None:
+                    return [], ""
+            elif idempotency_key and idempotency_key in loaded.state.by_idempotency_key():
                 return [], ""
             sequence = self._sequence(loaded)
             state = loaded.state

@@ -75,6 +75,7 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
             request.recipient,
             request.idempotency_key,
             request.burn,
+            request.position if request.HasField("position") else None,
         )
         return dealer_pb2.DealResponse(
             cards=result.cards,
@@ -93,6 +94,7 @@ class DealerServicer(dealer_pb2_grpc.DealerServiceServicer):
             include,
             request.idempotency_key,
             request.needed,
+            request.position if request.HasField("position") else None,
         )
         return dealer_pb2.ReshuffleResponse(nonce=sequence.nonce, remaining=sequence.remaining)
 

@@ -315,6 +315,160 @@ def decide_deal(
     return events
 
 
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a positioned Deal stands in the record: the deal recorded at its position (and
+    the burn before it) to answer again, or None with the burn still to deal (0 when the
+    burn is recorded alone at the end: a caller that burned with a Deal of its own)."""
+
+    dealt: events_pb2.CardsDealt | None = None
+    burned: events_pb2.CardsDealt | None = None
+    burn_now: int = 0
+
+
+def _dealt_before(history: Sequence[History]) -> list[int]:
+    """How many cards were dealt before each history entry (over every segment)."""
+    counts = []
+    dealt = 0
+    for entry in history:
+        counts.append(dealt)
+        if isinstance(entry, events_pb2.CardsDealt):
+            dealt += len(entry.cards)
+    return counts
+
+
+def _deal_text(count: int, purpose: int, burn: int) -> str:
+    names = {
+        int(v): n.removeprefix("DEAL_PURPOSE_").lower() for n, v in dealer_pb2.DealPurpose.items()
+    }
+    text = f"{count} {names.get(purpose, str(purpose))} card(s)"
+    return f"{text} after a burn of {burn}" if burn else text
+
+
+def place_deal(
+    state: ShuffleState, position: int, count: int, purpose: int, burn: int, idempotency_key: str
+) -> Placement:
+    """A Deal that names its `position` (how many cards the caller's record holds from the
+    shuffle, burns included), against the record: the deal recorded there when it is the
+    same request (whatever its key), else a new deal when `position` is the dealt count.
+
+    The position, not the key, names the deal: a caller that lost its record of a deal (a
+    table replica killed before its append) and asks again under a new key gets the very
+    cards dealt there, so no one can pick between two slices of the deck for one place in
+    a hand. A different request at a dealt position, or one past the dealt count, is
+    refused and nothing is recorded."""
+    dealt_count = state.dealt_count
+    where = f"shuffle {state.shuffle_id}"
+    if position > dealt_count:
+        raise FailedPrecondition(
+            f"{where}: a deal at position {position} would skip cards: {dealt_count} were "
+            f"dealt, so the next deal is at position {dealt_count} (the position is how many "
+            "cards the caller's record holds from the shuffle, burns included)"
+        )
+    history = state.history
+    if position == dealt_count:
+        if idempotency_key:
+            used = next(
+                (
+                    before
+                    for before, entry in zip(_dealt_before(history), history, strict=True)
+                    if entry.idempotency_key == idempotency_key
+                ),
+                None,
+            )
+            if used is not None:
+                raise FailedPrecondition(
+                    f"{where}: idempotency key {idempotency_key!r} is recorded at position "
+                    f"{used}, not {position}: a new deal needs a key of its own"
+                )
+        return Placement(burn_now=burn)
+    asked = _deal_text(count, purpose, burn)
+    starts = [
+        (index, entry)
+        for index, entry in enumerate(history)
+        if isinstance(entry, events_pb2.CardsDealt)
+        and entry.first_position <= position < entry.first_position + len(entry.cards)
+    ]
+    if not starts or starts[0][1].first_position != position:
+        inside = (
+            f" falls inside the deal recorded at position {starts[0][1].first_position}"
+            if starts
+            else " holds no recorded deal"
+        )
+        raise FailedPrecondition(
+            f"{where}: position {position}{inside}; a deal is answered again only at the "
+            f"position it started at (asked: {asked}; {dealt_count} cards were dealt)"
+        )
+    index, first = starts[0]
+    following = history[index + 1] if index + 1 < len(history) else None
+    if burn and first.purpose == dealer_pb2.DEAL_PURPOSE_BURN and len(first.cards) == burn:
+        if following is None:
+            return Placement(burn_now=0)  # (burned alone: the cards after it are dealt now)
+        if (
+            isinstance(following, events_pb2.CardsDealt)
+            and len(following.cards) == count
+            and following.purpose == purpose
+        ):
+            return Placement(following, first)
+        recorded = (
+            _deal_text(len(following.cards), following.purpose, burn)
+            if isinstance(following, events_pb2.CardsDealt)
+            else f"a burn of {burn} followed by a reshuffle"
+        )
+    elif not burn and len(first.cards) == count and first.purpose == purpose:
+        return Placement(first)
+    elif first.purpose == dealer_pb2.DEAL_PURPOSE_BURN and isinstance(
+        following, events_pb2.CardsDealt
+    ):
+        recorded = _deal_text(len(following.cards), following.purpose, len(first.cards))
+    else:
+        recorded = _deal_text(len(first.cards), first.purpose, 0)
+    raise FailedPrecondition(
+        f"{where}: position {position} holds {recorded}, not the {asked} asked for; ask for "
+        f"the deal recorded there, or deal at position {dealt_count} (nothing was dealt)"
+    )
+
+
+def place_reshuffle(
+    state: ShuffleState,
+    position: int,
+    include: Sequence[Card],
+    needed: int,
+    idempotency_key: str,
+) -> events_pb2.DeckReshuffled | None:
+    """A Reshuffle that names its `position` (the cards dealt when it is due) against the
+    record: the reshuffle recorded at that dealt count when it is the same request, or None
+    when one may be decided now (at the dealt count, none recorded there)."""
+    where = f"shuffle {state.shuffle_id}"
+    dealt_count = state.dealt_count
+    history = state.history
+    at = [
+        entry
+        for before, entry in zip(_dealt_before(history), history, strict=True)
+        if isinstance(entry, events_pb2.DeckReshuffled) and before == position
+    ]
+    if at:
+        recorded = at[0]
+        if list(recorded.included) == [str(card) for card in include] and recorded.needed == needed:
+            return recorded
+        raise FailedPrecondition(
+            f"{where}: the reshuffle recorded at position {position} returned "
+            f"{len(recorded.included)} card(s) for a draw of {recorded.needed}, not the "
+            f"{len(include)} card(s) for a draw of {needed} asked for; nothing was reshuffled"
+        )
+    if position != dealt_count:
+        raise FailedPrecondition(
+            f"{where}: no reshuffle is recorded at position {position} and {dealt_count} "
+            f"cards were dealt: a reshuffle is due only at the dealt count ({dealt_count})"
+        )
+    if idempotency_key and idempotency_key in state.by_idempotency_key():
+        raise FailedPrecondition(
+            f"{where}: idempotency key {idempotency_key!r} is recorded for another command; "
+            "a new reshuffle needs a key of its own"
+        )
+    return None
+
+
 def burn_key(idempotency_key: str) -> str:
     """The record key of a deal's burn ("" without a key): the key the table used when it
     burned with a Deal of its own, so a retry finds a burn dealt either way."""

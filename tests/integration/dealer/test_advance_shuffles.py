@@ -153,3 +153,39 @@ def test_only_the_table_service_advances_shuffles(
         assert code == grpc.StatusCode.PERMISSION_DENIED and "table service" in details
     info = table_stub(address).GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=sid)).shuffle
     assert info.status == dealer_pb2.SHUFFLE_STATUS_OPEN and not info.revealed_seed
+
+
+def test_a_deal_named_by_its_position_answers_the_same_cards_under_any_key(
+    start_dealer: Callable[..., str], key_prefix: str
+) -> None:
+    """Over the wire, alone and in a batch: the position names the deal, so a retaken step
+    under a new key gets the cards recorded there; a mismatch or a skip is refused."""
+    address = start_dealer()
+    table = table_stub(address)
+    sid = f"{key_prefix}-pos.1"
+    table.CreateShuffle(dealer_pb2.CreateShuffleRequest(shuffle_id=sid, deck=STANDARD))
+
+    def deal(key: str, position: int, count: int = 4, burn: int = 0) -> dealer_pb2.DealRequest:
+        return dealer_pb2.DealRequest(
+            shuffle_id=sid,
+            count=count,
+            purpose=HOLE,
+            idempotency_key=key,
+            burn=burn,
+            position=position,
+        )
+
+    first = table.Deal(deal("t/1/deal/7", 0))
+    batch = dealer_pb2.AdvanceShufflesRequest(commands=[Command(deal=deal("t/1/deal/8", 0))])
+    again = table.AdvanceShuffles(batch).results[0].deal
+    assert (list(again.cards), again.first_position) == (list(first.cards), 0)
+    code, details = _code(lambda: table.Deal(deal("t/1/deal/9", 0, count=2)))
+    assert code is grpc.StatusCode.FAILED_PRECONDITION
+    assert "position 0 holds 4 hole card(s), not the 2 hole card(s)" in details
+    code, details = _code(lambda: table.Deal(deal("t/1/deal/9", 5)))
+    assert code is grpc.StatusCode.FAILED_PRECONDITION and "would skip cards" in details
+    # Position 0 is also a real position: unset means "key only", never "at 0".
+    unset = table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=1, purpose=HOLE))
+    assert unset.first_position == 4
+    info = table.GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=sid)).shuffle
+    assert info.dealt_count == 5
