@@ -124,7 +124,7 @@ def test_a_burn_recorded_with_a_different_deal_after_it_is_refused(
     app: DealerApplication,
 ) -> None:
     app.deal(TABLE, "h1", 3, BOARD, idempotency_key="flop", burn=1, position=0)
-    with pytest.raises(FailedPrecondition, match="holds 3 board card.* after a burn of 1"):
+    with pytest.raises(FailedPrecondition, match=r"holds 3 board card.* after a burn of 1"):
         app.deal(TABLE, "h1", 1, BOARD, idempotency_key="turn", burn=1, position=0)
 
 
@@ -188,7 +188,7 @@ def test_positions_count_across_reshuffle_segments(
         app.reshuffle(TABLE, "d1", discards[:1], idempotency_key="k7", needed=2, position=5)
     with pytest.raises(FailedPrecondition, match="no reshuffle is recorded at position 3"):
         app.reshuffle(TABLE, "d1", discards, idempotency_key="k8", needed=2, position=3)
-    with pytest.raises(FailedPrecondition, match="dealt count \\(7\\)"):
+    with pytest.raises(FailedPrecondition, match=r"dealt count \(7\)"):
         app.reshuffle(TABLE, "d1", discards, idempotency_key="k9", needed=2, position=9)
     app.close(TABLE, "d1")
     assert app.verify_closed("d1").ok
