@@ -27,18 +27,26 @@ Merkle path:
 Salts come from the seed, which the commitment fixes, so the dealer cannot choose them after
 the fact (an auditor with the seed recomputes each one), and as HMAC outputs they say
 nothing about one another: an opening reveals its own card and nothing about any other
-position. Pure: no I/O.
+position.
+
+The cost is kept near the plain derivation's: the salts share one keyed HMAC state, each
+leaf is hashed as it is built, the tree is built bottom up once and kept with its segment
+(an opening is a lookup), and the last segments derived are memoised, so the dealer's first
+Deal, an auditor's verify and the table's card proofs do not derive a segment again. Pure:
+no I/O; the memo only answers what the same call computed before.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from services.games.cards import Card
-from services.shuffles.decks import canonical_order
+from services.games.cards import Card, standard_deck
+from services.shuffles.decks import MAX_CARDS, canonical_order
 from services.shuffles.derivation import (
     Contribution,
     DerivationError,
@@ -57,6 +65,7 @@ MIX_TAG = "croupier/dealer/v2/mix"
 SALT_TAG = "croupier/dealer/v2/position-salt"
 POSITION_TAG = "croupier/dealer/v2/position"
 HASH_BYTES = 32
+_SALT_FIELD = u32(HASH_BYTES)  # field(salt)'s length prefix: every salt is 32 bytes
 MAX_PATH = 16  # a tree over at most 416 positions is 9 levels deep
 
 
@@ -90,7 +99,12 @@ def mix_permutation(
 
 
 def base_order(seed: bytes, shuffle_id: str, nonce: int, cards: Iterable[Card]) -> tuple[Card, ...]:
-    return order_cards(cards, base_key(seed, shuffle_id, nonce))
+    """Segment `nonce`'s base order (taken from the segment memo when it holds the segment)."""
+    canonical = canonical_order(cards)
+    known = _SEGMENTS.get(_memo_key(seed, shuffle_id, nonce, canonical))
+    if known is not None:
+        return known.base
+    return order_cards(canonical, base_key(seed, shuffle_id, nonce))
 
 
 def mixed(base: Sequence[Card], mix: Sequence[int]) -> tuple[Card, ...]:
@@ -103,6 +117,36 @@ def salt(seed: bytes, shuffle_id: str, nonce: int, base_position: int) -> bytes:
     _check_nonce(nonce)
     message = text(SALT_TAG) + text(shuffle_id) + u32(nonce) + u32(base_position)
     return hmac.digest(seed, message, hashlib.sha256)
+
+
+_BLOCK = 64  # SHA-256's block size, HMAC's B (RFC 2104)
+# bytes.translate tables that XOR every byte with HMAC's ipad and opad constants
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+
+
+def salts(seed: bytes, shuffle_id: str, nonce: int, size: int) -> tuple[bytes, ...]:
+    """`salt(seed, shuffle_id, nonce, b)` for b in 0 .. size-1, in one pass.
+
+    The same HMAC-SHA256 as `salt` (RFC 2104: H(K ^ opad || H(K ^ ipad || m))), with the
+    padded key and the messages' common prefix hashed once and each position's hash states
+    copied from them: a one-shot HMAC per position re-hashes both key blocks every time.
+    """
+    check_shuffle_id(shuffle_id)
+    _check_nonce(nonce)
+    key = hashlib.sha256(seed).digest() if len(seed) > _BLOCK else seed
+    key = key.ljust(_BLOCK, b"\x00")
+    inner = hashlib.sha256(key.translate(_IPAD))
+    inner.update(text(SALT_TAG) + text(shuffle_id) + u32(nonce))
+    outer = hashlib.sha256(key.translate(_OPAD))
+    out = []
+    for b in range(size):
+        h = inner.copy()
+        h.update(b.to_bytes(4, "big"))
+        o = outer.copy()
+        o.update(h.digest())
+        out.append(o.digest())
+    return tuple(out)
 
 
 def leaf(shuffle_id: str, nonce: int, base_position: int, card: str, salt_bytes: bytes) -> bytes:
@@ -125,42 +169,54 @@ def _node(left: bytes, right: bytes) -> bytes:
     return hashlib.sha256(b"\x01" + left + right).digest()
 
 
-def _split(n: int) -> int:
-    """The largest power of two below n (n >= 2): RFC 6962's split point."""
-    k = 1
-    while k * 2 < n:
-        k *= 2
-    return k
+def tree_levels(hashes: Sequence[bytes]) -> tuple[tuple[bytes, ...], ...]:
+    """Every level of the RFC 6962 tree over these leaf hashes, leaves first, root last.
+
+    Built bottom-up: each level pairs its nodes left to right and carries an odd last node up
+    unchanged. That is the same tree as RFC 6962's recursive split at the largest power of two
+    below n (the left part is always a complete, pair-aligned subtree), computed without
+    recursion or slicing, and it keeps every inner node so an audit path is a lookup.
+    """
+    if not hashes:
+        raise DerivationError("a Merkle tree needs at least one leaf")
+    level = tuple(hashes)
+    levels = [level]
+    while len(level) > 1:
+        paired = [
+            hashlib.sha256(b"\x01" + level[i] + level[i + 1]).digest()
+            for i in range(0, len(level) - 1, 2)
+        ]
+        if len(level) % 2:
+            paired.append(level[-1])
+        level = tuple(paired)
+        levels.append(level)
+    return tuple(levels)
 
 
-def _root_of_hashes(hashes: Sequence[bytes]) -> bytes:
-    if len(hashes) == 1:
-        return hashes[0]
-    k = _split(len(hashes))
-    return _node(_root_of_hashes(hashes[:k]), _root_of_hashes(hashes[k:]))
+def path_in(levels: Sequence[Sequence[bytes]], index: int) -> tuple[bytes, ...]:
+    """The RFC 6962 audit path of leaf `index` in a tree built by `tree_levels`, nearest
+    sibling first (a node carried up unpaired has no sibling on that level)."""
+    if not 0 <= index < len(levels[0]):
+        raise DerivationError(f"leaf {index} is outside a tree of {len(levels[0])}")
+    path = []
+    for level in levels[:-1]:
+        sibling = index ^ 1
+        if sibling < len(level):
+            path.append(level[sibling])
+        index >>= 1
+    return tuple(path)
 
 
 def merkle_root(leaves: Sequence[bytes]) -> bytes:
     """RFC 6962 Merkle Tree Hash of the leaf data (at least one leaf)."""
-    if not leaves:
-        raise DerivationError("a Merkle tree needs at least one leaf")
-    return _root_of_hashes([_leaf_hash(data) for data in leaves])
-
-
-def _path_of_hashes(hashes: Sequence[bytes], index: int) -> list[bytes]:
-    if len(hashes) == 1:
-        return []
-    k = _split(len(hashes))
-    if index < k:
-        return [*_path_of_hashes(hashes[:k], index), _root_of_hashes(hashes[k:])]
-    return [*_path_of_hashes(hashes[k:], index - k), _root_of_hashes(hashes[:k])]
+    return tree_levels([_leaf_hash(data) for data in leaves])[-1][0]
 
 
 def audit_path(leaves: Sequence[bytes], index: int) -> tuple[bytes, ...]:
     """RFC 6962 audit path of leaf `index`, nearest sibling first."""
     if not 0 <= index < len(leaves):
         raise DerivationError(f"leaf {index} is outside a tree of {len(leaves)}")
-    return tuple(_path_of_hashes([_leaf_hash(data) for data in leaves], index))
+    return path_in(tree_levels([_leaf_hash(data) for data in leaves]), index)
 
 
 def root_from_path(leaf_data: bytes, index: int, size: int, path: Sequence[bytes]) -> bytes:
@@ -192,7 +248,8 @@ def root_from_path(leaf_data: bytes, index: int, size: int, path: Sequence[bytes
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """One segment's base order, salts and tree, as the seed fixes them."""
+    """One segment's base order, salts and tree, as the seed fixes them. `levels` is the
+    whole tree (`tree_levels` of the leaves' hashes), so an opening is a lookup."""
 
     shuffle_id: str
     nonce: int
@@ -200,6 +257,7 @@ class Segment:
     salts: tuple[bytes, ...]
     leaves: tuple[bytes, ...]
     root: bytes
+    levels: tuple[tuple[bytes, ...], ...]
 
     def opening(self, mix: Sequence[int], position: int, dealt_index: int) -> Opening:
         """The opening of the card dealt at `position` of this segment (`dealt_index` among
@@ -215,22 +273,88 @@ class Segment:
             size=len(self.base),
             card=card,
             salt=self.salts[b],
-            path=audit_path(self.leaves, b),
+            path=path_in(self.levels, b),
         )
+
+
+# text(card) as a leaf encodes it, by Card.index: 52 values, encoded once per process.
+_CARD_TEXTS = tuple(text(str(card)) for card in sorted(standard_deck(), key=lambda c: c.index))
 
 
 def segment(seed: bytes, shuffle_id: str, nonce: int, base: Sequence[Card]) -> Segment:
     """The commitments over `base` (a base order: derived, or a test deck's given order)."""
-    salts = tuple(salt(seed, shuffle_id, nonce, b) for b in range(len(base)))
-    leaves = tuple(
-        leaf(shuffle_id, nonce, b, str(card), s)
-        for b, (card, s) in enumerate(zip(base, salts, strict=True))
-    )
-    return Segment(shuffle_id, nonce, tuple(base), salts, leaves, merkle_root(leaves))
+    salt_bytes = salts(seed, shuffle_id, nonce, len(base))
+    # leaf(nonce, b) in one pass with its hash: the parts every leaf shares are encoded once.
+    prefix = text(POSITION_TAG) + text(shuffle_id) + u32(nonce)
+    leaves = []
+    hashes = []
+    for b, (card, s) in enumerate(zip(base, salt_bytes, strict=True)):
+        data = prefix + b.to_bytes(4, "big") + _CARD_TEXTS[card.index] + _SALT_FIELD + s
+        leaves.append(data)
+        hashes.append(hashlib.sha256(b"\x00" + data).digest())
+    levels = tree_levels(hashes)
+    return Segment(shuffle_id, nonce, tuple(base), salt_bytes, tuple(leaves), levels[-1][0], levels)
+
+
+class _SegmentMemo:
+    """The segments this process derived last, by what derives them (least recently used
+    out first). A segment is a pure function of its key, so an answer from here is the one
+    `segment` would compute; the key holds the seed's SHA-256, not the seed."""
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._entries: OrderedDict[_MemoKey, Segment] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: _MemoKey) -> Segment | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: _MemoKey, value: Segment) -> None:
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._capacity:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_MemoKey = tuple[bytes, str, int, bytes]
+# A dealer derives a hand's segment at CreateShuffle (its root) and again at the first Deal
+# (its order); an auditor's verify, and the table answering each viewer's card proof, derive
+# the same segment more than once. 64 segments of 52 cards are about a megabyte.
+SEGMENT_MEMO_SIZE = 64
+_SEGMENTS = _SegmentMemo(SEGMENT_MEMO_SIZE)
+
+
+def _memo_key(seed: bytes, shuffle_id: str, nonce: int, canonical: Sequence[Card]) -> _MemoKey:
+    multiset = bytes(card.index for card in canonical)  # the segment depends on nothing else
+    return (hashlib.sha256(seed).digest(), shuffle_id, nonce, multiset)
+
+
+def forget_segments() -> None:
+    """Empty the segment memo (a benchmark's uncached peer; nothing else needs to)."""
+    _SEGMENTS.clear()
 
 
 def seeded_segment(seed: bytes, shuffle_id: str, nonce: int, cards: Iterable[Card]) -> Segment:
-    return segment(seed, shuffle_id, nonce, base_order(seed, shuffle_id, nonce, cards))
+    """Segment `nonce` over `cards` (any order: their canonical order is shuffled)."""
+    canonical = canonical_order(cards)
+    key = _memo_key(seed, shuffle_id, nonce, canonical)
+    known = _SEGMENTS.get(key)
+    if known is not None:
+        return known
+    derived = segment(
+        seed, shuffle_id, nonce, order_cards(canonical, base_key(seed, shuffle_id, nonce))
+    )
+    _SEGMENTS.put(key, derived)
+    return derived
 
 
 def positions_root(seed: bytes, shuffle_id: str, cards: Iterable[Card]) -> bytes:
@@ -258,15 +382,24 @@ def check_opening(
     opening: Opening,
     root: bytes,
     contributions: Sequence[Contribution] | None,
+    *,
+    mix: Sequence[int] | None = None,
 ) -> str | None:
     """Why `opening` does not prove its card against `root` (None: it does). With the
     contributions, also that the card was dealt where the players' permutation puts its base
-    position; None for a shuffle dealt in its given order (a test deck: mix is the identity)."""
+    position; None for a shuffle dealt in its given order (a test deck: mix is the identity).
+    `mix`, when given, is that permutation for the opening's segment (a caller checking many
+    openings of one segment computes it once)."""
     try:
+        if not 1 <= opening.size <= MAX_CARDS:
+            return f"a segment has 1..{MAX_CARDS} positions, not {opening.size}"
         if contributions is None:
             expected_base = opening.position
         else:
-            mix = mix_permutation(opening.shuffle_id, contributions, opening.nonce, opening.size)
+            if mix is None:
+                mix = mix_permutation(
+                    opening.shuffle_id, contributions, opening.nonce, opening.size
+                )
             if not 0 <= opening.position < opening.size:
                 return f"position {opening.position} is outside a segment of {opening.size}"
             expected_base = mix[opening.position]

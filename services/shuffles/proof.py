@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.shuffles import wire
-from services.shuffles.decks import DeckSpec
+from services.shuffles.decks import MAX_CARDS, DeckSpec
 from services.shuffles.derivation import Contribution, DerivationError, entropy_commitment
 from services.shuffles.history import HandHistoryError, _deck, _deck_json, _hex, _shuffle_id
-from services.shuffles.positions import Opening, check_opening
+from services.shuffles.positions import Opening, check_opening, mix_permutation
 
 FORMAT = "croupier-card-proof/1"
 
@@ -196,6 +196,7 @@ def check_card_proof(proof: CardProof) -> ProofCheck:
     verdicts = []
     warnings: list[str] = []
     seen: set[tuple[int, int]] = set()
+    mixes: dict[tuple[str, int, int], tuple[int, ...]] = {}
     for proven in proof.cards:
         o = proven.opening
         problem: str | None
@@ -215,7 +216,11 @@ def check_card_proof(proof: CardProof) -> ProofCheck:
             problem = f"position {o.position} of segment {o.nonce} is opened twice"
         seen.add((o.nonce, o.position))
         if problem is None:
-            problem = check_opening(o, root, proof.contributions)
+            # one permutation per segment, not per card (each is a Fisher-Yates of its size)
+            segment = (o.shuffle_id, o.nonce, o.size)
+            if segment not in mixes and 1 <= o.size <= MAX_CARDS:
+                mixes[segment] = mix_permutation(o.shuffle_id, proof.contributions, o.nonce, o.size)
+            problem = check_opening(o, root, proof.contributions, mix=mixes.get(segment))
         verdicts.append(CardVerdict(proven, problem))
     if any(v.card.opening.nonce > 0 for v in verdicts):
         warnings.append(

@@ -16,6 +16,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from google.protobuf.message import Message
@@ -23,8 +24,11 @@ from google.protobuf.message import Message
 from croupier.dealer.v1 import dealer_pb2
 from services.games.cardtext import is_card
 from services.shuffles import wire
+from services.shuffles.decks import DeckSpec
+from services.shuffles.derivation import Contribution
 from services.shuffles.history import HandHistoryError, _shuffle_info
 from services.shuffles.openings import open_dealt
+from services.shuffles.positions import Opening
 from services.shuffles.proof import card_proof_json
 from services.shuffles.sequence import DealingError
 from services.table.games.adapter import GameTable
@@ -75,19 +79,31 @@ def seen_cards(game: GameTable, events: Sequence[object], viewer: int | None) ->
     return frozenset(found)
 
 
-def card_proof(reveal_json: str, seen: frozenset[str]) -> str:
-    """The proof (JSON) of the public cards and the `seen` ones of this reveal; "" when the
-    shuffle has no per-position commitments (a test deck, a record from before them) or the
-    reveal is not the dealer's whole record."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Opened:
+    """A reveal's openings and what a proof is cut from (read only: shared between calls)."""
+
+    info: dealer_pb2.ShuffleInfo
+    deck: DeckSpec
+    contributions: tuple[Contribution, ...]
+    purposes: tuple[int, ...]
+    openings: tuple[Opening, ...]
+    dealt: Counter[str]
+
+
+@lru_cache(maxsize=64)
+def _opened(reveal_json: str) -> _Opened | None:
+    """Every opening of a reveal, once per process: each viewer's GetHandHistory of a hand asks
+    for the same reveal, and only the cut differs. None: no proof can be made of it."""
     try:
         data: Any = json.loads(reveal_json or "{}")
         info = _shuffle_info(data if isinstance(data, dict) else {})
     except (ValueError, HandHistoryError):
-        return ""
+        return None
     if not info.positions_root or not info.revealed_seed or info.test_deck:
-        return ""
+        return None
     deck = wire.deck_from_wire(info.deck)
-    contributions = [wire.contribution_from_wire(c) for c in info.contributions]
+    contributions = tuple(wire.contribution_from_wire(c) for c in info.contributions)
     purposes: list[int] = []
     for step in info.steps:
         if step.WhichOneof("step") == "deal":
@@ -101,22 +117,44 @@ def card_proof(reveal_json: str, seen: frozenset[str]) -> str:
             wire.steps_from_wire(info.steps),
         )
     except DealingError:
-        return ""  # (a record that does not follow its order: an auditor's matter)
-    dealt = Counter(o.card for o in opened.openings)
+        return None  # (a record that does not follow its order: an auditor's matter)
+    return _Opened(
+        info,
+        deck,
+        contributions,
+        tuple(purposes),
+        opened.openings,
+        Counter(o.card for o in opened.openings),
+    )
+
+
+def forget_openings() -> None:
+    """Empty the memo of opened reveals (a benchmark's uncached peer; nothing else needs to)."""
+    _opened.cache_clear()
+
+
+def card_proof(reveal_json: str, seen: frozenset[str]) -> str:
+    """The proof (JSON) of the public cards and the `seen` ones of this reveal; "" when the
+    shuffle has no per-position commitments (a test deck, a record from before them) or the
+    reveal is not the dealer's whole record."""
+    opened = _opened(reveal_json)
+    if opened is None:
+        return ""
     chosen = []
-    for opening, purpose in zip(opened.openings, purposes, strict=True):
+    for opening, purpose in zip(opened.openings, opened.purposes, strict=True):
         if purpose == dealer_pb2.DEAL_PURPOSE_BURN:
             continue  # never shown to anyone
         public = purpose in PUBLIC_PURPOSES
-        if public or (opening.card in seen and dealt[opening.card] == 1):
+        if public or (opening.card in seen and opened.dealt[opening.card] == 1):
             chosen.append((opening, _PURPOSE_NAMES.get(purpose, "")))
+    info = opened.info
     proof = card_proof_json(
         info.shuffle_id,
-        deck,
+        opened.deck,
         info.commitment,
         info.positions_root,
         list(info.reshuffle_roots),
-        contributions,
+        opened.contributions,
         [(c.contributor, c.commitment, c.revealed) for c in info.commitments],
         chosen,
     )
