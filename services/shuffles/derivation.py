@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from services.games.cards import Card
 from services.shuffles.decks import canonical_order
 from services.shuffles.drbg import DrbgStream
-from services.shuffles.sampling import drawing_from, fisher_yates
+from services.shuffles.sampling import shuffled
 
 COMMITMENT_TAG = "croupier/dealer/v1/commitment"
 KEY_TAG = "croupier/dealer/v1/shuffle-key"
@@ -112,7 +112,7 @@ def shuffle_key(
 
 def order_cards(cards: Iterable[Card], key: bytes) -> tuple[Card, ...]:
     """The dealing order of `cards` (any order in, canonical order shuffled) under `key`."""
-    return tuple(fisher_yates(canonical_order(cards), drawing_from(DrbgStream(key).read)))
+    return tuple(shuffled(canonical_order(cards), DrbgStream(key).read))
 
 
 def derive_order(

@@ -58,7 +58,7 @@ from services.shuffles.derivation import (
     u32,
 )
 from services.shuffles.drbg import DrbgStream
-from services.shuffles.sampling import drawing_from, fisher_yates
+from services.shuffles.sampling import shuffled
 
 BASE_KEY_TAG = "croupier/dealer/v2/base-key"
 MIX_TAG = "croupier/dealer/v2/mix"
@@ -95,7 +95,7 @@ def mix_permutation(
 ) -> tuple[int, ...]:
     """`mix[p]`: the base position dealt p-th. Anyone can compute it from the record."""
     key = mix_key(shuffle_id, contributions, nonce)
-    return tuple(fisher_yates(list(range(size)), drawing_from(DrbgStream(key).read)))
+    return tuple(shuffled(range(size), DrbgStream(key).read))
 
 
 def base_order(seed: bytes, shuffle_id: str, nonce: int, cards: Iterable[Card]) -> tuple[Card, ...]:

@@ -7,8 +7,9 @@ residue then has exactly limit / n accepted byte strings, so no value is favoure
 modulo of a raw draw (the classic bias) never happens.
 
 `fisher_yates(items, draw)` walks i = 0 .. n-2 and swaps position i with j = i + draw(n - i),
-i.e. j uniform in [i, n-1]; production passes draw = uniform_below over the DRBG stream, and
-the exact-uniformity tests pass a draw that enumerates every outcome. Swapping with any
+i.e. j uniform in [i, n-1]; production runs `shuffled(items, read)`, the same walk with
+uniform_below over the DRBG stream inlined, and the exact-uniformity tests pass a draw that
+enumerates every outcome. Swapping with any
 position in [0, n-1] instead (the 1999 online poker bug) or excluding i itself (Sattolo's
 off-by-one) gives non-uniform orders; the unit tests prove both would be caught.
 """
@@ -69,5 +70,25 @@ def fisher_yates(items: Sequence[T], draw: Draw) -> list[T]:
     n = len(deck)
     for i in range(n - 1):
         j = i + draw(n - i)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+@lru_cache(maxsize=64)
+def _plans(n: int) -> tuple[tuple[int, int, int], ...]:
+    """(bound, width, limit) of each draw a Fisher-Yates of n items makes, in order."""
+    return tuple((n - i, *_plan(n - i)) for i in range(n - 1))
+
+
+def shuffled(items: Sequence[T], read: ByteSource) -> list[T]:
+    """`fisher_yates(items, drawing_from(read))` with the draw inlined: the same bytes read in
+    the same order and the same result, without two Python calls per card (the tests check
+    the two agree, rejections and two-byte draws included)."""
+    deck = list(items)
+    for i, (bound, width, limit) in enumerate(_plans(len(deck))):
+        x = int.from_bytes(read(width), "big")
+        while x >= limit:
+            x = int.from_bytes(read(width), "big")
+        j = i + x % bound
         deck[i], deck[j] = deck[j], deck[i]
     return deck

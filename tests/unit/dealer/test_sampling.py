@@ -154,3 +154,51 @@ def test_exact_uniformity_check_catches_the_classic_shuffle_bugs(
     mutant: IntShuffle, n: int
 ) -> None:
     assert not is_exactly_uniform(exact_order_distribution(mutant, n), n)
+
+
+def _recording(source: Callable[[int], bytes]) -> tuple[Callable[[int], bytes], list[int]]:
+    widths: list[int] = []
+
+    def read(k: int) -> bytes:
+        widths.append(k)
+        return source(k)
+
+    return read, widths
+
+
+def _served(data: bytes) -> Callable[[int], bytes]:
+    position = 0
+
+    def read(k: int) -> bytes:
+        nonlocal position
+        position += k
+        return data[position - k : position]
+
+    return read
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 52, 53, 104, 255, 256, 257, 300, 416])
+def test_the_inlined_shuffle_reads_and_returns_what_fisher_yates_over_the_draw_does(
+    size: int,
+) -> None:
+    from services.shuffles.drbg import DrbgStream
+    from services.shuffles.sampling import drawing_from, shuffled
+
+    # DRBG streams, and a source that starts with rejected draws (0xff is refused by every
+    # bound that does not divide 256)
+    data = bytes([0xFF] * 40 + list(range(256)) * 8)
+    sources: list[Callable[[], Callable[[int], bytes]]] = [
+        lambda: DrbgStream(bytes(32)).read,
+        lambda: DrbgStream(b"\xff" * 32).read,
+        lambda: _served(data),
+    ]
+    for make in sources:
+        read_a, widths_a = _recording(make())
+        read_b, widths_b = _recording(make())
+        ours = shuffled(range(size), read_a)
+        assert ours == fisher_yates(list(range(size)), drawing_from(read_b))
+        assert widths_a == widths_b
+    if size >= 3:
+        read, widths = _recording(_served(data))
+        shuffled(range(size), read)
+        assert len(widths) > size - 1  # some draws were rejected and drawn again
