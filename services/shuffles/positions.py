@@ -298,12 +298,14 @@ def segment(seed: bytes, shuffle_id: str, nonce: int, base: Sequence[Card]) -> S
 
 class _SegmentMemo:
     """The segments this process derived last, by what derives them (least recently used
-    out first). A segment is a pure function of its key, so an answer from here is the one
-    `segment` would compute; the key holds the seed's SHA-256, not the seed."""
+    out first), up to `capacity` positions in all. A segment is a pure function of its key,
+    so an answer from here is the one `segment` would compute; the key holds the seed's
+    SHA-256, not the seed."""
 
     def __init__(self, capacity: int) -> None:
         self._capacity = capacity
         self._entries: OrderedDict[_MemoKey, Segment] = OrderedDict()
+        self._positions = 0
         self._lock = threading.Lock()
 
     def get(self, key: _MemoKey) -> Segment | None:
@@ -315,22 +317,31 @@ class _SegmentMemo:
 
     def put(self, key: _MemoKey, value: Segment) -> None:
         with self._lock:
+            replaced = self._entries.pop(key, None)
+            if replaced is not None:
+                self._positions -= len(replaced.base)
             self._entries[key] = value
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._capacity:
-                self._entries.popitem(last=False)
+            self._positions += len(value.base)
+            while self._positions > self._capacity and len(self._entries) > 1:
+                _, evicted = self._entries.popitem(last=False)
+                self._positions -= len(evicted.base)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._positions = 0
 
 
 _MemoKey = tuple[bytes, str, int, bytes]
-# A dealer derives a hand's segment at CreateShuffle (its root) and again at the first Deal
-# (its order); an auditor's verify, and the table answering each viewer's card proof, derive
-# the same segment more than once. 64 segments of 52 cards are about a megabyte.
-SEGMENT_MEMO_SIZE = 64
-_SEGMENTS = _SegmentMemo(SEGMENT_MEMO_SIZE)
+# A dealer derives a hand's segment at CreateShuffle (its root) and again at its first Deal
+# (its order), a hand apart when the table creates the next hand's shuffle ahead; an
+# auditor's verify and the table answering each viewer's card proof derive the same segment
+# more than once. A 52-card segment holds about 20 KB, so 256 decks' worth is about 5 MB.
+SEGMENT_MEMO_POSITIONS = 52 * 256
+_SEGMENTS = _SegmentMemo(SEGMENT_MEMO_POSITIONS)
 
 
 def _memo_key(seed: bytes, shuffle_id: str, nonce: int, canonical: Sequence[Card]) -> _MemoKey:

@@ -19,7 +19,7 @@ from services.shuffles.decks import MAX_CARDS, DeckSpec, canonical_order
 from services.shuffles.derivation import Contribution
 from services.shuffles.openings import open_dealt
 from services.shuffles.positions import (
-    SEGMENT_MEMO_SIZE,
+    SEGMENT_MEMO_POSITIONS,
     audit_path,
     base_order,
     check_opening,
@@ -133,17 +133,20 @@ def test_the_memo_never_answers_for_another_seed_id_nonce_or_card_set() -> None:
     )
 
 
-def test_the_memo_holds_at_most_its_size() -> None:
+def test_the_memo_holds_at_most_its_positions() -> None:
     cards = canonical_order(parse_cards("As Kd 7h"))
-    for i in range(SEGMENT_MEMO_SIZE + 5):
+    held = SEGMENT_MEMO_POSITIONS // 3
+    for i in range(held + 5):
         seeded_segment(SEED, f"h{i}", 0, cards)
-    assert len(positions._SEGMENTS._entries) == SEGMENT_MEMO_SIZE
+    assert len(positions._SEGMENTS) == held
     # the oldest went first; the newest is still answered
     assert positions._SEGMENTS.get(positions._memo_key(SEED, "h4", 0, cards)) is None
-    newest = positions._memo_key(SEED, f"h{SEGMENT_MEMO_SIZE + 4}", 0, cards)
-    assert positions._SEGMENTS.get(newest) == seeded_segment(
-        SEED, f"h{SEGMENT_MEMO_SIZE + 4}", 0, cards
-    )
+    newest = positions._memo_key(SEED, f"h{held + 4}", 0, cards)
+    assert positions._SEGMENTS.get(newest) == seeded_segment(SEED, f"h{held + 4}", 0, cards)
+    # a bigger segment pushes out as many small ones as its positions need
+    seeded_segment(SEED, "shoe", 0, DeckSpec(copies=8).card_multiset())
+    evicted = -(-(3 * held + 416 - SEGMENT_MEMO_POSITIONS) // 3)  # (ceiling division)
+    assert len(positions._SEGMENTS) == held + 1 - evicted
 
 
 def _reveal(sid: str) -> str:
