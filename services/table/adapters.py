@@ -123,15 +123,23 @@ def reveal_request(
 
 
 def deal_request(
-    shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int
+    shuffle_id: str,
+    count: int,
+    step: str,
+    purpose: DealPurpose,
+    burn: int,
+    position: int | None = None,
 ) -> dealer_pb2.DealRequest:
-    return dealer_pb2.DealRequest(
+    request = dealer_pb2.DealRequest(
         shuffle_id=shuffle_id,
         count=count,
         purpose=_PURPOSES[purpose],
         idempotency_key=step[-200:],
         burn=burn,
     )
+    if position is not None:
+        request.position = position  # (0 is a position: unset is "the key alone")
+    return request
 
 
 def dealt_cards(
@@ -148,14 +156,17 @@ def dealt_cards(
 
 
 def reshuffle_request(
-    shuffle_id: str, cards: Sequence[Card], step: str, needed: int
+    shuffle_id: str, cards: Sequence[Card], step: str, needed: int, position: int | None = None
 ) -> dealer_pb2.ReshuffleRequest:
-    return dealer_pb2.ReshuffleRequest(
+    request = dealer_pb2.ReshuffleRequest(
         shuffle_id=shuffle_id,
         cards_to_include=list(cards),
         idempotency_key=step[-200:],
         needed=needed,
     )
+    if position is not None:
+        request.position = position
+    return request
 
 
 def close_request(shuffle_id: str, reason: str) -> dealer_pb2.CloseRequest:
@@ -180,9 +191,15 @@ def _create_command(
 
 
 def _deal_command(
-    shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
+    shuffle_id: str,
+    count: int,
+    step: str,
+    purpose: DealPurpose,
+    burn: int = 0,
+    position: int | None = None,
 ) -> dealer_pb2.ShuffleCommand:
-    return dealer_pb2.ShuffleCommand(deal=deal_request(shuffle_id, count, step, purpose, burn))
+    request = deal_request(shuffle_id, count, step, purpose, burn, position)
+    return dealer_pb2.ShuffleCommand(deal=request)
 
 
 def _seal_command(shuffle_id: str) -> dealer_pb2.ShuffleCommand:
@@ -219,6 +236,7 @@ def _dealt(
     step: str,
     purpose: DealPurpose,
     burn: int = 0,
+    position: int | None = None,
 ) -> tuple[Card, ...]:
     return dealt_cards(result.deal, step, count, burn)
 
@@ -304,16 +322,29 @@ class GrpcDealer:
         return response.index
 
     def deal(
-        self, shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
+        self,
+        shuffle_id: str,
+        count: int,
+        step: str,
+        purpose: DealPurpose,
+        burn: int = 0,
+        position: int | None = None,
     ) -> tuple[Card, ...]:
-        request = deal_request(shuffle_id, count, step, purpose, burn)
+        request = deal_request(shuffle_id, count, step, purpose, burn, position)
         response = call(
             "dealer Deal", lambda: self._stub.Deal(request, CALL_TIMEOUT_S, _metadata(self._token))
         )
         return dealt_cards(response, step, count, burn)
 
-    def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str, needed: int) -> None:
-        request = reshuffle_request(shuffle_id, cards, step, needed)
+    def reshuffle(
+        self,
+        shuffle_id: str,
+        cards: Sequence[Card],
+        step: str,
+        needed: int,
+        position: int | None = None,
+    ) -> None:
+        request = reshuffle_request(shuffle_id, cards, step, needed, position)
         call(
             "dealer Reshuffle",
             lambda: self._stub.Reshuffle(request, CALL_TIMEOUT_S, _metadata(self._token)),

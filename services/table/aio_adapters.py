@@ -53,11 +53,22 @@ class AsyncDealerPort(Protocol):
     async def reveal(self, shuffle_id: str, contributor: str, entropy: bytes) -> int: ...
 
     async def deal(
-        self, shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
+        self,
+        shuffle_id: str,
+        count: int,
+        step: str,
+        purpose: DealPurpose,
+        burn: int = 0,
+        position: int | None = None,
     ) -> tuple[Card, ...]: ...
 
     async def reshuffle(
-        self, shuffle_id: str, cards: Sequence[Card], step: str, needed: int
+        self,
+        shuffle_id: str,
+        cards: Sequence[Card],
+        step: str,
+        needed: int,
+        position: int | None = None,
     ) -> None: ...
 
     async def close(self, shuffle_id: str, reason: str) -> str: ...
@@ -147,9 +158,15 @@ class AioGrpcDealer:
         return int(response.index)
 
     async def deal(
-        self, shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
+        self,
+        shuffle_id: str,
+        count: int,
+        step: str,
+        purpose: DealPurpose,
+        burn: int = 0,
+        position: int | None = None,
     ) -> tuple[Card, ...]:
-        request = adapters.deal_request(shuffle_id, count, step, purpose, burn)
+        request = adapters.deal_request(shuffle_id, count, step, purpose, burn, position)
         response = await call(
             "dealer Deal",
             self._stub.Deal(request, timeout=CALL_TIMEOUT_S, metadata=self._metadata()),
@@ -157,9 +174,14 @@ class AioGrpcDealer:
         return adapters.dealt_cards(response, step, count, burn)
 
     async def reshuffle(
-        self, shuffle_id: str, cards: Sequence[Card], step: str, needed: int
+        self,
+        shuffle_id: str,
+        cards: Sequence[Card],
+        step: str,
+        needed: int,
+        position: int | None = None,
     ) -> None:
-        request = adapters.reshuffle_request(shuffle_id, cards, step, needed)
+        request = adapters.reshuffle_request(shuffle_id, cards, step, needed, position)
         await call(
             "dealer Reshuffle",
             self._stub.Reshuffle(request, timeout=CALL_TIMEOUT_S, metadata=self._metadata()),

@@ -42,6 +42,7 @@ SHELL_EVENT_TYPES: tuple[type[Message], ...] = (
     events_pb2.ShuffleSealed,
     events_pb2.ShuffleWithdrawn,
     events_pb2.ShuffleRevealed,
+    events_pb2.ShuffleDealt,
     events_pb2.HandSettled,
     events_pb2.ActionRequested,
     events_pb2.CommandAccepted,

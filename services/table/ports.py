@@ -66,17 +66,34 @@ class DealerPort(Protocol):
         ...
 
     def deal(
-        self, shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
+        self,
+        shuffle_id: str,
+        count: int,
+        step: str,
+        purpose: DealPurpose,
+        burn: int = 0,
+        position: int | None = None,
     ) -> tuple[Card, ...]:
         """`burn` burned cards then the next `count` cards of the deck, in one request (the
         burned cards first in the result); `step` names the dealing step so a repeated
         request returns the same cards instead of new ones. `purpose`: hole, board, burn,
-        draw or spit (the dealer records each card with it, the burned ones as burns)."""
+        draw or spit (the dealer records each card with it, the burned ones as burns).
+        `position`: how many cards the table's events hold from the shuffle; the dealer
+        answers a position it dealt with the cards dealt there, whatever the step's key,
+        and refuses a mismatch or a skip (dealer.proto, DealRequest.position)."""
         ...
 
-    def reshuffle(self, shuffle_id: str, cards: Sequence[Card], step: str, needed: int) -> None:
+    def reshuffle(
+        self,
+        shuffle_id: str,
+        cards: Sequence[Card],
+        step: str,
+        needed: int,
+        position: int | None = None,
+    ) -> None:
         """Shuffle `cards` (discards) back under the stub so a draw of `needed` cards, more
-        than the stub holds, can go on."""
+        than the stub holds, can go on; `position` as for `deal` (one taken again at the
+        position it was recorded at is answered, not refused)."""
         ...
 
     def close(self, shuffle_id: str, reason: str) -> str:

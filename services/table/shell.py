@@ -120,6 +120,9 @@ class ShellState:
     # (round, name, how many of its shuffles were withdrawn) of the rounds not yet dealt:
     # the round's next shuffle takes a fresh id (`shuffle_id_for`)
     reannounced: tuple[tuple[int, str, int], ...] = ()
+    # (shuffle id, cards the table's events hold from it, burns included) of the shuffles
+    # dealt from and not yet revealed: where the next deal from each starts (ShuffleDealt)
+    dealt: tuple[tuple[str, int], ...] = ()
     ended_hand: int = 0  # last round that ended or was voided
     # CloseTable was recorded (by `closed_by`): no new players or chips, no new round; every
     # seat leaves once the round in play ends (process.CloseSeat)
@@ -143,6 +146,11 @@ class ShellState:
         base = f"{table_id}.hand-{round_}{suffix}"
         count = next((k for r, n, k in self.reannounced if (r, n) == (round_, name)), 0)
         return base if count == 0 else f"{base}_r{count + 1}"
+
+    def dealt_from(self, shuffle_id: str) -> int:
+        """How many cards the table's events hold from `shuffle_id`: the position its next
+        deal names at the dealer (so any replica asks for the same place in the deck)."""
+        return next((count for sid, count in self.dealt if sid == shuffle_id), 0)
 
     def upcoming_shuffle(self, hand: int, name: str = DECK) -> tuple[str, str] | None:
         """The announced shuffle (id, commitment) that will deal `hand`, if any."""
@@ -355,11 +363,18 @@ def fold_message(state: ShellState, version: int, event: Message) -> ShellState:
         kept = tuple(u for u in state.upcoming if u.shuffle_id != event.shuffle_id)
         gone = tuple(u for u in state.withdrawn if u.shuffle_id != event.shuffle_id)
         return _evolve(state, upcoming=kept, withdrawn=gone)
+    if isinstance(event, events_pb2.ShuffleDealt):
+        dealt_before = tuple(d for d in state.dealt if d[0] != event.shuffle_id)
+        return _evolve(
+            state, dealt=(*dealt_before, (event.shuffle_id, event.position + event.count))
+        )
     if isinstance(event, events_pb2.ShuffleRevealed):
-        # A round's deck revealed at its end: its own and earlier rounds' ids are settled.
+        # A round's deck revealed at its end: its own and earlier rounds' ids are settled,
+        # and nothing more is dealt from it.
         later = tuple(e for e in state.reannounced if e[0] > event.hand)
-        if later != state.reannounced:
-            return _evolve(state, reannounced=later)
+        dealing = tuple(d for d in state.dealt if d[0] != event.shuffle_id)
+        if later != state.reannounced or dealing != state.dealt:
+            return _evolve(state, reannounced=later, dealt=dealing)
         return state
     if isinstance(event, events_pb2.ShuffleWithdrawn):
         name = event.name or DECK

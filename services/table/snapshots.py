@@ -47,7 +47,7 @@ SNAPSHOT_EVERY = 1000
 # The shell's bookkeeping records (a new field or record shape bumps the version).
 SHELL_CODEC = StateCodec(
     "table-shell",
-    5,
+    6,
     (shell, timebank),
     custom=(mapping_as_pairs(CommandKeys, CommandKeys.of),),
 )

@@ -355,12 +355,23 @@ class ProcessSteps:
         if isinstance(request, c.DrawCards):
             # One deal per step: the dealer records the burn as its own BURN deal (key
             # `<step key>/burn`), so its record still labels every card by what it was for.
+            # The deal names its position (the cards this table's events hold from the
+            # shuffle), so a replica that takes the step again after another's lost append,
+            # under a new key, gets the cards the dealer dealt there, never the next ones.
             shuffle_id = table.shell.shuffle_id_for(tid, request.round, request.name)
+            position = table.shell.dealt_from(shuffle_id)
             deal = (shuffle_id, request.count, key, request.purpose)
-            cards: tuple[Card, ...] = yield Call(
-                "dealer", "deal", deal, {"burn": request.burn}, batch="last"
+            placed = {"burn": request.burn, "position": position}
+            cards: tuple[Card, ...] = yield Call("dealer", "deal", deal, placed, batch="last")
+            dealt = events_pb2.ShuffleDealt(
+                hand=request.round,
+                shuffle_id=shuffle_id,
+                name=_stored_name(request.name),
+                position=position,
+                count=request.burn + request.count,
             )
-            return [], c.CardsDrawn(request.round, request.name, tuple(cards), request.burn)
+            drawn = c.CardsDrawn(request.round, request.name, tuple(cards), request.burn)
+            return [dealt], drawn
         if isinstance(request, c.Evaluate):
             ranks: tuple[SeatRank, ...] = yield Rank(request.requests)
             return [], c.Evaluated(ranks)
@@ -368,8 +379,11 @@ class ProcessSteps:
             return (yield from self._open(table, request, now))
         if isinstance(request, c.ReturnCards):
             shuffle_id = table.shell.shuffle_id_for(tid, request.round, request.name)
-            # The dealer refuses a reshuffle no draw needs.
-            yield Call("dealer", "reshuffle", (shuffle_id, request.cards, key, request.needed))
+            # The dealer refuses a reshuffle no draw needs; at the position the table's
+            # events have reached, one taken again is answered, not refused.
+            reshuffle = (shuffle_id, request.cards, key, request.needed)
+            position = table.shell.dealt_from(shuffle_id)
+            yield Call("dealer", "reshuffle", reshuffle, {"position": position})
             return [], c.CardsReturned(request.round, request.name, request.cards)
         if isinstance(request, c.CloseShuffle):
             shuffle_id = table.shell.shuffle_id_for(tid, request.round, request.name)

@@ -50,8 +50,8 @@ def redact_any(
     """The event as `viewer` may see it; None when it is not streamed at all. The service's
     own events (protobuf messages) look the same to every viewer: a shuffle's reveal without
     its seed unless the table's `seed_reveal` makes it public (reveals.py)."""
-    if isinstance(event, events_pb2.CommandAccepted):
-        return None
+    if isinstance(event, events_pb2.CommandAccepted | events_pb2.ShuffleDealt):
+        return None  # (the table's own bookkeeping: the game's events show the cards)
     if isinstance(event, events_pb2.ShuffleRevealed):
         return events_pb2.ShuffleRevealed(
             hand=event.hand,

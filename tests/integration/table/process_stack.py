@@ -84,7 +84,7 @@ def stack(redis_url: str, key_prefix: str, tmp_path: Path, **table_env: str) -> 
     client = redis.Redis.from_url(redis_url)
     handle = Stack(
         table=table,
-        platform=Platform(port=table.port, ledger_port=ledger.port),
+        platform=Platform(port=table.port, ledger_port=ledger.port, dealer_port=dealer_port),
         store=RedisEventStore(client, codec.registry()),
         stop_dealer=stop_dealer,
         start_dealer=start_dealer,

@@ -75,12 +75,16 @@ def stored_entries(redis_url: str, table_id: str) -> dict[int, dict[bytes, bytes
 
 
 def streamed_versions(redis_url: str, table_id: str, after: int, through: int) -> list[int]:
-    """The stored versions in (after, through] a viewer is sent: all but command bookkeeping."""
+    """The stored versions in (after, through] a viewer is sent: all but the table's own
+    bookkeeping (commands' keys, the positions its deals name at the dealer)."""
     return [
         version
         for version, fields in sorted(stored_entries(redis_url, table_id).items())
-        if after < version <= through and fields[b"type"] != b"croupier.table.v1.CommandAccepted"
+        if after < version <= through and fields[b"type"] not in BOOKKEEPING
     ]
+
+
+BOOKKEEPING = (b"croupier.table.v1.CommandAccepted", b"croupier.table.v1.ShuffleDealt")
 
 
 def test_a_resumed_watch_continues_right_after_the_last_version_seen(platform: Platform) -> None:

@@ -64,6 +64,7 @@ SAMPLE_ARGUMENTS: dict[str, Any] = {
     "step": "t1/1/deal/9",
     "purpose": "hole",
     "burn": 0,
+    "position": 4,
     "cards": ("2c",),
     "key": "t1/1/settle",
     "table_id": "t1",

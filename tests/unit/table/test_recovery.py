@@ -48,11 +48,17 @@ class FlakyDealer(InProcessDealer):
         self.down = False
 
     def deal(
-        self, shuffle_id: str, count: int, step: str, purpose: DealPurpose, burn: int = 0
+        self,
+        shuffle_id: str,
+        count: int,
+        step: str,
+        purpose: DealPurpose,
+        burn: int = 0,
+        position: int | None = None,
     ) -> tuple[Card, ...]:
         if self.down:
             raise errors.Unavailable("dealer UNAVAILABLE: connection refused")
-        return super().deal(shuffle_id, count, step, purpose, burn)
+        return super().deal(shuffle_id, count, step, purpose, burn, position)
 
 
 @dataclass

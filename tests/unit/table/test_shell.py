@@ -80,3 +80,21 @@ def test_a_decision_asked_again_under_its_number_is_restarted_in_place() -> None
     ]
     state = fold_shell(state, 9, asked(3, 1, 8_000, 0), poker.ADAPTER)
     assert [d.action_number for d in state.decisions] == [1, 2, 3]
+
+
+def test_the_next_deal_from_a_shuffle_starts_where_the_tables_deals_end() -> None:
+    """The position a Deal names at the dealer: the cards the table's events hold from the
+    shuffle (burns included), per shuffle, forgotten once the shuffle is revealed."""
+    state = _fold(
+        CREATED,
+        events_pb2.ShuffleDealt(hand=1, shuffle_id="t1.hand-1", position=0, count=4),
+        events_pb2.ShuffleDealt(hand=1, shuffle_id="t1.hand-1", position=4, count=4),
+        events_pb2.ShuffleDealt(hand=2, shuffle_id="t1.hand-2", position=0, count=4),
+    )
+    assert state.dealt_from("t1.hand-1") == 8
+    assert state.dealt_from("t1.hand-2") == 4
+    assert state.dealt_from("t1.hand-3") == 0
+    revealed = fold_shell(
+        state, 5, events_pb2.ShuffleRevealed(hand=1, shuffle_id="t1.hand-1"), poker.ADAPTER
+    )
+    assert revealed.dealt == (("t1.hand-2", 4),)

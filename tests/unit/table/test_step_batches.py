@@ -123,7 +123,8 @@ def test_each_street_is_one_dealer_call_and_one_append(world: World) -> None:
     assert world.dealer.calls == ["Deal"]
     assert world.store.appends[appends:] == [
         ["CommandAccepted", "ActionTaken", "PhaseStarted"],
-        ["CardsDealt", "PhaseStarted", "ActionRequested"],
+        # (ShuffleDealt: the position the next deal from the shuffle names at the dealer)
+        ["ShuffleDealt", "CardsDealt", "PhaseStarted", "ActionRequested"],
     ]
     flop = next(e for e in reversed(table_events(world)) if isinstance(e, ev.CardsDealt))
     assert len(flop.burned) == 1 and len(flop.cards) == 3
