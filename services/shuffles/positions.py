@@ -53,7 +53,6 @@ from services.shuffles.derivation import (
     check_shuffle_id,
     encode_contributions,
     field,
-    order_cards,
     text,
     u32,
 )
@@ -65,7 +64,8 @@ MIX_TAG = "croupier/dealer/v2/mix"
 SALT_TAG = "croupier/dealer/v2/position-salt"
 POSITION_TAG = "croupier/dealer/v2/position"
 HASH_BYTES = 32
-_SALT_FIELD = u32(HASH_BYTES)  # field(salt)'s length prefix: every salt is 32 bytes
+# u32(b) of every base position a deck can have, encoded once
+_U32 = tuple(u32(b) for b in range(MAX_CARDS))
 MAX_PATH = 16  # a tree over at most 416 positions is 9 levels deep
 
 
@@ -104,7 +104,7 @@ def base_order(seed: bytes, shuffle_id: str, nonce: int, cards: Iterable[Card]) 
     known = _SEGMENTS.get(_memo_key(seed, shuffle_id, nonce, canonical))
     if known is not None:
         return known.base
-    return order_cards(canonical, base_key(seed, shuffle_id, nonce))
+    return tuple(shuffled(canonical, DrbgStream(base_key(seed, shuffle_id, nonce)).read))
 
 
 def mixed(base: Sequence[Card], mix: Sequence[int]) -> tuple[Card, ...]:
@@ -140,9 +140,9 @@ def salts(seed: bytes, shuffle_id: str, nonce: int, size: int) -> tuple[bytes, .
     inner.update(text(SALT_TAG) + text(shuffle_id) + u32(nonce))
     outer = hashlib.sha256(key.translate(_OPAD))
     out = []
-    for b in range(size):
+    for position in _U32[:size] if size <= MAX_CARDS else tuple(map(u32, range(size))):
         h = inner.copy()
-        h.update(b.to_bytes(4, "big"))
+        h.update(position)
         o = outer.copy()
         o.update(h.digest())
         out.append(o.digest())
@@ -277,8 +277,11 @@ class Segment:
         )
 
 
-# text(card) as a leaf encodes it, by Card.index: 52 values, encoded once per process.
-_CARD_TEXTS = tuple(text(str(card)) for card in sorted(standard_deck(), key=lambda c: c.index))
+# text(card) || u32(32) as every leaf has them (field(salt)'s length: every salt is 32
+# bytes), by Card.index: 52 values, encoded once per process
+_CARD_TEXTS = tuple(
+    text(str(card)) + u32(HASH_BYTES) for card in sorted(standard_deck(), key=lambda c: c.index)
+)
 
 
 def segment(seed: bytes, shuffle_id: str, nonce: int, base: Sequence[Card]) -> Segment:
@@ -286,10 +289,11 @@ def segment(seed: bytes, shuffle_id: str, nonce: int, base: Sequence[Card]) -> S
     salt_bytes = salts(seed, shuffle_id, nonce, len(base))
     # leaf(nonce, b) in one pass with its hash: the parts every leaf shares are encoded once.
     prefix = text(POSITION_TAG) + text(shuffle_id) + u32(nonce)
+    numbers = _U32 if len(base) <= MAX_CARDS else tuple(map(u32, range(len(base))))
     leaves = []
     hashes = []
     for b, (card, s) in enumerate(zip(base, salt_bytes, strict=True)):
-        data = prefix + b.to_bytes(4, "big") + _CARD_TEXTS[card.index] + _SALT_FIELD + s
+        data = prefix + numbers[b] + _CARD_TEXTS[card.index] + s
         leaves.append(data)
         hashes.append(hashlib.sha256(b"\x00" + data).digest())
     levels = tree_levels(hashes)
@@ -362,7 +366,10 @@ def seeded_segment(seed: bytes, shuffle_id: str, nonce: int, cards: Iterable[Car
     if known is not None:
         return known
     derived = segment(
-        seed, shuffle_id, nonce, order_cards(canonical, base_key(seed, shuffle_id, nonce))
+        seed,
+        shuffle_id,
+        nonce,
+        tuple(shuffled(canonical, DrbgStream(base_key(seed, shuffle_id, nonce)).read)),
     )
     _SEGMENTS.put(key, derived)
     return derived
