@@ -59,8 +59,13 @@ ranking: $(RANKING_STAMP)
 records: $(STAMP)
 	$(BIN)/python tools/gen_records.py
 
+# The suite in TEST_WORKERS processes (pytest-xdist), each file's tests in one of them so its
+# module fixtures (a whole platform, a worker process) start once. Most of the suite waits on
+# real processes and clocks, so three workers beat two cores; TEST_WORKERS=0 runs it serially.
+TEST_WORKERS ?= 3
+
 test: protos engine ranking
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile tests
 
 # The quick loop while developing (well under a minute on a quiet machine): lint, then the
 # unit and contract tests not marked slow. `make test` (CI) still runs everything.

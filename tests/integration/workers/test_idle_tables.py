@@ -53,11 +53,20 @@ def broker() -> Iterator[RedisServer]:
         yield server
 
 
+@pytest.fixture
+def tables_redis() -> Iterator[RedisServer]:
+    """A Redis of this test's own: the table service's recovery drives every table it finds
+    in its Redis, and another test's table left stuck there would be read through the RPCs
+    counted here."""
+    with RedisServer.private_server() as server:
+        yield server
+
+
 def test_the_sweeper_reads_no_table_after_its_first_sweep(
-    redis_url: str, key_prefix: str, broker: RedisServer, tmp_path: Path
+    tables_redis: RedisServer, key_prefix: str, broker: RedisServer, tmp_path: Path
 ) -> None:
     scheduler = CeleryScheduler.from_settings(WorkerSettings(redis_url=broker.url).scheduling)
-    with table_stack(redis_url, key_prefix, scheduler) as platform:
+    with table_stack(tables_redis.url, key_prefix, scheduler) as platform:
         for n in range(IDLE_TABLES):
             table_id = create_table(platform, seats=2)
             if n % 2:  # half of them wait for a human with no clock, half for players
