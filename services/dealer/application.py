@@ -431,6 +431,7 @@ class DealerApplication:
                     return [], ""
                 burn_now = placed.burn_now
             else:
+                core.require_position(loaded.state, "a Deal")
                 recorded = loaded.state.by_idempotency_key() if idempotency_key else {}
                 if idempotency_key in recorded:
                     return [], ""
@@ -445,6 +446,7 @@ class DealerApplication:
                 recipient,
                 idempotency_key,
                 burn_now,
+                positioned=position is not None,
             )
             return events, _store_key("deal", idempotency_key)
 
@@ -501,8 +503,10 @@ class DealerApplication:
                 )
                 if placed is not None:
                     return [], ""
-            elif idempotency_key and idempotency_key in loaded.state.by_idempotency_key():
-                return [], ""
+            else:
+                core.require_position(loaded.state, "a Reshuffle")
+                if idempotency_key and idempotency_key in loaded.state.by_idempotency_key():
+                    return [], ""
             sequence = self._sequence(loaded)
             state = loaded.state
             cards = sequence.order[sequence.position :] + tuple(include)
@@ -515,6 +519,7 @@ class DealerApplication:
                 int(self._clock() * 1000),
                 # (computed for a refused reshuffle too: cheap, and never recorded)
                 self._segment_root(state, sequence.nonce + 1, cards) if cards else b"",
+                positioned=position is not None,
             )
             key = _store_key("reshuffle", idempotency_key)
             return events, key

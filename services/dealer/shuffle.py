@@ -129,6 +129,11 @@ class ShuffleState:
             for h in self.history
         ]
 
+    @property
+    def positioned(self) -> bool:
+        """A deal or reshuffle of the shuffle named its position: all later ones must."""
+        return any(h.positioned for h in self.history)
+
     def by_idempotency_key(self) -> Mapping[str, History]:
         return {h.idempotency_key: h for h in self.history if h.idempotency_key}
 
@@ -268,9 +273,11 @@ def decide_deal(
     recipient: str,
     idempotency_key: str,
     burn: int = 0,
+    positioned: bool = False,
 ) -> list[Message]:
     """Deal `count` cards for `purpose`, after `burn` burned cards (their own CardsDealt with
-    purpose BURN, keyed `<idempotency_key>/burn`, so the record labels them as burns)."""
+    purpose BURN, keyed `<idempotency_key>/burn`, so the record labels them as burns);
+    `positioned`: the request named its position (recorded, see `require_position`)."""
     if state.closed:
         raise FailedPrecondition(
             f"shuffle {state.shuffle_id} is closed; no cards can be dealt "
@@ -300,6 +307,7 @@ def decide_deal(
                 first_position=state.dealt_count,
                 nonce=sequence.nonce,
                 idempotency_key=burn_key(idempotency_key),
+                positioned=positioned,
             )
         )
     events.append(
@@ -310,6 +318,7 @@ def decide_deal(
             first_position=state.dealt_count + burn,
             nonce=sequence.nonce,
             idempotency_key=idempotency_key,
+            positioned=positioned,
         )
     )
     return events
@@ -469,6 +478,17 @@ def place_reshuffle(
     return None
 
 
+def require_position(state: ShuffleState, action: str) -> None:
+    """Refuse a request without a position once the shuffle is dealt by position: going back
+    to key-only requests would let a caller deal a place in the hand a second time."""
+    if state.positioned:
+        raise FailedPrecondition(
+            f"shuffle {state.shuffle_id} is dealt by position: {action} must name its "
+            f"position (the cards the caller's record holds from the shuffle; "
+            f"{state.dealt_count} were dealt)"
+        )
+
+
 def burn_key(idempotency_key: str) -> str:
     """The record key of a deal's burn ("" without a key): the key the table used when it
     burned with a Deal of its own, so a retry finds a burn dealt either way."""
@@ -483,6 +503,7 @@ def decide_reshuffle(
     idempotency_key: str,
     now_ms: int,
     positions_root: bytes = b"",
+    positioned: bool = False,
 ) -> list[Message]:
     """A new segment over the undealt cards and `include` (the table's discards), only when
     a draw needs more cards than remain: each extra segment is another order the caller
@@ -519,6 +540,7 @@ def decide_reshuffle(
         needed=needed,
         at_unix_ms=now_ms,
         positions_root=positions_root,
+        positioned=positioned,
     )
     return [*decide_seal(state), event]
 

@@ -32,7 +32,10 @@ def history_steps(state: ShuffleState) -> list[dealer_pb2.HistoryStep]:
     for entry in state.history:
         if isinstance(entry, events_pb2.CardsDealt):
             deal = dealer_pb2.DealStep(
-                cards=entry.cards, purpose=entry.purpose, recipient=entry.recipient
+                cards=entry.cards,
+                purpose=entry.purpose,
+                recipient=entry.recipient,
+                positioned=entry.positioned,
             )
             steps.append(dealer_pb2.HistoryStep(deal=deal))
         else:

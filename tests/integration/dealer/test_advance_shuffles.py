@@ -184,8 +184,9 @@ def test_a_deal_named_by_its_position_answers_the_same_cards_under_any_key(
     assert "position 0 holds 4 hole card(s), not the 2 hole card(s)" in details
     code, details = _code(lambda: table.Deal(deal("t/1/deal/9", 5)))
     assert code is grpc.StatusCode.FAILED_PRECONDITION and "would skip cards" in details
-    # Position 0 is also a real position: unset means "key only", never "at 0".
-    unset = table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=1, purpose=HOLE))
-    assert unset.first_position == 4
+    # Unset is "the key alone", never "at 0", and it is refused once positions are used.
+    unset = dealer_pb2.DealRequest(shuffle_id=sid, count=1, purpose=HOLE, idempotency_key="x")
+    code, details = _code(lambda: table.Deal(unset))
+    assert code is grpc.StatusCode.FAILED_PRECONDITION and "dealt by position" in details
     info = table.GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=sid)).shuffle
-    assert info.dealt_count == 5
+    assert info.dealt_count == 4

@@ -17,6 +17,7 @@ from services.dealer.application import (
     shuffle_stream,
 )
 from services.dealer.seed_cipher import SeedCipher
+from services.dealer.views import history_steps
 from services.games.cards import parse_cards
 from services.shared.auth import Principal, Role
 from services.shared.errors import FailedPrecondition
@@ -192,3 +193,31 @@ def test_positions_count_across_reshuffle_segments(
         app.reshuffle(TABLE, "d1", discards, idempotency_key="k9", needed=2, position=9)
     app.close(TABLE, "d1")
     assert app.verify_closed("d1").ok
+
+
+def test_once_a_deal_named_its_position_a_request_without_one_is_refused(
+    app: DealerApplication, store: InMemoryEventStore
+) -> None:
+    """No way back to key-only dealing: a new key without a position would deal the next
+    cards for a place in the hand that was dealt already."""
+    hole = app.deal(TABLE, "h1", 2, HOLE, idempotency_key="a", position=0)
+    version = recorded(store)
+    with pytest.raises(FailedPrecondition, match="dealt by position: a Deal must name its"):
+        app.deal(TABLE, "h1", 2, HOLE, idempotency_key="b")
+    with pytest.raises(FailedPrecondition, match="dealt by position: a Deal must name its"):
+        app.deal(TABLE, "h1", 2, HOLE, idempotency_key="a")  # (not even a replayed key)
+    discards = parse_cards(" ".join(hole.cards))
+    with pytest.raises(FailedPrecondition, match="dealt by position: a Reshuffle must name"):
+        app.reshuffle(TABLE, "h1", discards, idempotency_key="c", needed=60)
+    fresh = DealerApplication(store, SeedCipher(bytes(range(32))))  # from the stream alone
+    with pytest.raises(FailedPrecondition, match="dealt by position"):
+        fresh.deal(TABLE, "h1", 2, HOLE, idempotency_key="d")
+    assert recorded(store) == version
+    state = app.close(TABLE, "h1").state
+    assert [step.deal.positioned for step in history_steps(state)] == [True]
+
+
+def test_a_shuffle_dealt_without_positions_records_none(app: DealerApplication) -> None:
+    app.deal(TABLE, "h1", 2, HOLE, idempotency_key="a")
+    state = app.close(TABLE, "h1").state
+    assert [step.deal.positioned for step in history_steps(state)] == [False]
