@@ -6,7 +6,7 @@ Three operations, each in three peers measured side by side in the same run:
 * **open a shuffle** (seed -> what CreateShuffle publishes): the plain derivation of 2.3
   (`derive_order`, what a shuffle cost before per-position commitments: the floor), and the
   positions root (base order, salts, leaves, Merkle tree) as the library computed it at
-  `BEFORE` and as it computes it now;
+  `BEFORE` and as it computes it now, and now's parts;
 * **a card proof**: what GetHandHistory does for one viewer of a six-handed hold'em hand
   (open every dealt card from the dealer's reveal, cut the viewer's, JSON), and what the
   player's `croupier verify PROOF` does with it (every opening against the root and the
@@ -269,6 +269,22 @@ def run(quick: bool) -> list[dict[str, Any]]:
             lambda m: m["positions"].seeded_segment(SEED, SHUFFLE_ID, 0, DECK).root,
             lambda: positions.seeded_segment(SEED, SHUFFLE_ID, 0, DECK).root,
         ),
+        rounds,
+        per_round,
+    )
+    base = positions.base_order(SEED, SHUFFLE_ID, 0, DECK)
+    rows += _rows(
+        "open a shuffle, its parts now",
+        {
+            "floor: plain derivation (2.3), no commitments": old_order,
+            "base order (Fisher-Yates over the DRBG)": uncached(
+                lambda: positions.base_order(SEED, SHUFFLE_ID, 0, DECK)
+            ),
+            "52 salts": lambda: positions.salts(SEED, SHUFFLE_ID, 0, len(DECK)),
+            "salts, leaves and tree over a base order": lambda: positions.segment(
+                SEED, SHUFFLE_ID, 0, base
+            ),
+        },
         rounds,
         per_round,
     )
