@@ -214,3 +214,29 @@ def test_an_opening_claiming_more_positions_than_a_deck_holds_is_refused_before_
     huge = replace(opening.openings[0], size=MAX_CARDS + 1)
     problem = check_opening(huge, state.positions_root, state.contributions)
     assert problem == f"a segment has 1..{MAX_CARDS} positions, not {MAX_CARDS + 1}"
+
+
+def test_the_dealer_derives_a_hands_base_order_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    derived: list[tuple[str, int]] = []
+    plain_base_key = positions.base_key
+
+    def counting(seed: bytes, shuffle_id: str, nonce: int) -> bytes:
+        derived.append((shuffle_id, nonce))
+        return plain_base_key(seed, shuffle_id, nonce)
+
+    monkeypatch.setattr(positions, "base_key", counting)
+    app = make_app()
+    dealt = _dealt(app, "h1")  # CreateShuffle (the root), then the deals (the order)
+    app.close(TABLE, "h1")
+    assert derived == [("h1", 0)]
+    assert app.verify_closed("h1").ok  # (the auditor's root and order: from the memo too)
+    assert derived == [("h1", 0)]
+    state, _ = app.get("h1")
+    order = reference.mixed_order(
+        SEED,
+        "h1",
+        [(c.contributor, c.entropy) for c in state.contributions],
+        0,
+        reference.standard_cards(),
+    )
+    assert dealt == order[: len(dealt)]
