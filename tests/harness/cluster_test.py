@@ -249,8 +249,10 @@ class Room:
         self.ledger = ledger_pb2_grpc.LedgerServiceStub(
             self._channel("ledger", "cluster-test", auth.Role.SERVICE)
         )
+        # (an auditor: the dealer shows a closed shuffle's dealt cards only to the table,
+        # admins and auditors; any other service gets the public part, without the cards)
         self.dealer = dealer_pb2_grpc.DealerServiceStub(
-            self._channel("dealer", "cluster-test", auth.Role.SERVICE)
+            self._channel("dealer", "cluster-test", auth.Role.AUDITOR)
         )
         self.players: dict[str, table_pb2_grpc.TableServiceStub] = {}
         options = table_pb2.TableOptions(
@@ -680,9 +682,13 @@ def run_checks(deployment: Deployment, room: Room, faults: list[Fault]) -> list[
                 for step in info.steps
                 if step.HasField("deal") and set(step.deal.cards) <= set(extra)
             ]
+            # (the dealer shows the cards only once closed, to the table identity: its status
+            # and count tell a record that lacks deals from one not shown)
+            status = dealer_pb2.ShuffleStatus.Name(info.status)
             mismatched.append(
-                f"{table_id} hand {hand} (shuffle {shuffle_id}): the dealer also dealt {extra} "
-                f"({'; '.join(unheld)}), the table also holds {missing}"
+                f"{table_id} hand {hand} (shuffle {shuffle_id}, {status}, {info.dealt_count} "
+                f"dealt): the dealer also dealt {extra} ({'; '.join(unheld)}), the table also "
+                f"holds {missing}"
             )
     compared = sum(1 for _, dealt in report.shuffles.values() if dealt)
     checks.append(
