@@ -75,20 +75,38 @@ def fisher_yates(items: Sequence[T], draw: Draw) -> list[T]:
 
 
 @lru_cache(maxsize=64)
-def _plans(n: int) -> tuple[tuple[int, int, int], ...]:
-    """(bound, width, limit) of each draw a Fisher-Yates of n items makes, in order."""
-    return tuple((n - i, *_plan(n - i)) for i in range(n - 1))
+def _plans(n: int) -> tuple[tuple[tuple[int, int, int], ...], int]:
+    """(bound, width, limit) of each draw a Fisher-Yates of n items makes, in order, and the
+    bytes they read when none is rejected."""
+    plans = tuple((n - i, *_plan(n - i)) for i in range(n - 1))
+    return plans, sum(width for _, width, _ in plans)
+
+
+REFILL = 32  # bytes read at a time once the draws' first reading is used up by rejections
 
 
 def shuffled(items: Sequence[T], read: ByteSource) -> list[T]:
-    """`fisher_yates(items, drawing_from(read))` with the draw inlined: the same bytes read in
-    the same order and the same result, without two Python calls per card (the tests check
-    the two agree, rejections and two-byte draws included)."""
+    """`fisher_yates(items, drawing_from(read))` with the draws inlined: the same bytes used in
+    the same order, so the same result, without two Python calls and a read per card (the
+    tests check the two agree, rejections and two-byte draws included).
+
+    It reads ahead: first the bytes every draw needs once, then REFILL bytes at a time when
+    rejections need more, so it may read up to REFILL bytes more than it uses. Give it a byte
+    source of its own (a fresh DrbgStream), never one whose later bytes mean something else.
+    """
     deck = list(items)
-    for i, (bound, width, limit) in enumerate(_plans(len(deck))):
-        x = int.from_bytes(read(width), "big")
-        while x >= limit:
-            x = int.from_bytes(read(width), "big")
+    plans, first = _plans(len(deck))
+    buffer = read(first) if first else b""
+    pos = 0
+    for i, (bound, width, limit) in enumerate(plans):
+        while True:
+            end = pos + width
+            if end > len(buffer):
+                buffer, pos, end = buffer[pos:] + read(REFILL), 0, width
+            x = buffer[pos] if width == 1 else int.from_bytes(buffer[pos:end], "big")
+            pos = end
+            if x < limit:
+                break
         j = i + x % bound
         deck[i], deck[j] = deck[j], deck[i]
     return deck

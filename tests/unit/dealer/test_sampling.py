@@ -178,27 +178,30 @@ def _served(data: bytes) -> Callable[[int], bytes]:
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 52, 53, 104, 255, 256, 257, 300, 416])
-def test_the_inlined_shuffle_reads_and_returns_what_fisher_yates_over_the_draw_does(
-    size: int,
-) -> None:
+def test_the_inlined_shuffle_uses_the_bytes_fisher_yates_over_the_draw_does(size: int) -> None:
     from services.shuffles.drbg import DrbgStream
-    from services.shuffles.sampling import drawing_from, shuffled
+    from services.shuffles.sampling import REFILL, drawing_from, shuffled
 
-    # DRBG streams, and a source that starts with rejected draws (0xff is refused by every
-    # bound that does not divide 256)
-    data = bytes([0xFF] * 40 + list(range(256)) * 8)
+    # DRBG streams, and sources that start with rejected draws (0xff is refused by every
+    # bound that does not divide 256; 0xffff by every two-byte bound not dividing 65536)
+    served = [
+        bytes([0xFF] * 40 + list(range(256)) * 8),
+        bytes([0xFF] * 300) + bytes(range(256)) * 12,
+        bytes([0xFF, 0xFF, 7] * 200) + bytes(range(256)) * 12,
+    ]
     sources: list[Callable[[], Callable[[int], bytes]]] = [
         lambda: DrbgStream(bytes(32)).read,
         lambda: DrbgStream(b"\xff" * 32).read,
-        lambda: _served(data),
+        *(lambda data=data: _served(data) for data in served),
     ]
     for make in sources:
         read_a, widths_a = _recording(make())
         read_b, widths_b = _recording(make())
         ours = shuffled(range(size), read_a)
         assert ours == fisher_yates(list(range(size)), drawing_from(read_b))
-        assert widths_a == widths_b
+        # read ahead by at most one refill
+        assert sum(widths_b) <= sum(widths_a) <= sum(widths_b) + REFILL
     if size >= 3:
-        read, widths = _recording(_served(data))
+        read, widths = _recording(_served(served[0]))
         shuffled(range(size), read)
-        assert len(widths) > size - 1  # some draws were rejected and drawn again
+        assert len(widths) > 1  # the rejections needed more than the first reading
