@@ -1,6 +1,7 @@
 """The cheaper per-position commitments (docs/dealer.md 2.10) compute exactly what the spec
-says: one-pass salts are the spec's HMACs, the bottom-up tree is RFC 6962's, and a segment,
-base order or card proof answered from a memo is the one computed afresh."""
+says: one-pass salts and the DRBG's written-out HMAC are HMAC-SHA256, the bottom-up tree is
+RFC 6962's, and a segment, base order or card proof answered from a memo is the one computed
+afresh."""
 
 from __future__ import annotations
 
@@ -240,3 +241,13 @@ def test_the_dealer_derives_a_hands_base_order_once(monkeypatch: pytest.MonkeyPa
         reference.standard_cards(),
     )
     assert dealt == order[: len(dealt)]
+
+
+@pytest.mark.parametrize("key_bytes", [0, 1, 32, 63, 64, 65, 130])
+def test_the_drbgs_written_out_hmac_is_hmac_sha256(key_bytes: int) -> None:
+    from services.shuffles.drbg import _hmac
+
+    rng = random.Random(key_bytes)
+    for data_bytes in (0, 1, 33, 55, 56, 64, 65, 300):
+        key, data = rng.randbytes(key_bytes), rng.randbytes(data_bytes)
+        assert _hmac(key, data) == hmac.new(key, data, "sha256").digest()
