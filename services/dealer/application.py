@@ -272,7 +272,13 @@ class DealerApplication:
                 return None
             raise
         if not events:
-            return None if unread else loaded
+            if unread:
+                return None
+            # Answered from the stream as read (a retried key, a closed shuffle): what was
+            # read may still be on the master alone (an attempt whose wait for the replicas
+            # failed), so it is acknowledged only once they have it, as an append is.
+            self._store.wait_for_replicas(shuffle_stream(shuffle_id))
+            return loaded
         # `decide` may have derived the sequence and cached it with this state.
         current = self._cache.get(shuffle_id)
         if current is not None and current.state.version == loaded.state.version:
@@ -337,6 +343,7 @@ class DealerApplication:
                         existing = None
                     if existing is not None:
                         core.check_same_creation(existing.state, deck, test_order)
+                        self._store.wait_for_replicas(shuffle_stream(shuffle_id))
                         return existing
                 seed = self._new_seed()
                 # The base order and its salted positions depend on the seed alone, so their

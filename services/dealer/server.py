@@ -21,7 +21,9 @@ def build_application(
 ) -> DealerApplication:
     if store is None:
         client = sync_client(settings.redis)
-        store = RedisEventStore(client, register_events(EventRegistry()))
+        store = RedisEventStore(
+            client, register_events(EventRegistry()), replica_ack=settings.replica_ack
+        )
     return DealerApplication(
         store,
         SeedCipher(settings.dealer_key),

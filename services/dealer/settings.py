@@ -12,6 +12,12 @@
 ``CROUPIER_DEALER_REDIS_URL``   the Redis holding the shuffle streams (else the Redis Cluster
                                 of ``REDIS_CLUSTER_NODES``, else ``REDIS_URL``;
                                 services/shared/redis_connection.py).
+``CROUPIER_DEALER_WAIT_REPLICAS``  acknowledge a shuffle's append (a deal, a seal, a close)
+                                only once this many replicas of its master have it (Redis
+                                WAIT; 0, the default: do not wait), so a master killed inside
+                                the replication lag loses no acknowledged deal;
+                                ``CROUPIER_DEALER_WAIT_REPLICAS_MS`` (500) is how long to wait
+                                before answering UNAVAILABLE (retry with the same key).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from pathlib import Path
 
 from services.dealer.seed_cipher import KEY_BYTES
 from services.shared.redis_connection import RedisTarget, resolve
+from services.shared.replica_ack import NO_WAIT, ReplicaAck
 from services.shared.settings import (
     RuntimeSettings,
     SettingsError,
@@ -79,6 +86,7 @@ class DealerSettings:
     tables: tuple[str, ...] = ("table",)
     # A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES): set, they win over `redis_url`.
     redis_nodes: tuple[tuple[str, int], ...] = ()
+    replica_ack: ReplicaAck = NO_WAIT
 
     @property
     def redis(self) -> RedisTarget:
@@ -95,6 +103,7 @@ class DealerSettings:
             dealer_key=load_dealer_key(env),
             allow_test_decks=env_bool(TEST_DECKS_ENV, False, env=env),
             tables=_tables(env_str(TABLES_ENV, "table", env=env)),
+            replica_ack=ReplicaAck.from_env("CROUPIER_DEALER", env),
         )
 
 

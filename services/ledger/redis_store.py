@@ -27,9 +27,6 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar, cast
 
-import redis
-from redis.cluster import RedisCluster
-
 from croupier.ledger.v1 import events_pb2, ledger_pb2
 from services.ledger import codec, lua
 from services.ledger.core.accounts import Account
@@ -48,6 +45,7 @@ from services.ledger.store import (
     Stale,
     StoredResponse,
 )
+from services.shared import replica_ack
 from services.shared.errors import Unavailable
 from services.shared.eventstore import (
     Durability,
@@ -58,6 +56,7 @@ from services.shared.eventstore import (
 )
 from services.shared.eventstore.keys import hash_tag, version_key
 from services.shared.redis_connection import SyncClient, storage_errors_as_unavailable
+from services.shared.replica_ack import NO_WAIT, ReplicaAck
 
 DEFAULT_TTL_SECONDS = 48 * 3600
 
@@ -106,17 +105,15 @@ class RedisLedgerStore:
         idempotency_ttl_seconds: int = DEFAULT_TTL_SECONDS,
         durability: Durability | None = None,
         waitaof_timeout_ms: int = 2000,
-        wait_replicas: int = 0,
-        wait_replicas_ms: int = 500,
+        replica_ack: ReplicaAck = NO_WAIT,
     ) -> None:
         self._redis = client
         # Which shard of a sharded ledger this store holds (its namespace names it too).
         self.shard = shard
         self._ttl = idempotency_ttl_seconds
         self._waitaof_timeout_ms = waitaof_timeout_ms
-        # Acknowledge a write only once this many replicas have it (0: do not wait).
-        self._wait_replicas = wait_replicas
-        self._wait_replicas_ms = wait_replicas_ms
+        # Acknowledge a write only once that many replicas have it (replica_ack.py).
+        self._replica_ack = replica_ack
         self.journal_key = stream_key("ledger", namespace)
         tag = hash_tag(self.journal_key)
         # Also probes WAITAOF support at start-up in strict mode (refuses to start without it).
@@ -136,7 +133,7 @@ class RedisLedgerStore:
         self._xfer_status = f"{tag}:xfer_status"
         self._xfer_pending = f"{tag}:xfer_pending"
         self._claim_prefix = f"{tag}:claim:"
-        self._ack = f"{tag}:ack"
+        self._tag = tag
         self._load_script = client.register_script(lua.LOAD)
         self._commit_script = client.register_script(lua.COMMIT)
         self._refuse_script = client.register_script(lua.REFUSE)
@@ -352,40 +349,10 @@ class RedisLedgerStore:
 
     def _wait_for_replicas(self) -> None:
         """CROUPIER_LEDGER_WAIT_REPLICAS: acknowledge only once that many replicas of this
-        shard's master have every write made so far, so a master killed right after the
-        answer (inside the replication lag) loses nothing acknowledged: the elected replica
-        has it.
-
-        WAIT counts the replicas that reached the last write of *its own connection*, and a
-        cluster client picks connections itself; but a master's replication stream is one
-        ordered log, so one more write (INCR of the shard's ack counter) and WAIT, pipelined
-        on one connection to the master, cover every write before them: the commit, or the
-        first attempt's commit a replay answers from.
-        """
-        if not self._wait_replicas:
-            return
-        client = self._redis
-        if isinstance(client, RedisCluster):
-            node = client.get_node_from_key(self._ack)  # type: ignore[no-untyped-call]
-            connection = client.get_redis_connection(node)
-        else:
-            connection = client
-        pipe = connection.pipeline(transaction=False)
-        pipe.incr(self._ack)
-        pipe.execute_command("WAIT", self._wait_replicas, self._wait_replicas_ms)  # type: ignore[no-untyped-call]
-        try:
-            _, acknowledged = pipe.execute()
-        except redis.exceptions.ResponseError as exc:
-            # MOVED / READONLY: the master changed under us; the caller retries with its key.
-            raise Unavailable(
-                f"ledger storage is failing over ({str(exc).split()[0]}); retry with the same"
-                " idempotency key"
-            ) from exc
-        if int(acknowledged) < self._wait_replicas:
-            raise Unavailable(
-                f"commit not confirmed by {self._wait_replicas} replica(s) within"
-                f" {self._wait_replicas_ms} ms; retry with the same idempotency key"
-            )
+        shard's master have every write made so far (the commit, or the first attempt's
+        commit a replay answers from), so a master killed right after the answer loses
+        nothing acknowledged (services/shared/replica_ack.py)."""
+        replica_ack.wait(self._redis, self._tag, self._replica_ack, "commit")
 
     def _wait_for_fsync(self) -> None:
         """Strict durability: acknowledge only once Redis confirms the AOF fsync."""

@@ -63,8 +63,7 @@ def build(
             shard=shard,
             idempotency_ttl_seconds=settings.idempotency_ttl_hours * 3600,
             durability=settings.durability,
-            wait_replicas=settings.wait_replicas,
-            wait_replicas_ms=settings.wait_replicas_ms,
+            replica_ack=settings.replica_ack,
         )
         for shard in range(settings.shards)
     ]

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from services.ledger.store import Concurrency
 from services.shared.eventstore import Durability
 from services.shared.redis_connection import RedisTarget, resolve
+from services.shared.replica_ack import NO_WAIT, ReplicaAck
 from services.shared.settings import SettingsError, env_int, env_str
 
 MIN_TTL_HOURS = 24
@@ -55,8 +56,7 @@ class LedgerSettings:
     redis_nodes: tuple[tuple[str, int], ...] = ()
     shards: int = 1
     recovery_ms: int = 1000
-    wait_replicas: int = 0
-    wait_replicas_ms: int = 500
+    replica_ack: ReplicaAck = NO_WAIT
 
     @property
     def redis(self) -> RedisTarget:
@@ -100,16 +100,9 @@ class LedgerSettings:
         recovery_ms = env_int("CROUPIER_LEDGER_RECOVERY_MS", 1000, env=env)
         if recovery_ms < 50:
             raise SettingsError(f"CROUPIER_LEDGER_RECOVERY_MS={recovery_ms}: at least 50")
-        wait_replicas = env_int("CROUPIER_LEDGER_WAIT_REPLICAS", 0, env=env)
-        wait_replicas_ms = env_int("CROUPIER_LEDGER_WAIT_REPLICAS_MS", 500, env=env)
-        if wait_replicas < 0 or wait_replicas_ms < 1:
-            raise SettingsError(
-                f"CROUPIER_LEDGER_WAIT_REPLICAS={wait_replicas} /"
-                f" CROUPIER_LEDGER_WAIT_REPLICAS_MS={wait_replicas_ms}: replicas >= 0, ms >= 1"
-            )
+        replica_ack = ReplicaAck.from_env("CROUPIER_LEDGER", env)
         return cls(
-            wait_replicas=wait_replicas,
-            wait_replicas_ms=wait_replicas_ms,
+            replica_ack=replica_ack,
             shards=shards,
             recovery_ms=recovery_ms,
             cashier_limit=cashier_limit,

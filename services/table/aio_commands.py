@@ -47,6 +47,7 @@ from services.table.decisions import may_trigger
 from services.table.effects import (
     Append,
     Call,
+    Confirm,
     Effect,
     Load,
     Mark,
@@ -123,6 +124,9 @@ class AioEffects:
         if isinstance(effect, Mark):
             if self.tables.mark_due(effect.table_id):
                 await asyncio.to_thread(self.tables.mark, effect.table_id)
+            return None
+        if isinstance(effect, Confirm):
+            await self.store.wait_for_replicas(table_stream(effect.table_id))
             return None
         await self.schedule(effect)
         return None

@@ -107,6 +107,7 @@ class BuyIns:
         already = seat_of(table, player)
         command_key = f"{table_id}/join/{scoped(player)}/{scoped(key)}"
         if already is not None and table.shell.version_of_key(command_key) is not None:
+            self.tables.confirm(table_id)
             return Seated(already, table.shell.version_of_key(command_key) or table.version)
         if seat < 0:
             seat = free_seat(table)
@@ -127,7 +128,9 @@ class BuyIns:
         seat = own_seat(table, player)
         command_key = f"{table_id}/topup/{scoped(player)}/{scoped(key)}"
         done = table.shell.version_of_key(command_key)
-        if done is None:
+        if done is not None:
+            self.tables.confirm(table_id)
+        else:
             currency = table.shell.currency
             account = table.shell.account_of(player) or self.ledger.player_account(player, currency)
             top_up = c.AddChips(seat, amount, player)
@@ -169,6 +172,7 @@ class BuyIns:
             latest = self.tables.load(table.table_id)
             done = latest.shell.version_of_key(command_key)
             if done is not None:  # a concurrent retry of this command already succeeded
+                self.tables.confirm(table.table_id)
                 return latest, done
             again = "join" if isinstance(command, c.SitDown) else "top up"
             raise errors.FailedPrecondition(

@@ -22,7 +22,7 @@ from croupier.table.v1 import events_pb2
 from services.games.errors import RuleViolation
 from services.shared import errors
 from services.table.decisions import Decisions
-from services.table.effects import Append, Load, Mark, Schedule, Script
+from services.table.effects import Append, Confirm, Load, Mark, Schedule, Script
 from services.table.folding import fold_events
 from services.table.shell import Table, fold_message
 from services.table.steps import ProcessSteps
@@ -77,6 +77,7 @@ class CommandPath:
             table: Table = yield Load(table_id, fresh)
             done = table.shell.version_of_key(key)
             if done is not None:
+                yield Confirm(table_id)
                 return table, done
             if expected_version and expected_version != table.version:
                 if not fresh:

@@ -40,6 +40,15 @@ class Load:
 
 
 @dataclass(frozen=True, slots=True)
+class Confirm:
+    """Before answering a retry from the table's remembered keys: wait until the table's
+    events so far are on the replicas the store waits for (its first attempt may be on the
+    master alone; EventStore.wait_for_replicas). Answers None."""
+
+    table_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class Mark:
     """Mark the table in the attention set before writing it (attention.py). Answers None."""
 
@@ -89,7 +98,7 @@ class Rank:
     requests: tuple[RankRequest, ...]
 
 
-Effect = Load | Mark | Append | Schedule | Call | Rank
+Effect = Load | Confirm | Mark | Append | Schedule | Call | Rank
 # A part of the command path: yields effects, is sent their results, returns a T.
 Script = Generator[Effect, Any, T]
 
@@ -127,6 +136,9 @@ class SyncEffects:
             return rank_all(self.ranker, effect.requests)
         if isinstance(effect, Mark):
             tables.mark(effect.table_id)
+            return None
+        if isinstance(effect, Confirm):
+            tables.confirm(effect.table_id)
             return None
         self.decisions.after_append(effect.before, effect.after)
         return None

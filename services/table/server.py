@@ -105,7 +105,9 @@ def wire(
     client = sync_client(settings.redis, max_connections=REDIS_CONNECTIONS)
     # Every game the service hosts, each with its rules and its translation (one entry each).
     catalog = CATALOG
-    store = store or RedisEventStore(client, TableCodec(catalog).registry())
+    store = store or RedisEventStore(
+        client, TableCodec(catalog).registry(), replica_ack=settings.replica_ack
+    )
     app = TableApplication(
         store,
         dealer or GrpcDealer(channel(settings.dealer_target), test_decks, token),
@@ -192,7 +194,10 @@ def _aio_moves(
         return None
     client = async_client(settings.redis, max_connections=REDIS_CONNECTIONS)
     aio_store = AsyncRedisEventStore(
-        client, TableCodec(parts.app.catalog).registry(), durability=store.durability
+        client,
+        TableCodec(parts.app.catalog).registry(),
+        durability=store.durability,
+        replica_ack=store.replica_ack,
     )
     channels = [
         aio_connect(target, tls=runtime.tls, max_message_bytes=runtime.max_message_bytes)

@@ -26,6 +26,11 @@ closes and reveals the shuffles it announced ahead (600; 0 never);
                                a player who does not answer in time is left out
 ``CROUPIER_TABLE_MAX_BOT_CHIPS`` most chips of the house the bots requested at one table may
                                bring in all (10,000,000)
+``CROUPIER_TABLE_WAIT_REPLICAS`` acknowledge a table's append only once this many replicas of
+                               its master have it (Redis WAIT; 0, the default: do not wait),
+                               so a master killed inside the replication lag loses no
+                               acknowledged event; ``CROUPIER_TABLE_WAIT_REPLICAS_MS`` (500) is
+                               how long to wait before answering UNAVAILABLE (retry the same key)
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from services.shared.redis_connection import RedisTarget, resolve
+from services.shared.replica_ack import NO_WAIT, ReplicaAck
 from services.shared.settings import (
     SettingsError,
     env_float,
@@ -68,6 +74,8 @@ class TableSettings:
     # Announced shuffles of a table idle between rounds this long are withdrawn, closed and
     # revealed (0: never).
     idle_shuffles_s: float = 600.0
+    # Acknowledge a table's append only once that many replicas of its master have it.
+    replica_ack: ReplicaAck = NO_WAIT
 
     @property
     def redis(self) -> RedisTarget:
@@ -110,6 +118,7 @@ class TableSettings:
             entropy_commit_ms=_window("CROUPIER_TABLE_ENTROPY_COMMIT_MS", env),
             entropy_reveal_ms=_window("CROUPIER_TABLE_ENTROPY_REVEAL_MS", env),
             idle_shuffles_s=env_float("CROUPIER_TABLE_IDLE_SHUFFLES_S", 600.0, env=env),
+            replica_ack=ReplicaAck.from_env("CROUPIER_TABLE", env),
         )
 
 

@@ -119,6 +119,11 @@ class Tables:
         with self.guard:
             self._cache.pop(table_id, None)
 
+    def confirm(self, table_id: str) -> None:
+        """Before answering a retry from the remembered keys: the table's events so far are
+        on the replicas the store waits for (EventStore.wait_for_replicas)."""
+        self.store.wait_for_replicas(table_stream(table_id))
+
     def mark(self, table_id: str) -> None:
         """Mark the table in the attention set before writing it (unless this instance marked
         it less than half a recovery grace ago): if this instance fails before the table's

@@ -35,6 +35,10 @@ class AsyncEventStore(Protocol):
 
     async def version(self, stream: str) -> int: ...
 
+    async def wait_for_replicas(self, stream: str) -> None:
+        """`EventStore.wait_for_replicas`, awaited."""
+        ...
+
     def subscribe(
         self,
         stream: str,

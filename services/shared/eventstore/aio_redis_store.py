@@ -17,6 +17,7 @@ from google.protobuf.message import Message
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
+from services.shared import replica_ack
 from services.shared.eventstore import arguments, keys, scripts
 from services.shared.eventstore import redis_commands as commands
 from services.shared.eventstore.aio_interface import follow
@@ -34,6 +35,7 @@ from services.shared.eventstore.interface import (
     RecordedEvent,
 )
 from services.shared.eventstore.registry import EventRegistry
+from services.shared.replica_ack import NO_WAIT, ReplicaAck
 
 _READ_PAGE = 1000  # events one XRANGE of `read` fetches at a time
 # Connections appends keep for the next ones (more go back to the client's pool).
@@ -57,6 +59,7 @@ class AsyncRedisEventStore:
         durability: Durability | None = None,
         idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S,
         waitaof_timeout_ms: int = 2000,
+        replica_ack: ReplicaAck = NO_WAIT,
     ) -> None:
         if _connection_kwargs(client).get("decode_responses"):
             raise ValueError("AsyncRedisEventStore needs a client with decode_responses=False")
@@ -68,6 +71,8 @@ class AsyncRedisEventStore:
             raise RuntimeError(STRICT_ON_CLUSTER)
         self._idempotency_ttl_s = idempotency_ttl_s
         self._waitaof_timeout_ms = waitaof_timeout_ms
+        # Acknowledge an append only once that many replicas of its master have it.
+        self.replica_ack = replica_ack
         self._append_sha = _sha(scripts.APPEND)
         self._save_snapshot = client.register_script(scripts.SAVE_SNAPSHOT)
         pool = client.connection_pool if isinstance(client, aioredis.Redis) else None
@@ -122,6 +127,10 @@ class AsyncRedisEventStore:
             result = arguments.append_result(stream, expected_version, reply)
             if self.durability == "strict":
                 await self._wait_for_fsync(None)
+            # (also after a replayed key: the first attempt's write must reach the replicas)
+            await replica_ack.wait_async(
+                self._client, keys.hash_tag(stream), self.replica_ack, "append"
+            )
             return result
         connection, reused = await self._connections.take()
         try:
@@ -137,6 +146,9 @@ class AsyncRedisEventStore:
             if self.durability == "strict":
                 # On the connection that appended: WAITAOF waits for that client's writes.
                 await self._wait_for_fsync(connection)
+            await replica_ack.wait_on_async(
+                connection, keys.hash_tag(stream), self.replica_ack, "append"
+            )
             return result
         finally:
             await self._connections.give_back(connection)
@@ -182,6 +194,11 @@ class AsyncRedisEventStore:
     async def version(self, stream: str) -> int:
         raw = await self._client.get(keys.version_key(stream))
         return int(cast(bytes, raw)) if raw is not None else 0
+
+    async def wait_for_replicas(self, stream: str) -> None:
+        await replica_ack.wait_async(
+            self._client, keys.hash_tag(stream), self.replica_ack, "answer"
+        )
 
     def subscribe(
         self,

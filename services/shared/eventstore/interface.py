@@ -78,6 +78,14 @@ class EventStore(Protocol):
         """The stream's last version (0 when it has no events)."""
         ...
 
+    def wait_for_replicas(self, stream: str) -> None:
+        """Return once every write made to `stream` so far is on as many replicas of its
+        master as the store waits for after an append (none: at once). For an answer given
+        from what was read rather than appended (a retry whose first attempt is in the
+        stream): that attempt may still be on the master alone. Unavailable if they do not
+        confirm in time."""
+        ...
+
     def subscribe(
         self,
         stream: str,

@@ -112,6 +112,9 @@ class InMemoryEventStore:
         with self._data.changed:
             return len(self._data.streams.get(stream, []))
 
+    def wait_for_replicas(self, stream: str) -> None:
+        keys.hash_tag(stream)  # (one process: nothing to replicate)
+
     def subscribe(
         self,
         stream: str,

@@ -14,6 +14,7 @@ from redis.cluster import RedisCluster
 from redis.connection import ConnectionInterface
 from redis.exceptions import NoScriptError
 
+from services.shared import replica_ack
 from services.shared.eventstore import arguments, keys, scripts
 from services.shared.eventstore import redis_commands as commands
 from services.shared.eventstore.codec import decode_entry, decode_new
@@ -31,6 +32,7 @@ from services.shared.eventstore.interface import (
     follow,
 )
 from services.shared.eventstore.registry import EventRegistry
+from services.shared.replica_ack import NO_WAIT, ReplicaAck
 
 # Events one XRANGE of `read` fetches at a time (read itself returns all it is asked for).
 _READ_PAGE = 1000
@@ -52,6 +54,7 @@ class RedisEventStore:
         durability: Durability | None = None,
         idempotency_ttl_s: int = DEFAULT_IDEMPOTENCY_TTL_S,
         waitaof_timeout_ms: int = 2000,
+        replica_ack: ReplicaAck = NO_WAIT,
     ) -> None:
         if _connection_kwargs(client).get("decode_responses"):
             raise ValueError("RedisEventStore needs a client with decode_responses=False")
@@ -63,6 +66,8 @@ class RedisEventStore:
         self.durability: Durability = durability or durability_from_env()
         self._idempotency_ttl_s = idempotency_ttl_s
         self._waitaof_timeout_ms = waitaof_timeout_ms
+        # Acknowledge an append only once that many replicas of its master have it.
+        self.replica_ack = replica_ack
         self._append = client.register_script(scripts.APPEND)
         # Kept append connections (see _AppendConnections) on a plain pool only: a blocking
         # pool (or a sentinel's, or one with a client-side cache) keeps redis-py's path.
@@ -122,6 +127,8 @@ class RedisEventStore:
             if self.durability == "strict":
                 # Also after a deduplicated retry: the original attempt may have failed this wait.
                 self._wait_for_fsync()
+            # (likewise: a replayed key waits for the first attempt's write to reach replicas)
+            replica_ack.wait(self._client, keys.hash_tag(stream), self.replica_ack, "append")
             return result
         connection, reused = self._connections.take()
         try:
@@ -139,6 +146,7 @@ class RedisEventStore:
             if self.durability == "strict":
                 # On the connection that appended: WAITAOF waits for that client's writes.
                 self._wait_for_fsync(connection)
+            replica_ack.wait_on(connection, keys.hash_tag(stream), self.replica_ack, "append")
             return result
         finally:
             self._connections.give_back(connection)
@@ -191,6 +199,9 @@ class RedisEventStore:
     def version(self, stream: str) -> int:
         raw = self._client.get(keys.version_key(stream))
         return int(cast(bytes, raw)) if raw is not None else 0
+
+    def wait_for_replicas(self, stream: str) -> None:
+        replica_ack.wait(self._client, keys.hash_tag(stream), self.replica_ack, "answer")
 
     def subscribe(
         self,

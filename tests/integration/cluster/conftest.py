@@ -4,6 +4,7 @@ through services/shared/redis_connection.py from REDIS_CLUSTER_NODES-shaped sett
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 import uuid
@@ -18,6 +19,7 @@ from services.dealer.settings import DealerSettings
 from services.ledger.server import build as build_ledger
 from services.ledger.settings import LedgerSettings
 from services.shared.grpc_server import create_server
+from services.shared.replica_ack import NO_WAIT, ReplicaAck
 from services.shared.settings import RuntimeSettings
 from services.table.server import build_aio
 from services.table.settings import TableSettings
@@ -52,8 +54,17 @@ def on_cluster(
 ) -> Iterator[ClusterPlatform]:
     """The platform on the cluster; an indirect parameter sets the ledger's shard count
     (1 unless given)."""
+    with platform_on(redis_cluster, int(getattr(request, "param", 1))) as handle:
+        yield handle
+
+
+@contextlib.contextmanager
+def platform_on(
+    redis_cluster: LocalRedisCluster, ledger_shards: int = 1, replica_ack: ReplicaAck = NO_WAIT
+) -> Iterator[ClusterPlatform]:
+    """The ledger, the dealer and a table instance on the cluster, every one of them waiting
+    for `replica_ack` replicas before acknowledging a write."""
     redis_cluster.wait_healthy()
-    ledger_shards = int(getattr(request, "param", 1))
     stop_recovery = threading.Event()
     nodes = redis_cluster.node_tuples
     namespace = f"ledger-{uuid.uuid4().hex[:8]}"
@@ -70,6 +81,7 @@ def on_cluster(
                 namespace=namespace,
                 shards=ledger_shards,
                 recovery_ms=300,
+                replica_ack=replica_ack,
             ),
             recovery_stop=stop_recovery,
         ),
@@ -82,6 +94,7 @@ def on_cluster(
         redis_url="",
         redis_nodes=nodes,
         dealer_key=secrets.token_bytes(32),
+        replica_ack=replica_ack,
     )
     dealer_server, dealer_port = create_server(build_dealer(dealer_settings), dealer_runtime)
     servers.append(dealer_server)
@@ -93,6 +106,7 @@ def on_cluster(
         redis_nodes=nodes,
         void_after_s=5.0,
         attention_key=f"croupier:table:attention:{namespace}",
+        replica_ack=replica_ack,
     )
     tables: list[AioServerThread] = []
 
@@ -114,7 +128,18 @@ def on_cluster(
         stop_table,
     )
     handle.platform.port = start_table()
-    yield handle
+    try:
+        yield handle
+    finally:
+        _stop(handle, tables, servers, stop_recovery)
+
+
+def _stop(
+    handle: ClusterPlatform,
+    tables: list[AioServerThread],
+    servers: list[grpc.Server],
+    stop_recovery: threading.Event,
+) -> None:
     for channel in handle.platform.channels:
         channel.close()
     for instance in tables:

@@ -4,6 +4,7 @@ import pytest
 
 from services.ledger.settings import LedgerSettings
 from services.ledger.store import Concurrency
+from services.shared.replica_ack import ReplicaAck
 from services.shared.settings import SettingsError
 
 
@@ -46,4 +47,4 @@ def test_shards_recovery_and_replica_waits_are_read() -> None:
         }
     )
     assert (settings.shards, settings.recovery_ms) == (8, 250)
-    assert (settings.wait_replicas, settings.wait_replicas_ms) == (1, 700)
+    assert settings.replica_ack == ReplicaAck(1, 700)
