@@ -83,9 +83,11 @@ def check(replies: Sequence[Any], ack: ReplicaAck, what: str) -> None:
     may be on a master that is going away."""
     for reply in replies:
         if isinstance(reply, redis.ResponseError):
+            # (redis-py strips the MOVED word from its MovedError's message)
+            word = "MOVED" if isinstance(reply, MovedError) else str(reply).split(" ")[0]
             raise Unavailable(
-                f"{what} not confirmed: its Redis master is failing over"
-                f" ({str(reply).split(' ')[0]}); retry with the same idempotency key"
+                f"{what} not confirmed: its Redis master is failing over ({word}); retry"
+                " with the same idempotency key"
             ) from reply
     if int(replies[1]) < ack.replicas:
         raise Unavailable(
