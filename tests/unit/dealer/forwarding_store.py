@@ -32,6 +32,9 @@ class ForwardingStore:
     def version(self, stream: str) -> int:
         return self._store.version(stream)
 
+    def wait_for_replicas(self, stream: str) -> None:
+        self._store.wait_for_replicas(stream)
+
     def subscribe(
         self,
         stream: str,
