@@ -91,22 +91,34 @@ def version_on(node: EmbeddedRedis, stream: str) -> int:
         client.close()
 
 
-@contextlib.contextmanager
-def replica_stopped(cluster: LocalRedisCluster, master: EmbeddedRedis) -> Iterator[EmbeddedRedis]:
-    """The master's replica stopped (SIGSTOP) and its link closed by the master for the
-    block: writes from then on are on the master alone, inside a replication lag as long as
-    the block. (Stopped alone, the replica's socket would still take in what the master
-    sends, and apply it once it runs again.)"""
+def cut_off(cluster: LocalRedisCluster, master: EmbeddedRedis) -> tuple[EmbeddedRedis, int]:
+    """Stop the master's replica (SIGSTOP) and have the master close its link: writes from
+    then on are on the master alone, inside a replication lag that lasts until `resume`.
+    (Stopped alone, the replica's socket would still take in what the master sends, and
+    apply it once it runs again.) Returns the replica and its pid."""
     replica = cluster.replicas_of(master)[0]
     pid = pid_of(replica)
     os.kill(pid, signal.SIGSTOP)
     client = redis.Redis(host=master.host, port=master.port)
     try:
         client.client_kill_filter(_type="replica")
-        yield replica
     finally:
         client.close()
-        os.kill(pid, signal.SIGCONT)
+    return replica, pid
+
+
+def resume(pid: int) -> None:
+    os.kill(pid, signal.SIGCONT)
+
+
+@contextlib.contextmanager
+def replica_stopped(cluster: LocalRedisCluster, master: EmbeddedRedis) -> Iterator[EmbeddedRedis]:
+    """`cut_off` for the block."""
+    replica, pid = cut_off(cluster, master)
+    try:
+        yield replica
+    finally:
+        resume(pid)
 
 
 def elect(cluster: LocalRedisCluster, master: EmbeddedRedis, replica: EmbeddedRedis) -> None:
@@ -344,10 +356,18 @@ def test_a_table_master_killed_inside_the_replication_lag_loses_no_acknowledged_
     acknowledged: dict[str, int] = {}
     stop = threading.Event()
     failure: list[BaseException] = []
+    moves = [0]
+    cut: list[tuple[EmbeddedRedis, int]] = []  # the replica cut off, and its pid
+    at_cut = [0]
 
     def between_moves() -> None:
         if stop.is_set():
             raise Stop
+        moves[0] += 1
+        if moves[0] == 6:
+            # Right before an act: that act's append is on the master alone.
+            at_cut[0] = sent_acts[0]
+            cut.append(cut_off(cluster, master))
 
     def play() -> None:
         try:
@@ -369,22 +389,23 @@ def test_a_table_master_killed_inside_the_replication_lag_loses_no_acknowledged_
     player = threading.Thread(target=play)
     player.start()
     try:
-        wait_until(lambda: len(acknowledged) >= 6 or bool(failure), 60, "acts acknowledged")
-        with replica_stopped(cluster, master) as replica:
-            # Acts sent after the stop: each one's append is on the master alone.
-            at_stop = sent_acts[0]
-            wait_until(
-                lambda: sent_acts[0] >= at_stop + 3 or bool(failure),
-                60,
-                "acts sent while the master's replica is stopped",
-            )
-            # The game ends at its next move: a lost act is not played again under the same
-            # key (the stream would then hold it again, and the loss would not show).
-            stop.set()
+        wait_until(
+            lambda: (bool(cut) and sent_acts[0] > at_cut[0]) or bool(failure),
+            60,
+            "an act sent while the master's replica is cut off",
+        )
+        # The game ends at its next move: a lost act is not played again under the same
+        # key (the stream would then hold it again, and the loss would not show).
+        stop.set()
+        if cut:
             master.kill()
-        elect(cluster, master, replica)
+            replica, pid = cut[0]
+            resume(pid)
+            elect(cluster, master, replica)
     finally:
         stop.set()
+        for _, pid in cut:
+            resume(pid)
         player.join(240)
     assert not failure, failure
     check_acknowledged_and_once(cluster, table_id, acknowledged)
