@@ -167,6 +167,12 @@ SECRET_ENV = (
     "CROUPIER_DEALER_KEY",
     "CROUPIER_DEALER_KEY_FILE",
 )
+# Acknowledge a write only once that many replicas have it (services/shared/replica_ack.py).
+WAIT_REPLICAS_ENV = (
+    "CROUPIER_TABLE_WAIT_REPLICAS",
+    "CROUPIER_DEALER_WAIT_REPLICAS",
+    "CROUPIER_LEDGER_WAIT_REPLICAS",
+)
 # The children that sign tokens: their issuer (each signs with its own key only).
 SIGNING_CHILDREN = {"table": "table", "worker": "workers"}
 
@@ -187,6 +193,10 @@ def child_environment(
     # The development cashier: a new player funds themselves (`croupier account deposit`).
     # A development platform only; production deployments leave it off (docs/clients.md).
     child.setdefault("CROUPIER_LEDGER_CASHIER_LIMIT", str(DEV_CASHIER_LIMIT))
+    # The private Redis has no replica, so no write waits for one; an external REDIS_URL with
+    # replicas may set these (docs/scale-out.md), and the children get what was set.
+    for name in WAIT_REPLICAS_ENV:
+        child.setdefault(name, "0")
     bind_host = child.get("CROUPIER_BIND_HOST", "127.0.0.1")
     for name in GRPC_DEPLOYABLES:
         prefix = env_prefix(name)

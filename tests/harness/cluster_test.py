@@ -156,6 +156,11 @@ class Deployment:
             # A replica killed mid-step: another one finishes the table's steps this soon.
             "CROUPIER_TABLE_RECOVERY_GRACE_S": "2",
             "CROUPIER_TABLE_VOID_AFTER_S": "10",
+            # Every write acknowledged only once the master's replica has it: a master killed
+            # inside the replication lag loses nothing acknowledged (docs/scale-out.md).
+            "CROUPIER_TABLE_WAIT_REPLICAS": "1",
+            "CROUPIER_DEALER_WAIT_REPLICAS": "1",
+            "CROUPIER_LEDGER_WAIT_REPLICAS": "1",
         }
         for name, count in REPLICAS.items():
             self.services[name] = [

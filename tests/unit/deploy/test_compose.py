@@ -13,6 +13,7 @@ import yaml
 
 from services.client.launcher import GRPC_DEPLOYABLES, has_module, worker_command
 from services.shared import auth
+from services.shared.replica_ack import ReplicaAck
 from services.shared.settings import (
     AUTH_KEY_ENV,
     PUBLIC_KEYS_ENV,
@@ -251,3 +252,9 @@ def test_the_ledger_runs_in_strict_durability_on_a_redis_with_waitaof() -> None:
     assert environment("ledger")["CROUPIER_DURABILITY"] == "strict"
     major, minor = (int(part) for part in SERVICES["redis"]["image"].split(":")[1].split(".")[:2])
     assert (major, minor) >= (7, 2)
+
+
+@pytest.mark.parametrize("deployable", ["table", "dealer", "ledger"])
+def test_no_write_waits_for_a_replica_the_single_redis_does_not_have(deployable: str) -> None:
+    env = environment(deployable)
+    assert ReplicaAck.from_env(f"CROUPIER_{deployable.upper()}", env).replicas == 0

@@ -17,6 +17,7 @@ import yaml
 
 from services.client.launcher import GRPC_DEPLOYABLES
 from services.shared import auth
+from services.shared.replica_ack import ReplicaAck
 from services.shared.settings import (
     AUTH_KEY_ENV,
     PUBLIC_KEYS_ENV,
@@ -212,3 +213,9 @@ def test_the_local_overlay_builds_into_one_namespace_with_every_part() -> None:
         assert deployment["metadata"]["labels"]["app.kubernetes.io/part-of"] == "croupier"
         (only,) = deployment["spec"]["template"]["spec"]["containers"]
         assert only["image"] == "croupier:latest"
+
+
+@pytest.mark.parametrize("deployable", ["TABLE", "DEALER", "LEDGER"])
+def test_every_write_waits_for_a_replica_of_its_cluster_master(deployable: str) -> None:
+    # A master SIGKILLed inside the replication lag loses nothing acknowledged.
+    assert ReplicaAck.from_env(f"CROUPIER_{deployable}", CONFIG) == ReplicaAck(1, 500)
