@@ -262,16 +262,23 @@ def run(quick: bool) -> list[dict[str, Any]]:
         return chosen
 
     proof = new_proofs[0]
-    rows = _rows(
-        "open a shuffle (seed -> positions root)",
-        peers(
-            old_order,
-            lambda m: m["positions"].seeded_segment(SEED, SHUFFLE_ID, 0, DECK).root,
-            lambda: positions.seeded_segment(SEED, SHUFFLE_ID, 0, DECK).root,
-        ),
-        rounds,
-        per_round,
+    opening = peers(
+        old_order,
+        lambda m: m["positions"].seeded_segment(SEED, SHUFFLE_ID, 0, DECK).root,
+        lambda: positions.seeded_segment(SEED, SHUFFLE_ID, 0, DECK).root,
     )
+    if before is not None:
+        # the plain derivation as the library did it at BEFORE: what a shuffle cost the dealer
+        # before per-position commitments, and before this library's faster Fisher-Yates
+        old_derivation = before["derivation"]
+        opening = {
+            **dict(list(opening.items())[:1]),
+            f"plain derivation (2.3) at {BEFORE[:7]}": lambda: old_derivation.derive_order(
+                SEED, SHUFFLE_ID, contributions, 0, DECK
+            ),
+            **dict(list(opening.items())[1:]),
+        }
+    rows = _rows("open a shuffle (seed -> positions root)", opening, rounds, per_round)
     base = positions.base_order(SEED, SHUFFLE_ID, 0, DECK)
     rows += _rows(
         "open a shuffle, its parts now",
