@@ -143,6 +143,13 @@ class DealerApplication:
         for event in recorded:
             loaded = self._evolve(loaded, event.message, event.version)
         assert loaded is not None
+        if recorded:
+            # What was read may still be on the master alone (an append whose wait for the
+            # replicas failed, or is under way): kept or answered (a retried key, a replay)
+            # only once the replicas the store waits for have it. A copy holding events a
+            # failover then lost would answer GetShuffle without the deals written in their
+            # place, and deal on from the wrong position (its version still matches).
+            self._store.wait_for_replicas(shuffle_stream(shuffle_id))
         self._cache.put(shuffle_id, loaded)
         return loaded
 
@@ -272,13 +279,7 @@ class DealerApplication:
                 return None
             raise
         if not events:
-            if unread:
-                return None
-            # Answered from the stream as read (a retried key, a closed shuffle): what was
-            # read may still be on the master alone (an attempt whose wait for the replicas
-            # failed), so it is acknowledged only once they have it, as an append is.
-            self._store.wait_for_replicas(shuffle_stream(shuffle_id))
-            return loaded
+            return None if unread else loaded
         # `decide` may have derived the sequence and cached it with this state.
         current = self._cache.get(shuffle_id)
         if current is not None and current.state.version == loaded.state.version:
@@ -343,7 +344,6 @@ class DealerApplication:
                         existing = None
                     if existing is not None:
                         core.check_same_creation(existing.state, deck, test_order)
-                        self._store.wait_for_replicas(shuffle_stream(shuffle_id))
                         return existing
                 seed = self._new_seed()
                 # The base order and its salted positions depend on the seed alone, so their
