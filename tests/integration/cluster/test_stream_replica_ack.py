@@ -145,7 +145,8 @@ def on_master(
 
 
 @pytest.fixture
-def dealer(cluster: LocalRedisCluster, tmp_path: Path) -> Iterator[ServiceProcess]:
+def dealers(cluster: LocalRedisCluster, tmp_path: Path) -> Iterator[list[ServiceProcess]]:
+    """Two dealer replicas (one dealer key) on the cluster, each waiting for one replica."""
     env = {
         "CROUPIER_AUTH_KEY": KEY,
         "REDIS_CLUSTER_NODES": cluster.seed_nodes,
@@ -153,9 +154,17 @@ def dealer(cluster: LocalRedisCluster, tmp_path: Path) -> Iterator[ServiceProces
         "CROUPIER_DEALER_WAIT_REPLICAS": "1",
         "CROUPIER_DEALER_WAIT_REPLICAS_MS": "300",
     }
-    process = ServiceProcess("dealer", env, tmp_path / "dealer.log").start()
-    yield process
-    process.kill()
+    processes = [
+        ServiceProcess("dealer", env, tmp_path / f"dealer-{n}.log").start() for n in range(2)
+    ]
+    yield processes
+    for process in processes:
+        process.kill()
+
+
+@pytest.fixture
+def dealer(dealers: list[ServiceProcess]) -> ServiceProcess:
+    return dealers[0]
 
 
 def dealer_stub(process: ServiceProcess) -> tuple[grpc.Channel, dealer_pb2_grpc.DealerServiceStub]:
@@ -310,6 +319,39 @@ def test_no_deal_is_acknowledged_while_no_replica_has_it(
         assert recorded == list(answers[-1].cards)
     finally:
         channel.close()
+
+
+def test_a_deal_retried_on_another_dealer_replica_waits_for_the_replica_too(
+    cluster: LocalRedisCluster, dealers: list[ServiceProcess]
+) -> None:
+    """The second replica finds the deal in the stream (it never cached the shuffle) and
+    answers from what it read: that is acknowledged only once a replica has it as well."""
+    (channel, first), (other, second) = dealer_stub(dealers[0]), dealer_stub(dealers[1])
+    try:
+        master = cluster.master_of(stream_key("shuffle", "probe"))
+        (shuffle_id,) = on_master(cluster, master, "shuffle", 1)
+        ready(first, shuffle_id)
+        request = deal("lag", shuffle_id)
+        with replica_stopped(cluster, master) as replica:
+            for stub in (first, second):
+                with pytest.raises(grpc.RpcError) as info:
+                    stub.Deal(request, timeout=10)
+                assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+                assert NOT_CONFIRMED in (info.value.details() or "")
+            master.kill()
+        elect(cluster, master, replica)
+        answers: list[dealer_pb2.DealResponse] = []
+        wait_until(
+            lambda: answered(lambda: answers.append(second.Deal(request, timeout=10))),
+            60,
+            "the deal retried with its key",
+            last_refusal,
+        )
+        assert dealt_keys(cluster, [shuffle_id]) == ["lag"]
+        assert first.Deal(request, timeout=10).cards == answers[-1].cards
+    finally:
+        channel.close()
+        other.close()
 
 
 # -- the table's stream -------------------------------------------------------------------
