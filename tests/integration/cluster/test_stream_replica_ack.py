@@ -470,11 +470,16 @@ def test_no_table_act_is_acknowledged_while_no_replica_has_it(waiting: ClusterPl
     stub = stubs[view.to_act]
     action, amount, cards = passive_action(view_of(stub, table_id))
     key = f"{table_id}-lag"
+    # A second table instance: it loads the table from the stream, finds the act's key
+    # there and answers the retry from it; that waits for the replica too.
+    player = ("alice" if view.to_act == 0 else "bob") + f"-{table_id}"
+    other = platform.table(player, port=waiting.start_table())
     with replica_stopped(cluster, master) as replica:
-        with pytest.raises(grpc.RpcError) as info:
-            act(stub, table_id, view.hand_number, action, amount, cards, key=key)
-        assert info.value.code() is grpc.StatusCode.UNAVAILABLE
-        assert NOT_CONFIRMED in (info.value.details() or "")
+        for instance in (stub, other):
+            with pytest.raises(grpc.RpcError) as info:
+                act(instance, table_id, view.hand_number, action, amount, cards, key=key)
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+            assert NOT_CONFIRMED in (info.value.details() or "")
         master.kill()
     elect(cluster, master, replica)
     answers: list[table_pb2.ActResponse] = []
