@@ -28,7 +28,7 @@ import redis
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.cluster import RedisCluster
-from redis.exceptions import MovedError
+from redis.exceptions import MovedError, SlotNotCoveredError
 
 from services.shared.errors import Unavailable
 from services.shared.settings import SettingsError, env_int
@@ -182,7 +182,12 @@ async def wait_async(
 async def _exchange_async(
     client: AsyncRedisCluster, marker: str, ack: ReplicaAck, what: str
 ) -> list[Any]:
-    node = client.get_node_from_key(marker)
+    # A client whose first command this is has no slot map yet (a no-op once it has one).
+    await client.initialize()
+    try:
+        node = client.get_node_from_key(marker)
+    except SlotNotCoveredError:
+        node = None
     if node is None:
         raise Unavailable(
             f"{what} not confirmed: no master known for its slot (the cluster is failing"
