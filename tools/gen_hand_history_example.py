@@ -41,14 +41,14 @@ def build() -> tuple[str, str]:
     order = [str(c) for c in derive_order(SEED, SHUFFLE_ID, REVEALED, 0, standard_deck())]
     n = len(PLAYERS)
     hole, rest = order[: 2 * n], order[2 * n :]
-    steps = [{"deal": hole, "purpose": "hole", "recipient": ""}]
+    steps = [{"deal": hole, "purpose": "hole", "recipient": "", "positioned": True}]
     board: list[list[str]] = []
     for size in (3, 1, 1):
         burn, rest = rest[0], rest[1:]
         cards, rest = rest[:size], rest[size:]
         steps += [
-            {"deal": [burn], "purpose": "burn", "recipient": ""},
-            {"deal": cards, "purpose": "board", "recipient": ""},
+            {"deal": [burn], "purpose": "burn", "recipient": "", "positioned": True},
+            {"deal": cards, "purpose": "board", "recipient": "", "positioned": True},
         ]
         board.append(cards)
     contributors = [*REVEALED, Contribution(*WITHHELD)]

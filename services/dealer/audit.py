@@ -60,6 +60,17 @@ def unusual(record: HandHistoryRecord) -> list[str]:
                     f"step {number}: a reshuffle nobody needed ({remaining} cards remained "
                     f"for a draw of {note.needed})"
                 )
+    unplaced = [
+        number
+        for number, (step, note) in enumerate(zip(record.steps, notes, strict=True))
+        if isinstance(step, Dealt) and note is not None and not note.positioned
+    ]
+    if unplaced:
+        found.append(
+            f"{len(unplaced)} deal(s) did not name their place in the shuffle (steps "
+            f"{', '.join(map(str, unplaced))}): a repeat of such a request under a new key is "
+            "dealt the next cards, so these could have been dealt more than once"
+        )
     if reshuffles > MAX_RESHUFFLES:
         found.append(f"{reshuffles} reshuffles (the dealer allows {MAX_RESHUFFLES})")
     return found

@@ -12,7 +12,7 @@ Format "croupier-hand-history/1" (docs/dealer.md has the full description):
       "commitments": [{"contributor": "alice", "commitment": "<hex>", "revealed": true}],
       "positions_root": "<64 hex>",  # only with per-position commitments (section 2.10)
       "steps": [
-        {"deal": ["As", "Kd"], "purpose": "hole", "recipient": "seat-1"},
+        {"deal": ["As", "Kd"], "purpose": "hole", "recipient": "seat-1", "positioned": true},
         {"reshuffle": ["Kd"], "nonce": 1, "size": 40, "needed": 3}
       ]
     }
@@ -56,6 +56,9 @@ class StepNote:
     nonce: int = 0  # reshuffles: the segment it started, its size and the draw's need
     size: int = 0
     needed: int = 0
+    # deals: the request named its position in the shuffle, so the dealer would have answered
+    # a repeat of it (under any key) with these same cards
+    positioned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +142,12 @@ def _note(data: Any) -> StepNote:
         return value if isinstance(value, str) else ""
 
     return StepNote(
-        word("purpose"), word("recipient"), number("nonce"), number("size"), number("needed")
+        word("purpose"),
+        word("recipient"),
+        number("nonce"),
+        number("size"),
+        number("needed"),
+        data.get("positioned") is True,
     )
 
 
@@ -315,6 +323,7 @@ def hand_history_json(history: dealer_pb2.HandHistory) -> dict[str, Any]:
                     "purpose": _PURPOSES.get(step.deal.purpose, "unspecified"),
                     "recipient": step.deal.recipient,
                 }
+                | ({"positioned": True} if step.deal.positioned else {})
             )
         else:
             r = step.reshuffle

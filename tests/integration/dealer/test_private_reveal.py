@@ -50,8 +50,9 @@ def test_only_the_table_and_auditors_read_a_closed_shuffles_seed_and_cards(
     table.RevealEntropy(
         dealer_pb2.RevealEntropyRequest(shuffle_id=sid, contributor="alice", entropy=entropy)
     )
-    table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=6, purpose=HOLE))
-    table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=3, purpose=BOARD, burn=1))
+    # (each deal names its place in the shuffle, as the table does: --strict wants it)
+    table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=6, purpose=HOLE, position=0))
+    table.Deal(dealer_pb2.DealRequest(shuffle_id=sid, count=3, purpose=BOARD, burn=1, position=6))
     closed = table.Close(dealer_pb2.CloseRequest(shuffle_id=sid, reason="hand ended")).shuffle
     assert closed.revealed_seed and len(closed.steps) == 3
 

@@ -176,6 +176,7 @@ def test_what_a_fair_deal_would_not_contain_is_a_warning_and_fails_strict(tmp_pa
     dealt = iter(reference.order(key, reference.standard_cards()))
     for step in doc["steps"][1:]:
         step["deal"] = [next(dealt) for _ in step["deal"]]
+    del doc["steps"][2]["positioned"]  # a deal that did not name its place in the shuffle
     path = tmp_path / "hand.json"
     path.write_text(json.dumps(doc))
     code, output = invoke(str(path))
@@ -183,6 +184,7 @@ def test_what_a_fair_deal_would_not_contain_is_a_warning_and_fails_strict(tmp_pa
     assert "WARNING: no player entropy" in output
     assert "WARNING: step 0: a reshuffle before any card was dealt" in output
     assert "WARNING: step 0: a reshuffle that returned no cards" in output
+    assert "WARNING: 1 deal(s) did not name their place in the shuffle (steps 2)" in output
     assert invoke(str(path), "--strict")[0] == 1
 
 
