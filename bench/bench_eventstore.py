@@ -28,6 +28,7 @@ from services.shared.eventstore import (
     stream_key,
 )
 from services.shared.redis_embedded import EmbeddedRedis, ServerBinary, find_server_binary
+from services.shared.replica_ack import NO_WAIT, ReplicaAck
 
 EVENT = StringValue(value="seat 3 raises to 120")  # a small event, like most table events
 
@@ -69,14 +70,20 @@ def _appends(store: EventStore, n: int) -> tuple[list[float], float]:
 
 
 def _threaded_appends(
-    url: str, threads: int, per_thread: int, durability: Durability = "everysec"
+    url: str,
+    threads: int,
+    per_thread: int,
+    durability: Durability = "everysec",
+    replica_ack: ReplicaAck = NO_WAIT,
 ) -> tuple[list[float], float]:
     latencies: list[float] = []
     lock = threading.Lock()
     barrier = threading.Barrier(threads + 1)
 
     def work() -> None:
-        store = RedisEventStore(redis.Redis.from_url(url), _registry(), durability=durability)
+        store = RedisEventStore(
+            redis.Redis.from_url(url), _registry(), durability=durability, replica_ack=replica_ack
+        )
         barrier.wait()
         mine, _ = _appends(store, per_thread)
         with lock:

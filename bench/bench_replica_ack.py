@@ -9,7 +9,6 @@ streams. Each row: name, impl, wait, ops, ops_per_s, p50_ms, p99_ms (per append)
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 import uuid
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import redis
 import redis.asyncio as aioredis
 
-from bench.bench_eventstore import EVENT, _registry, _row, _timed
+from bench.bench_eventstore import EVENT, _registry, _row, _threaded_appends, _timed
 from services.shared.eventstore import RedisEventStore, stream_key
 from services.shared.eventstore.aio_redis_store import AsyncRedisEventStore
 from services.shared.redis_embedded import EmbeddedRedis, find_server_binary
@@ -59,29 +58,6 @@ def _aio_appends(url: str, ack: ReplicaAck, n: int) -> tuple[list[float], float]
     return asyncio.run(appends())
 
 
-def _threaded(
-    url: str, ack: ReplicaAck, threads: int, per_thread: int
-) -> tuple[list[float], float]:
-    latencies: list[float] = []
-    lock = threading.Lock()
-    barrier = threading.Barrier(threads + 1)
-
-    def work() -> None:
-        barrier.wait()
-        mine, _ = _sync_appends(url, ack, per_thread)
-        with lock:
-            latencies.extend(mine)
-
-    workers = [threading.Thread(target=work) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    barrier.wait()
-    started = time.perf_counter()
-    for worker in workers:
-        worker.join()
-    return latencies, time.perf_counter() - started
-
-
 def _replica_in_sync(replica: EmbeddedRedis, timeout_s: float = 20.0) -> None:
     client = redis.Redis(host=replica.host, port=replica.port)
     deadline = time.monotonic() + timeout_s
@@ -111,7 +87,11 @@ def run(quick: bool) -> list[dict[str, Any]]:
             for name, impl, measured in (
                 ("append 1 event", "sync store", _sync_appends(master.url, ack, n)),
                 ("append 1 event", "asyncio store", _aio_appends(master.url, ack, n)),
-                ("append 1 event, 8 threads", "sync store", _threaded(master.url, ack, 8, n // 8)),
+                (
+                    "append 1 event, 8 threads",
+                    "sync store",
+                    _threaded_appends(master.url, 8, n // 8, replica_ack=ack),
+                ),
             ):
                 row = _row(name, impl, label, *measured)
                 rows.append({**row, "wait": _label(ack)})

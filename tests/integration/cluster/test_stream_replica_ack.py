@@ -288,35 +288,49 @@ def test_a_dealer_master_killed_inside_the_replication_lag_loses_no_acknowledged
     assert not refused, refused[:3]
 
 
+def deal_through_a_lost_master(
+    cluster: LocalRedisCluster,
+    refused_by: list[dealer_pb2_grpc.DealerServiceStub],
+    retried_by: dealer_pb2_grpc.DealerServiceStub,
+) -> tuple[str, dealer_pb2.DealResponse]:
+    """A Deal sent (to each of `refused_by`) while its master's replica is cut off is
+    UNAVAILABLE ("not confirmed by 1 replica"); the master dies, the replica is elected, and
+    the Deal retried with its key (to `retried_by`) is dealt once. Returns the shuffle and
+    the retry's answer."""
+    master = cluster.master_of(stream_key("shuffle", "probe"))
+    (shuffle_id,) = on_master(cluster, master, "shuffle", 1)
+    ready(refused_by[0], shuffle_id)
+    request = deal("lag", shuffle_id)
+    with replica_stopped(cluster, master) as replica:
+        for stub in refused_by:
+            with pytest.raises(grpc.RpcError) as info:
+                stub.Deal(request, timeout=10)
+            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
+            assert NOT_CONFIRMED in (info.value.details() or "")
+        master.kill()
+    elect(cluster, master, replica)
+    answers: list[dealer_pb2.DealResponse] = []
+    wait_until(
+        lambda: answered(lambda: answers.append(retried_by.Deal(request, timeout=10))),
+        60,
+        "the deal retried with its key",
+        last_refusal,
+    )
+    assert dealt_keys(cluster, [shuffle_id]) == ["lag"]
+    return shuffle_id, answers[-1]
+
+
 def test_no_deal_is_acknowledged_while_no_replica_has_it(
     cluster: LocalRedisCluster, dealer: ServiceProcess
 ) -> None:
     channel, stub = dealer_stub(dealer)
     try:
-        master = cluster.master_of(stream_key("shuffle", "probe"))
-        (shuffle_id,) = on_master(cluster, master, "shuffle", 1)
-        ready(stub, shuffle_id)
-        request = deal("lag", shuffle_id)
-        with replica_stopped(cluster, master) as replica:
-            with pytest.raises(grpc.RpcError) as info:
-                stub.Deal(request, timeout=10)
-            assert info.value.code() is grpc.StatusCode.UNAVAILABLE
-            assert NOT_CONFIRMED in (info.value.details() or "")
-            master.kill()
-        elect(cluster, master, replica)
-        answers: list[dealer_pb2.DealResponse] = []
-        wait_until(
-            lambda: answered(lambda: answers.append(stub.Deal(request, timeout=10))),
-            60,
-            "the deal retried with its key",
-            last_refusal,
-        )
-        assert dealt_keys(cluster, [shuffle_id]) == ["lag"]
+        shuffle_id, answer = deal_through_a_lost_master(cluster, [stub], stub)
         # The record a table reads back (once closed) holds the cards the retry answered.
         stub.Close(dealer_pb2.CloseRequest(shuffle_id=shuffle_id), timeout=10)
         shuffle = stub.GetShuffle(dealer_pb2.GetShuffleRequest(shuffle_id=shuffle_id)).shuffle
         recorded = [c for step in shuffle.steps if step.HasField("deal") for c in step.deal.cards]
-        assert recorded == list(answers[-1].cards)
+        assert recorded == list(answer.cards)
     finally:
         channel.close()
 
@@ -328,27 +342,8 @@ def test_a_deal_retried_on_another_dealer_replica_waits_for_the_replica_too(
     answers from what it read: that is acknowledged only once a replica has it as well."""
     (channel, first), (other, second) = dealer_stub(dealers[0]), dealer_stub(dealers[1])
     try:
-        master = cluster.master_of(stream_key("shuffle", "probe"))
-        (shuffle_id,) = on_master(cluster, master, "shuffle", 1)
-        ready(first, shuffle_id)
-        request = deal("lag", shuffle_id)
-        with replica_stopped(cluster, master) as replica:
-            for stub in (first, second):
-                with pytest.raises(grpc.RpcError) as info:
-                    stub.Deal(request, timeout=10)
-                assert info.value.code() is grpc.StatusCode.UNAVAILABLE
-                assert NOT_CONFIRMED in (info.value.details() or "")
-            master.kill()
-        elect(cluster, master, replica)
-        answers: list[dealer_pb2.DealResponse] = []
-        wait_until(
-            lambda: answered(lambda: answers.append(second.Deal(request, timeout=10))),
-            60,
-            "the deal retried with its key",
-            last_refusal,
-        )
-        assert dealt_keys(cluster, [shuffle_id]) == ["lag"]
-        assert first.Deal(request, timeout=10).cards == answers[-1].cards
+        shuffle_id, answer = deal_through_a_lost_master(cluster, [first, second], second)
+        assert first.Deal(deal("lag", shuffle_id), timeout=10).cards == answer.cards
     finally:
         channel.close()
         other.close()
