@@ -37,7 +37,9 @@ from services.scheduling.deadlines import Deadline
 from services.scheduling.resend_index import BOT_TURNS_KEY, SEAT_BOTS_KEY, RedisResendIndex
 from services.scheduling.seat_request import BotSeatRequest
 from services.scheduling.swept_writer import SweptWriter
+from services.shared import replica_ack
 from services.shared.auth import Principal, Role
+from services.shared.errors import Unavailable
 from services.shared.eventstore import EventRegistry, RedisEventStore, stream_key
 from services.shared.eventstore.aio_redis_store import AsyncRedisEventStore
 from services.shared.redis_embedded import EmbeddedRedis
@@ -97,6 +99,18 @@ def exercise_aio_event_store(client: RedisCluster) -> None:
     # the contract suite runs it on this kind of cluster ("redis-aio-cluster").
     assert AsyncRedisEventStore.append.__module__ == "services.shared.eventstore.aio_redis_store"
     exercise_event_store(client)
+
+
+def exercise_replica_ack(client: RedisCluster) -> None:
+    stream = stream_key("table", uuid.uuid4().hex)
+    tag = stream[: stream.index("}") + 1]
+    marker = replica_ack.marker_key(tag)
+    _one_slot(stream, marker)
+    # A one-node cluster has no replica: the marker goes to the stream's master (in its slot)
+    # and WAIT, pipelined after it on that node's connection, counts none.
+    with pytest.raises(Unavailable, match="not confirmed by 1 replica"):
+        replica_ack.wait(client, tag, replica_ack.ReplicaAck(1, 1), "an append")
+    assert client.exists(marker) == 1
 
 
 def exercise_deadline_index(client: RedisCluster) -> None:
@@ -258,6 +272,7 @@ EXERCISES: dict[str, Callable[[RedisCluster], None]] = {
     "services/workers/bot_host": exercise_hosted_bots,
     "services/workers/seat_give_ups": exercise_seat_give_ups,
     "services/workers/sweeper_lease": exercise_sweeper_lease,
+    "services/shared/replica_ack": exercise_replica_ack,
 }
 
 
