@@ -14,9 +14,14 @@ import time
 from collections.abc import Iterator
 
 import pytest
+import redis
 
 from services.bots.betting import call_or_check
 from services.bots.view import BotAction, BotView, Kind
+from services.games.poker import events as ev
+from services.shared.eventstore import RedisEventStore
+from services.table import codec
+from services.table.application import table_stream
 
 from .soak import VARIANTS, SoakReport, SoakStack, SoakTable, soak_stack
 
@@ -24,6 +29,7 @@ pytestmark = pytest.mark.integration
 
 HANDS_ENV = "CROUPIER_SOAK_HANDS"
 DEFAULT_HANDS = 20  # per variant in `make test`; `make soak` plays thousands
+RESHUFFLE_HANDS = 8  # seven-handed draw hands, each likely to need its discards reshuffled
 
 
 VARIANTS_ENV = "CROUPIER_SOAK_VARIANTS"  # e.g. "nlhe,six-card": `make soak` splits them
@@ -75,6 +81,27 @@ def test_bots_play_every_variant_through_the_real_services_with_every_action_acc
     assert {r.variant for r in reports} == set(variants)
     assert sum(r.showdowns_ranked for r in reports) > 0  # the evaluator service ranked hands
     assert ledger_problems == []
+
+
+def test_a_seven_handed_draw_table_reshuffles_its_discards_at_the_real_dealer(
+    stack: SoakStack,
+) -> None:
+    # Seven players of Six-Card Open Draw hold 42 cards before the draw: the stub cannot cover
+    # their draws, so the discards are reshuffled (each Reshuffle named by its place in the
+    # shuffle) and every hand's cards still equal the dealer's verified record.
+    table = SoakTable(stack, "six-card", RESHUFFLE_HANDS, seats=7)
+    report = table.run()
+    assert report.refusals == [], report.refusals
+    assert report.problems == [], report.problems
+    assert report.hands >= RESHUFFLE_HANDS
+    client = redis.Redis.from_url(stack.redis_url)
+    try:
+        records = RedisEventStore(client, codec.registry()).read(table_stream(table.table_id))
+        events = [codec.from_message(r.message) for r in records]
+    finally:
+        client.close()
+    reshuffled = [e for e in events if isinstance(e, ev.DiscardsReshuffled)]
+    assert reshuffled, f"no reshuffle in {report.hands} seven-handed hands"
 
 
 def _print_summary(reports: list[SoakReport], seconds: float) -> None:
