@@ -82,6 +82,8 @@ class Tables:
                 self.on_unfinished(table_id)
         else:
             newer = self.store.read(stream, cached.version + 1)
+            if newer:
+                self.store.wait_for_replicas(stream)  # (as a cold load does: cold_load)
             table = fold_recorded(table_id, newer, cached, self.catalog) if newer else cached
         self.remember(table)
         return table
@@ -93,10 +95,18 @@ class Tables:
         start = self.snapshots.load(table_id)
         if start is not None:
             newer = self.store.read(stream, start.version + 1)
+            if newer:
+                self.store.wait_for_replicas(stream)
             return fold_recorded(table_id, newer, start, self.catalog) if newer else start
         recorded = self.store.read(stream)
         if not recorded:
             raise errors.NotFound(f"table {table_id} does not exist")
+        # What was read may still be on the master alone (another instance's append whose
+        # wait for the replicas failed, or is under way): a table is decided on, cached and
+        # answered from only once the replicas the store waits for have it, or a failover
+        # that lost those events would leave this instance holding a table the stream no
+        # longer has (its next deal would name a place the dealer never dealt).
+        self.store.wait_for_replicas(stream)
         return fold_recorded(table_id, recorded, catalog=self.catalog)
 
     def current(self, table_id: str) -> Table:
