@@ -48,6 +48,7 @@ from services.shared.eventstore import EventRegistry, InMemoryEventStore
 from services.shuffles import positions
 from services.shuffles.decks import DeckSpec
 from services.shuffles.derivation import Contribution, derive_order, entropy_commitment
+from services.shuffles.wire import PURPOSE_NAMES
 from services.table import card_proofs
 from services.table.adapters import reveal_json
 
@@ -135,7 +136,7 @@ def card_proof_with(mods: dict[str, ModuleType], reveal: str, seen: frozenset[st
             continue
         public = purpose in card_proofs.PUBLIC_PURPOSES
         if public or (opening.card in seen and dealt[opening.card] == 1):
-            chosen.append((opening, card_proofs._PURPOSE_NAMES.get(purpose, "")))
+            chosen.append((opening, PURPOSE_NAMES.get(purpose, "")))
     proof = mods["proof"].card_proof_json(
         info.shuffle_id,
         deck,

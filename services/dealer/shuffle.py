@@ -347,10 +347,7 @@ def _dealt_before(history: Sequence[History]) -> list[int]:
 
 
 def _deal_text(count: int, purpose: int, burn: int) -> str:
-    names = {
-        int(v): n.removeprefix("DEAL_PURPOSE_").lower() for n, v in dealer_pb2.DealPurpose.items()
-    }
-    text = f"{count} {names.get(purpose, str(purpose))} card(s)"
+    text = f"{count} {wire.PURPOSE_NAMES.get(purpose, str(purpose))} card(s)"
     return f"{text} after a burn of {burn}" if burn else text
 
 

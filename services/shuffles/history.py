@@ -36,6 +36,7 @@ from google.protobuf import json_format
 
 from croupier.dealer.v1 import dealer_pb2
 from services.games.cards import InvalidCardError, parse_cards
+from services.shuffles import wire
 from services.shuffles.decks import DECK_KINDS, DeckSpec, DeckSpecError
 from services.shuffles.derivation import Contribution, DerivationError, check_shuffle_id
 from services.shuffles.verification import Dealt, Reshuffled, Step, VerificationResult, verify
@@ -299,12 +300,6 @@ def _shuffle_info(data: dict[str, Any]) -> dealer_pb2.ShuffleInfo:
         raise HandHistoryError(f"not a ShuffleInfo: {exc}") from exc
 
 
-_PURPOSES = {
-    value: name.removeprefix("DEAL_PURPOSE_").lower()
-    for name, value in dealer_pb2.DealPurpose.items()
-}
-
-
 def _deck_json(deck: dealer_pb2.DeckSpec) -> dict[str, Any]:
     if deck.kind == dealer_pb2.DECK_KIND_STANDARD:
         return {"kind": "standard", "copies": deck.copies or 1}
@@ -320,7 +315,7 @@ def hand_history_json(history: dealer_pb2.HandHistory) -> dict[str, Any]:
             steps.append(
                 {
                     "deal": list(step.deal.cards),
-                    "purpose": _PURPOSES.get(step.deal.purpose, "unspecified"),
+                    "purpose": wire.PURPOSE_NAMES.get(step.deal.purpose, "unspecified"),
                     "recipient": step.deal.recipient,
                 }
                 | ({"positioned": True} if step.deal.positioned else {})

@@ -21,6 +21,11 @@ _KIND_NAMES = {
     dealer_pb2.DECK_KIND_MULTISET: "multiset",
 }
 _KIND_VALUES = {name: value for value, name in _KIND_NAMES.items()}
+# A deal's purpose as the hand-history format, card proofs and messages name it ("hole").
+PURPOSE_NAMES: dict[int, str] = {
+    int(value): name.removeprefix("DEAL_PURPOSE_").lower()
+    for name, value in dealer_pb2.DealPurpose.items()
+}
 
 
 def cards_from_wire(cards: Iterable[str], what: str) -> tuple[Card, ...]:

@@ -38,10 +38,6 @@ PUBLIC_PURPOSES = frozenset(
     (dealer_pb2.DEAL_PURPOSE_BOARD, dealer_pb2.DEAL_PURPOSE_UP, dealer_pb2.DEAL_PURPOSE_SPIT)
 )
 _CARD_FIELD = re.compile(r"\bCard\b")
-_PURPOSE_NAMES: dict[int, str] = {
-    int(value): name.removeprefix("DEAL_PURPOSE_").lower()
-    for name, value in dealer_pb2.DealPurpose.items()
-}
 
 
 def _annotated_fields(event: object) -> Iterable[tuple[str, str]]:
@@ -146,7 +142,7 @@ def card_proof(reveal_json: str, seen: frozenset[str]) -> str:
             continue  # never shown to anyone
         public = purpose in PUBLIC_PURPOSES
         if public or (opening.card in seen and opened.dealt[opening.card] == 1):
-            chosen.append((opening, _PURPOSE_NAMES.get(purpose, "")))
+            chosen.append((opening, wire.PURPOSE_NAMES.get(purpose, "")))
     info = opened.info
     proof = card_proof_json(
         info.shuffle_id,
