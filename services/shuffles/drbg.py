@@ -10,7 +10,6 @@ consume bytes the same way to reproduce a deck (docs/dealer.md).
 from __future__ import annotations
 
 import hashlib
-import hmac
 
 OUTLEN = 32  # bytes per HMAC-SHA256 output and per Generate call of the stream
 
@@ -20,14 +19,21 @@ _IPAD = bytes(x ^ 0x36 for x in range(256))  # bytes.translate tables: XOR with 
 _OPAD = bytes(x ^ 0x5C for x in range(256))
 
 
-def _hmac(key: bytes, data: bytes) -> bytes:
-    """HMAC-SHA256 (RFC 2104: H(K ^ opad || H(K ^ ipad || m))), written out for the DRBG's
-    32-byte keys and short messages, where it costs about half of `hmac.digest`'s one-shot."""
+def hmac_pads(key: bytes) -> tuple[bytes, bytes]:
+    """HMAC-SHA256's two key blocks, K ^ ipad and K ^ opad (RFC 2104; a key longer than a
+    block is hashed first): HMAC(K, m) = H(K ^ opad || H(K ^ ipad || m)). A caller hashing
+    many messages under one key starts each hash from these."""
     if len(key) > _BLOCK:
-        return hmac.digest(key, data, hashlib.sha256)
+        key = hashlib.sha256(key).digest()
     padded = key.ljust(_BLOCK, b"\x00")
-    inner = hashlib.sha256(padded.translate(_IPAD) + data).digest()
-    return hashlib.sha256(padded.translate(_OPAD) + inner).digest()
+    return padded.translate(_IPAD), padded.translate(_OPAD)
+
+
+def _hmac(key: bytes, data: bytes) -> bytes:
+    """HMAC-SHA256 written out from `hmac_pads`: for the DRBG's 32-byte keys and short
+    messages it costs about half of `hmac.digest`'s one-shot."""
+    ipad, opad = hmac_pads(key)
+    return hashlib.sha256(opad + hashlib.sha256(ipad + data).digest()).digest()
 
 
 class HmacDrbg:

@@ -56,7 +56,7 @@ from services.shuffles.derivation import (
     text,
     u32,
 )
-from services.shuffles.drbg import DrbgStream
+from services.shuffles.drbg import DrbgStream, hmac_pads
 from services.shuffles.sampling import shuffled
 
 BASE_KEY_TAG = "croupier/dealer/v2/base-key"
@@ -104,6 +104,13 @@ def base_order(seed: bytes, shuffle_id: str, nonce: int, cards: Iterable[Card]) 
     known = _SEGMENTS.get(_memo_key(seed, shuffle_id, nonce, canonical))
     if known is not None:
         return known.base
+    return _derived_base(seed, shuffle_id, nonce, canonical)
+
+
+def _derived_base(
+    seed: bytes, shuffle_id: str, nonce: int, canonical: Sequence[Card]
+) -> tuple[Card, ...]:
+    """The base order derived (no memo): the canonical order shuffled by the base key."""
     return tuple(shuffled(canonical, DrbgStream(base_key(seed, shuffle_id, nonce)).read))
 
 
@@ -119,12 +126,6 @@ def salt(seed: bytes, shuffle_id: str, nonce: int, base_position: int) -> bytes:
     return hmac.digest(seed, message, hashlib.sha256)
 
 
-_BLOCK = 64  # SHA-256's block size, HMAC's B (RFC 2104)
-# bytes.translate tables that XOR every byte with HMAC's ipad and opad constants
-_IPAD = bytes(x ^ 0x36 for x in range(256))
-_OPAD = bytes(x ^ 0x5C for x in range(256))
-
-
 def salts(seed: bytes, shuffle_id: str, nonce: int, size: int) -> tuple[bytes, ...]:
     """`salt(seed, shuffle_id, nonce, b)` for b in 0 .. size-1, in one pass.
 
@@ -134,11 +135,10 @@ def salts(seed: bytes, shuffle_id: str, nonce: int, size: int) -> tuple[bytes, .
     """
     check_shuffle_id(shuffle_id)
     _check_nonce(nonce)
-    key = hashlib.sha256(seed).digest() if len(seed) > _BLOCK else seed
-    key = key.ljust(_BLOCK, b"\x00")
-    inner = hashlib.sha256(key.translate(_IPAD))
+    ipad, opad = hmac_pads(seed)
+    inner = hashlib.sha256(ipad)
     inner.update(text(SALT_TAG) + text(shuffle_id) + u32(nonce))
-    outer = hashlib.sha256(key.translate(_OPAD))
+    outer = hashlib.sha256(opad)
     out = []
     for position in _U32[:size] if size <= MAX_CARDS else tuple(map(u32, range(size))):
         h = inner.copy()
@@ -365,12 +365,7 @@ def seeded_segment(seed: bytes, shuffle_id: str, nonce: int, cards: Iterable[Car
     known = _SEGMENTS.get(key)
     if known is not None:
         return known
-    derived = segment(
-        seed,
-        shuffle_id,
-        nonce,
-        tuple(shuffled(canonical, DrbgStream(base_key(seed, shuffle_id, nonce)).read)),
-    )
+    derived = segment(seed, shuffle_id, nonce, _derived_base(seed, shuffle_id, nonce, canonical))
     _SEGMENTS.put(key, derived)
     return derived
 
