@@ -152,7 +152,7 @@ class AioEffects:
         newer = await self.store.read(table_stream(table_id), cached.version + 1)
         if not newer:
             return cached
-        await self.store.wait_for_replicas(table_stream(table_id))  # (Tables.cold_load)
+        await self.store.wait_for_replicas(table_stream(table_id))  # (Tables._read)
         table = fold_recorded(table_id, newer, cached, tables.catalog)
         tables.remember(table)
         return table

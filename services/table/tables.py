@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from google.protobuf.message import Message
 
 from services.shared import errors
-from services.shared.eventstore import EventStore
+from services.shared.eventstore import EventStore, RecordedEvent
 from services.table.attention import AttentionSet
 from services.table.folding import fold_events, fold_recorded, table_stream
 from services.table.games.catalog import Catalog
@@ -81,9 +81,7 @@ class Tables:
                 # in the background, without waiting for anyone's command.
                 self.on_unfinished(table_id)
         else:
-            newer = self.store.read(stream, cached.version + 1)
-            if newer:
-                self.store.wait_for_replicas(stream)  # (as a cold load does: cold_load)
+            newer = self._read(stream, cached.version + 1)
             table = fold_recorded(table_id, newer, cached, self.catalog) if newer else cached
         self.remember(table)
         return table
@@ -94,20 +92,24 @@ class Tables:
         stream = table_stream(table_id)
         start = self.snapshots.load(table_id)
         if start is not None:
-            newer = self.store.read(stream, start.version + 1)
-            if newer:
-                self.store.wait_for_replicas(stream)
+            newer = self._read(stream, start.version + 1)
             return fold_recorded(table_id, newer, start, self.catalog) if newer else start
-        recorded = self.store.read(stream)
+        recorded = self._read(stream)
         if not recorded:
             raise errors.NotFound(f"table {table_id} does not exist")
-        # What was read may still be on the master alone (another instance's append whose
-        # wait for the replicas failed, or is under way): a table is decided on, cached and
-        # answered from only once the replicas the store waits for have it, or a failover
-        # that lost those events would leave this instance holding a table the stream no
-        # longer has (its next deal would name a place the dealer never dealt).
-        self.store.wait_for_replicas(stream)
         return fold_recorded(table_id, recorded, catalog=self.catalog)
+
+    def _read(self, stream: str, from_version: int = 1) -> list[RecordedEvent]:
+        """The stream's events from `from_version`, once the replicas the store waits for
+        have them. What is read may still be on the master alone (another instance's append
+        whose wait for the replicas failed, or is under way): a table is decided on, cached
+        and answered from only once they have it, or a failover that lost those events would
+        leave this instance holding a table the stream no longer has (its next deal would
+        name a place the dealer never dealt). Nothing read, nothing to wait for."""
+        events = self.store.read(stream, from_version)
+        if events:
+            self.store.wait_for_replicas(stream)
+        return events
 
     def current(self, table_id: str) -> Table:
         """The cached table (possibly behind another instance's writes), else a fresh load."""
