@@ -29,7 +29,13 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from croupier.table.v1 import events_pb2, table_pb2
-from services.sdk.errors import AlreadyExists, CroupierError, FailedPrecondition, NotFound
+from services.sdk.errors import (
+    AlreadyExists,
+    CroupierError,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+)
 from services.sdk.table import WatchItem
 
 ENTROPY_TAG = "croupier/dealer/v1/entropy"
@@ -168,10 +174,14 @@ class EntropyContributor:
                 self._by_shuffle[shuffle_id] = mine
                 while len(self._by_shuffle) > self._remembered:
                     self._by_shuffle.popitem(last=False)
-            # (the same entropy on a second try: the first may have arrived)
+            # An ALREADY_EXISTS answer is this commitment when it may have been sent before:
+            # a second try after a failed call (the first may have arrived, the same entropy
+            # again), or an entropy derived alike by every process of this player. A fresh
+            # draw that meets one is another process's commitment: refused, never revealed.
+            ours = mine.unsent or self._derive is not None
             mine.committed, mine.unsent = True, False
         commitment = entropy_commitment(shuffle_id, name, mine.entropy)
-        sent = self._send(table_id, hand, shuffle_id, commitment=commitment, again=True)
+        sent = self._send(table_id, hand, shuffle_id, commitment=commitment, known_is_ours=ours)
         if sent is not Sent.ACCEPTED:
             with self._lock:
                 mine.committed = False
@@ -205,22 +215,21 @@ class EntropyContributor:
         *,
         commitment: bytes = b"",
         entropy: bytes = b"",
-        again: bool = False,
+        known_is_ours: bool = False,
     ) -> Sent:
         try:
             self._tables.contribute_entropy(
                 table_id, hand_number=hand, commitment=commitment, entropy=entropy
             )
         except AlreadyExists as known:
-            if again:
-                # This commitment, sent again after a call whose answer was lost (or by
-                # another process deriving the same entropy): the table has it.
-                return Sent.ACCEPTED
+            if known_is_ours:
+                return Sent.ACCEPTED  # (the table has this very commitment: `_commit`)
             self.refusals.append(f"{shuffle_id}: {known.message}")
             return Sent.REFUSED
-        except (FailedPrecondition, NotFound) as refused:
-            # Too late (the window ended, the hand was dealt), or not seated: the hand goes
-            # on without this entropy, as the table promises.
+        except (FailedPrecondition, NotFound, InvalidArgument) as refused:
+            # Too late (the window ended, the hand was dealt), not seated, or a reveal that
+            # does not match the commitment on record: final for this round, and the hand
+            # goes on without this entropy, as the table promises.
             self.refusals.append(f"{shuffle_id}: {refused.message}")
             return Sent.REFUSED
         except CroupierError as failed:

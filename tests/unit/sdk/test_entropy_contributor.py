@@ -10,6 +10,7 @@ from services.sdk import (
     AlreadyExists,
     EntropyContributor,
     FailedPrecondition,
+    InvalidArgument,
     Unavailable,
     entropy_commitment,
 )
@@ -206,3 +207,42 @@ def test_a_call_that_failed_is_sent_again_with_the_same_entropy_on_the_next_answ
         assert contributor.answer(view((5, REVEAL))) == 1
         assert contributor.answer(view((5, REVEAL))) == 0
         assert table.sent[-1] == (5, b"", mine.entropy)
+
+
+class CommittedElsewhere(Table):
+    """A table that holds a commitment of this player from another process already, and
+    refuses a reveal that does not match it."""
+
+    def contribute_entropy(
+        self,
+        table_id: str,
+        *,
+        hand_number: int = 0,
+        commitment: bytes = b"",
+        entropy: bytes = b"",
+    ) -> table_pb2.ContributeEntropyResponse:
+        if commitment:
+            raise AlreadyExists("alice has committed to this shuffle already")
+        self.sent.append((hand_number, commitment, entropy))
+        raise InvalidArgument("the entropy does not match alice's commitment")
+
+
+def test_a_fresh_entropy_meeting_another_processs_commitment_is_refused_and_never_revealed() -> (
+    None
+):
+    table = CommittedElsewhere()
+    contributor = EntropyContributor(table)
+    assert contributor.answer(view((6, COMMIT))) == 0
+    assert contributor.refusals == ["t1.hand-6: alice has committed to this shuffle already"]
+    assert contributor.answer(view((6, REVEAL))) == 0
+    assert table.sent == []  # its own entropy is not what the table holds: nothing sent
+
+
+def test_a_reveal_the_table_finds_not_matching_is_final() -> None:
+    table = CommittedElsewhere()
+    derived = EntropyContributor(table, derive=lambda sid, player: b"x" * 32)
+    derived.answer(view())
+    assert derived.answer(view((8, REVEAL))) == 0
+    assert derived.answer(view((8, REVEAL))) == 0  # not sent again: the table refused it
+    assert len(table.sent) == 1
+    assert derived.refusals == ["t1.hand-8: the entropy does not match alice's commitment"]
