@@ -139,6 +139,19 @@ def test_a_key_recorded_at_another_position_does_not_deal_new_cards(
     assert recorded(store) == version
 
 
+def test_a_reshuffle_under_a_key_another_command_recorded_is_refused(
+    store: InMemoryEventStore,
+) -> None:
+    app = DealerApplication(store, SeedCipher(bytes(range(32))), new_seed=lambda: b"d" * 32)
+    app.create_shuffle(TABLE, "d1", DeckSpec.parse("cards", ["As", "Kd", "7h", "2c", "9s"]))
+    hole = app.deal(TABLE, "d1", 4, HOLE, idempotency_key="k1", position=0)
+    version = recorded(store)
+    discards = parse_cards(" ".join(hole.cards[:2]))
+    with pytest.raises(FailedPrecondition, match="'k1' is recorded for another command"):
+        app.reshuffle(TABLE, "d1", discards, idempotency_key="k1", needed=2, position=4)
+    assert recorded(store) == version
+
+
 def test_a_burn_dealt_alone_at_the_position_is_not_burned_again(
     app: DealerApplication,
 ) -> None:
