@@ -29,6 +29,7 @@ from services.workers.ports import BotSeatRequest
 from services.workers.seat_give_ups import backoff
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
+from tests.fixtures.table_views import played
 from tests.integration.table.conftest import KEY, act, create_table, seat, view_of
 from tests.integration.table.test_key_squatting import squat
 
@@ -144,7 +145,7 @@ def test_lost_seating_triggers_are_resent_by_the_sweeper_and_a_duplicate_seats_n
     assert "bots reseated" in worker.log_path.read_text()  # the sweeper's doing
     house = platform.table("house", auth.Role.ADMIN)
     # (generous: hand 2 needs a whole hand of bot turns through Celery, slow on a loaded machine)
-    assert wait_for(lambda: view_of(house, table_id).hand_number >= 2, timeout=90), "no play"
+    assert wait_for(lambda: played(view_of(house, table_id), 2), timeout=90), "no play"
 
     # Late duplicates of the original triggers arrive after all: nothing changes.
     for index, (policy, difficulty) in enumerate(requested):
@@ -166,7 +167,7 @@ def test_a_bot_that_leaves_cashes_out_every_chip_and_is_not_seated_again(
     bots = sorted(seated_bot_id(table_id, i, p, d) for i, (p, d) in enumerate(requested))
     house = platform.table("house", auth.Role.ADMIN)
     assert wait_for(lambda: seated(platform, table_id) == bots, timeout=20)
-    assert wait_for(lambda: view_of(house, table_id).hand_number >= 3, timeout=90), "no play"
+    assert wait_for(lambda: played(view_of(house, table_id), 3), timeout=90), "no play"
 
     # Every bot leaves (at the end of the hand in progress) with its own bot credentials.
     for bot in bots:

@@ -23,6 +23,7 @@ from services.scheduling.scheduler import CeleryScheduler, send_timeout
 from services.shared import auth
 from services.workers.settings import WorkerSettings
 from tests.fixtures.redis_server import RedisServer
+from tests.fixtures.table_views import played
 from tests.integration.table.conftest import KEY, act, create_table, seat, view_of
 from tests.integration.table.test_idempotency import stored_events
 
@@ -327,14 +328,14 @@ def test_bots_play_hands_through_the_table_service_without_an_illegal_action(
     house = platform.table("house", auth.Role.ADMIN)
     # "Stopped playing" means no new hand for 90 s: a busy machine plays slowly, not never.
     hand, progressed_at = 0, time.time()
-    while hand < 8 and time.time() - progressed_at < 90:
-        time.sleep(0.2)
-        current = view_of(house, table_id).hand_number
-        if current > hand:
-            hand, progressed_at = current, time.time()
     view = view_of(house, table_id)
+    while not played(view, 8) and time.time() - progressed_at < 90:
+        time.sleep(0.2)
+        view = view_of(house, table_id)
+        if view.hand_number > hand:
+            hand, progressed_at = view.hand_number, time.time()
     log = worker.log_path.read_text()
-    assert view.hand_number >= 8, (
+    assert played(view, 8), (
         f"the bots stopped playing after hand {view.hand_number}\n"
         + stalled_at(settings.redis_url, table_id, view)
         + "\nthe worker's log ends:\n"
@@ -428,7 +429,7 @@ def test_the_time_bank_extends_a_deadline_until_exhausted_then_refills_every_han
 
 
 def test_bots_requested_at_create_table_are_seated_by_the_workers_and_play(
-    platform: StackPlatform, worker: WorkerProcess
+    platform: StackPlatform, worker: WorkerProcess, settings: WorkerSettings
 ) -> None:
     table_id = create_table(
         platform,
@@ -438,11 +439,17 @@ def test_bots_requested_at_create_table_are_seated_by_the_workers_and_play(
         bots=[("random", 0.0), ("tight", 0.5)],
     )
     house = platform.table("house", auth.Role.ADMIN)
-    end = time.time() + 30
-    while time.time() < end and view_of(house, table_id).hand_number < 3:
-        time.sleep(0.2)
+    end = time.time() + 90  # (seatings, then whole hands of bot turns: slow when busy)
     view = view_of(house, table_id)
-    assert view.hand_number >= 3, "the requested bots were not seated or stopped playing"
+    while time.time() < end and not played(view, 3):
+        time.sleep(0.2)
+        view = view_of(house, table_id)
+    assert played(view, 3), (
+        "the requested bots were not seated or stopped playing\n"
+        + stalled_at(settings.redis_url, table_id, view)
+        + "\nthe worker's log ends:\n"
+        + "\n".join(worker.log_path.read_text().splitlines()[-40:])
+    )
     players = sorted(s.player_id for s in view.seats if s.player_id)
     assert players == sorted(
         [bot_id("random", f"{table_id}-s0", 0.0), bot_id("tight", f"{table_id}-s1", 0.5)]
