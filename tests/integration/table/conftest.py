@@ -21,10 +21,10 @@ from services.dealer.server import build as build_dealer
 from services.dealer.settings import DealerSettings
 from services.games.cardtext import FULL_DECK
 from services.shared import auth
-from services.shared.channels import connect
+from services.shared.channels import BearerTokenInterceptor, channel_options
 from services.shared.eventstore import RedisEventStore
 from services.shared.grpc_server import create_server
-from services.shared.settings import RuntimeSettings
+from services.shared.settings import DEFAULT_MAX_MESSAGE_BYTES, RuntimeSettings
 from services.table import codec
 from services.table.server import build, build_aio
 from services.table.settings import TableSettings
@@ -56,7 +56,17 @@ class Platform:
     channels: list[grpc.Channel] = field(default_factory=list)
 
     def _channel(self, port: int, subject: str, role: auth.Role) -> grpc.Channel:
-        channel = connect(f"127.0.0.1:{port}", auth.issue_token(KEY, subject, role, 600))
+        # A subchannel of its own: gRPC shares subchannels by address across a process's
+        # channels, and a server port the OS hands out again (one an earlier test's stopped
+        # server had) can still have a shared subchannel in reconnect backoff, which fails
+        # this channel's first call at once (UNAVAILABLE, connection refused).
+        options = [
+            *channel_options(DEFAULT_MAX_MESSAGE_BYTES),
+            ("grpc.use_local_subchannel_pool", 1),
+        ]
+        plain = grpc.insecure_channel(f"127.0.0.1:{port}", options=options)
+        token = auth.issue_token(KEY, subject, role, 600)
+        channel = grpc.intercept_channel(plain, BearerTokenInterceptor(token))
         self.channels.append(channel)
         return channel
 
