@@ -4,7 +4,8 @@ WatchTable and Play are async streams: an open stream holds no thread (a WatchTa
 its hub's loop event, fanout.alisten; a Play stream waits for its next request), so one
 process serves thousands of them. Moves (Act, and each Act of a Play stream) go to the
 table's single writer on the loop (aio_commands.py: the shared command path with awaited
-adapters); the other unary RPCs (joins, leaves, timeouts, reads) run the synchronous
+adapters), and so does GetTableView (the cached table plus one awaited read); the other
+unary RPCs (joins, leaves, timeouts, the other reads) run the synchronous
 `TableServicer` on the `commands` pool, with the call's context (the caller's principal)
 copied in, as one of the table's writers (after the steps of the moves before it, so a read
 sees them, and never interleaved with a move's steps). Both keep one append per command,
@@ -63,6 +64,7 @@ class AioTableServicer:
                 setattr(self, method.name, self._unary(getattr(servicer, method.name)))
         if moves is not None:
             self.Act = self._act
+            self.GetTableView = self._get_table_view
 
     async def run_blocking(self, function: Callable[..., T], *args: Any) -> T:
         """`function(*args)` on the command pool, in a copy of this call's context."""
@@ -79,6 +81,20 @@ class AioTableServicer:
             return await self.run_blocking(method, request, None)
 
         return unary
+
+    async def _get_table_view(
+        self, request: table_pb2.GetTableViewRequest, context: Context
+    ) -> table_pb2.GetTableViewResponse:
+        """A read on the loop, as one of the table's writers (it sees the steps of the moves
+        before it): the cached table plus the events after it, one awaited read and no
+        thread (a table not cached yet is loaded once on the pool, as for a move)."""
+        assert self._moves is not None
+        principal = current_principal()
+        load = self._moves.effects.load
+        table = await self._moves.exclusive(
+            request.table_id, lambda: load(request.table_id, fresh=True)
+        )
+        return table_pb2.GetTableViewResponse(view=self._sync.watcher.view(table, principal))
 
     async def _act(self, request: table_pb2.ActRequest, context: Context) -> table_pb2.ActResponse:
         return await self.act_for(request, current_principal())

@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Sequence
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
@@ -100,8 +100,15 @@ class _Hub:
         self.loops: dict[asyncio.AbstractEventLoop, asyncio.Event] = {}
 
     def _wake_loops(self) -> None:
-        """(cond held) Wake every loop with asyncio watchers of this hub."""
+        """(cond held) Wake every loop with asyncio watchers of this hub. The loop this runs
+        on (a move's publish on the aio runtime) is woken directly: call_soon_threadsafe
+        would write to the loop's self-pipe and wake its selector, two system calls an
+        append for a loop that is running already."""
+        running = asyncio._get_running_loop()
         for loop in list(self.loops):
+            if loop is running:
+                self._woken(loop)
+                continue
             try:
                 loop.call_soon_threadsafe(self._woken, loop)
             except RuntimeError:  # that loop is closed: its watchers are gone
@@ -334,7 +341,7 @@ class TableFanout:
 
     async def alisten(
         self, stream: str, from_version: int, run_blocking: RunBlocking
-    ) -> AsyncIterator[Sequence[HubEvent]]:
+    ) -> AsyncGenerator[Sequence[HubEvent], None]:
         """`listen` for an asyncio watcher: the same batches, awaited. It holds no thread
         while it waits (the hub wakes its loop); store reads (joining a hub, a watcher behind
         the window) go through `run_blocking`. Ends when the caller stops iterating or is

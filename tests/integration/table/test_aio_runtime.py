@@ -13,10 +13,12 @@ import time
 
 import grpc
 import grpc.aio
+import pytest
 
 from croupier.table.v1 import events_pb2, table_pb2, table_pb2_grpc
 from services.games.poker.events import CardsDealt
 from services.shared import auth
+from services.table.application import TableApplication
 from tests.integration.table.conftest import (
     KEY,
     Platform,
@@ -296,3 +298,37 @@ def test_a_stop_right_after_a_street_s_last_move_still_deals_the_next_street(
     platform.stop_tables()
     after = stored_events(redis_url, table_id)[checked.version :]
     assert any(isinstance(event, CardsDealt) for event in after), after
+
+
+def test_a_view_is_read_on_the_loop_and_sees_the_move_before_it(
+    platform: Platform, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GetTableView of a table this process has loaded takes no pool thread: the synchronous
+    loader (what the pool would run) refuses here, and every view still answers, each after
+    the move before it and that move's steps."""
+    table_id, alice, bob = heads_up(platform)
+
+    def on_the_pool(*_args: object) -> None:
+        raise AssertionError("GetTableView ran the synchronous loader on the command pool")
+
+    monkeypatch.setattr(TableApplication, "load", on_the_pool)
+    players = {0: alice, 1: bob}
+    for number in range(4):
+        view = view_of(alice, table_id)
+        if not view.hand_in_progress:
+            break
+        stub = players[view.to_act]
+        acted = stub.Act(
+            table_pb2.ActRequest(
+                table_id=table_id,
+                hand_number=view.hand_number,
+                action=table_pb2.ACTION_CALL
+                if any(a.action == table_pb2.ACTION_CALL for a in view.legal_actions)
+                else table_pb2.ACTION_CHECK,
+                idempotency_key=f"on-the-loop-{number}",
+            ),
+            timeout=30,
+        )
+        after = view_of(bob, table_id)
+        assert after.version >= acted.version
+        assert (after.hand_number, after.action_number) != (view.hand_number, view.action_number)

@@ -3,6 +3,7 @@ one follower reads every watched table for the process."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
@@ -107,6 +108,49 @@ def test_events_published_by_this_process_reach_watchers_once_and_undecoded() ->
     assert len(decoded) == 1  # only the event this process did not publish was decoded
     listener.close()
     stop.set()
+
+
+def test_a_publish_on_the_watchers_own_loop_wakes_them_without_the_threadsafe_hop() -> None:
+    """A move's publish on the aio runtime runs on the loop its watchers wait on: it wakes
+    them directly (no self-pipe write); a publish from another thread still goes through
+    call_soon_threadsafe. Both deliver the batch."""
+    store = InMemoryEventStore(codec.registry())
+    append(store, 1, 0)
+    fanout = TableFanout(store, block_ms=20)
+    hops: list[int] = []
+
+    async def run_blocking(function: Callable[..., object], *args: object) -> object:
+        return function(*args)
+
+    async def scenario() -> list[int]:
+        loop = asyncio.get_running_loop()
+        threadsafe = loop.call_soon_threadsafe
+
+        def counted(*args: object, **kwargs: object) -> asyncio.Handle:
+            hops.append(1)
+            return threadsafe(*args, **kwargs)  # type: ignore[arg-type]
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+        listener = fanout.alisten(STREAM, 2, run_blocking)
+        first = asyncio.ensure_future(anext(listener))
+        while STREAM not in fanout._hubs or not fanout._hubs[STREAM].loops:
+            await asyncio.sleep(0)
+        fanout.publish(STREAM, 2, [object()], [poker_pb2.TimedOut(seat=1)], 1)
+        got = [entry.version for entry in await asyncio.wait_for(first, 10)]
+        assert hops == []  # woken on its own loop, directly
+        second = asyncio.ensure_future(anext(listener))
+        await asyncio.sleep(0)
+        other = threading.Thread(
+            target=fanout.publish, args=(STREAM, 3, [object()], [poker_pb2.TimedOut(seat=2)], 2)
+        )
+        other.start()
+        got += [entry.version for entry in await asyncio.wait_for(second, 10)]
+        other.join()
+        assert hops  # another thread's publish hops onto the loop
+        await listener.aclose()
+        return got
+
+    assert asyncio.run(scenario()) == [2, 3]
 
 
 def test_a_published_batch_after_a_gap_waits_for_the_follower_and_keeps_the_order() -> None:
