@@ -11,8 +11,8 @@ appends/s and publishing it, as the table service does with its own appends. Row
   the tables, while this process appends at `rate` too: time from just before that append
   to the watcher's batch, p50/p99.
 
-Each with the follower's SETTLE_MS/PAUSE_MS as they are, and with both 0 (read and decode
-whatever Redis wakes it for at once). `python -m bench --only fanout`; docs/table.md.
+Each with the follower's SETTLE_MS/PAUSE_MS/MAX_PAUSE_MS as they are, and with all 0 (read
+and decode whatever Redis wakes it for at once). `python -m bench --only fanout`; docs/table.md.
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ def _cpu() -> float:
 class _Run:
     """Tables with one watcher each (or none), and this process's own writer."""
 
-    def __init__(self, url: str, tables: int, watch: bool, settle_ms: float, pause_ms: float):
+    def __init__(
+        self, url: str, tables: int, watch: bool, settle_ms: float, pauses: tuple[float, float]
+    ):
         self.client = redis.Redis.from_url(url, max_connections=tables + 20)
         self.xreads = 0
         xread = self.client.xread
@@ -64,7 +66,12 @@ class _Run:
             return codec.from_message(message)  # type: ignore[arg-type]
 
         self.fanout = fanout.TableFanout(
-            self.store, 500, decode, settle_ms=settle_ms, pause_ms=pause_ms
+            self.store,
+            500,
+            decode,
+            settle_ms=settle_ms,
+            pause_ms=pauses[0],
+            max_pause_ms=pauses[1],
         )
         run = time.monotonic_ns()
         self.streams = [table_stream(f"f{run}-{i}") for i in range(tables)]
@@ -123,7 +130,9 @@ def _redis() -> Iterator[str]:
         server.close()
 
 
-def _own(url: str, tables: int, rate: float, seconds: float, settle: float, pause: float):
+def _own(
+    url: str, tables: int, rate: float, seconds: float, settle: float, pause: tuple[float, float]
+):
     def cpu_per_append(watch: bool) -> tuple[float, _Run, int]:
         run = _Run(url, tables, watch, settle, pause)
         before, xreads, decoded = _cpu(), run.xreads, run.decoded
@@ -143,7 +152,9 @@ def _own(url: str, tables: int, rate: float, seconds: float, settle: float, paus
     }
 
 
-def _foreign(url: str, tables: int, rate: float, seconds: float, settle: float, pause: float):
+def _foreign(
+    url: str, tables: int, rate: float, seconds: float, settle: float, pause: tuple[float, float]
+):
     run = _Run(url, tables, True, settle, pause)
     other = RedisEventStore(redis.Redis.from_url(url), codec.registry(), durability="everysec")
     own = threading.Thread(target=run.write, args=(rate, seconds, run.store, True), daemon=True)
@@ -163,13 +174,17 @@ def run(quick: bool) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     with _redis() as url:
         for tables, rate in ((10, 400.0), (100, 1000.0)):
-            for settle, pause in ((0.0, 0.0), (fanout.SETTLE_MS, fanout.PAUSE_MS)):
+            for settle, pause in (
+                (0.0, (0.0, 0.0)),
+                (fanout.SETTLE_MS, (fanout.PAUSE_MS, fanout.MAX_PAUSE_MS)),
+            ):
                 rows.append(
                     {
                         "tables": tables,
                         "own_appends_per_s": rate,
                         "settle_ms": settle,
-                        "pause_ms": pause,
+                        "pause_ms": pause[0],
+                        "max_pause_ms": pause[1],
                         **_own(url, tables, rate, seconds, settle, pause),
                         **_foreign(url, tables, rate, seconds, settle, pause),
                     }

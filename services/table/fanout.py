@@ -16,9 +16,14 @@ One follower thread waits for new events on every watched table's stream at once
 Its reads start at each hub's last version, whoever brought it there, and it does not decode
 entries the hub already has. Redis wakes it for this process's own appends too (it cannot
 tell them apart), so it (1) gives publish up to SETTLE_MS to deliver an entry before decoding
-it itself, and (2) after a wake that brought nothing new, waits PAUSE_MS before reading
-again, so a busy process's own appends cost one wake per PAUSE_MS instead of one per append.
-Both delay only other instances' writes, by at most SETTLE_MS + PAUSE_MS. On a Redis Cluster
+it itself, and (2) after a wake that brought nothing new, waits before reading again:
+PAUSE_MS, doubled after each such wake in a row up to MAX_PAUSE_MS, back to PAUSE_MS as soon
+as a wake brings another writer's events. A wake costs the same whatever it brings (one XREAD
+naming every watched table: ~0.7 ms of CPU at 100 tables), so a busy process's own appends
+cost one wake per MAX_PAUSE_MS instead of one per append. Both delay only other instances'
+writes: by at most SETTLE_MS + PAUSE_MS while they keep coming, SETTLE_MS + MAX_PAUSE_MS for
+the first after a while of this process's own (tables are routed to one replica each, so
+another's writes are the exception: docs/scale-out.md). On a Redis Cluster
 one XREAD cannot span tables (slots): there each table has its own follower. A failed read
 (Redis gone) ends every watcher of the follower's tables; an event this build cannot decode
 ends only its table's watchers. Either way the next watch starts afresh.
@@ -55,8 +60,10 @@ FOLLOW_BLOCK_MS = 100
 # (ms): the appending thread has the decoded events already, the follower would decode again.
 SETTLE_MS = 1.0
 # How long the follower waits after a wake that brought nothing new (ms): this process's own
-# appends then wake it once per PAUSE_MS at most instead of once per append.
+# appends then wake it once per PAUSE_MS at most instead of once per append. Each such wake
+# in a row doubles the wait, up to MAX_PAUSE_MS; a wake with another writer's events resets it.
 PAUSE_MS = 3.0
+MAX_PAUSE_MS = 24.0
 
 Decode = Callable[[Message], object]
 T = TypeVar("T")
@@ -182,12 +189,16 @@ class TableFanout:
         *,
         settle_ms: float = SETTLE_MS,
         pause_ms: float = PAUSE_MS,
+        max_pause_ms: float = MAX_PAUSE_MS,
     ) -> None:
         self.store = store
         self.block_ms = block_ms  # how often a waiting watcher checks whether it was stopped
         self.decode = decode
         self.settle_s = settle_ms / 1000
         self.pause_s = pause_ms / 1000
+        self.max_pause_s = max(max_pause_ms, pause_ms) / 1000
+        # Each follower's wait after its last wake that brought nothing new (by group).
+        self.pauses: dict[str, float] = {}
         # Every stream in one follower, unless one read cannot wait on several (a cluster).
         self._per_stream = bool(getattr(store, "cluster", False))
         self._hubs: dict[str, _Hub] = {}
@@ -219,15 +230,18 @@ class TableFanout:
 
     def _follow(self, group: str) -> None:
         """Wait for new events of every hub of `group` at once, until it has none left."""
+        self.pauses[group] = self.pause_s
         try:
             while True:
                 with self._lock:
                     hubs = {s: h for s, h in self._hubs.items() if h.group == group}
                     if not hubs:
                         del self._followers[group]
+                        self.pauses.pop(group, None)
                         return
+                woken: list[bool] = []
                 try:
-                    found = self._read_new(hubs)
+                    found = self._read_new(hubs, woken)
                 except EventDecodingError:
                     # A table's stream holds an event this build cannot read (written by a
                     # newer instance): that table's watchers end with the error, not all.
@@ -240,15 +254,27 @@ class TableFanout:
                         self._fail(hubs[stream], exc)
                         continue
                     hubs[stream].add(entries)
-                if not found and self.pause_s:
-                    time.sleep(self.pause_s)
+                self._pause(group, bool(found), bool(woken))
         except BaseException as exc:
             with self._lock:
                 self._followers.pop(group, None)
+                self.pauses.pop(group, None)
                 for stream, hub in list(self._hubs.items()):
                     if hub.group == group:
                         hub.fail(exc)  # its watchers end with it; the next watch starts afresh
                         del self._hubs[stream]
+
+    def _pause(self, group: str, found: bool, woken: bool) -> None:
+        """After a wake: none after another writer's events (and the wait is reset) or after a
+        wait that timed out; else (this process's own appends only) the current wait, which
+        then doubles up to max_pause_s."""
+        if found:
+            self.pauses[group] = self.pause_s
+            return
+        pause = self.pauses.get(group, self.pause_s)
+        if woken and pause:
+            time.sleep(pause)
+            self.pauses[group] = min(pause * 2, self.max_pause_s)
 
     def _read_each(self, hubs: dict[str, _Hub]) -> dict[str, list[RecordedEvent]]:
         """The new events of each hub read on their own, failing the hubs that cannot be."""
@@ -269,14 +295,16 @@ class TableFanout:
             if self._hubs.get(hub.stream) is hub:
                 del self._hubs[hub.stream]  # the next watch of the table starts a fresh hub
 
-    def _read_new(self, hubs: dict[str, _Hub]) -> dict[str, list[RecordedEvent]]:
+    def _read_new(self, hubs: dict[str, _Hub], woken: list[bool]) -> dict[str, list[RecordedEvent]]:
         """One wait for the events after each hub's last version, without those publish
-        delivers within SETTLE_MS of their arrival."""
+        delivers within SETTLE_MS of their arrival; `woken` gets True if Redis answered with
+        any entry (rather than at the end of the wait)."""
         settled_by: list[float] = []
 
         def known(stream: str, newest: int) -> int:
             if not settled_by:  # one SETTLE_MS for the whole reply, however many tables
                 settled_by.append(time.monotonic() + self.settle_s)
+                woken.append(True)
             return hubs[stream].settle(newest, settled_by[0] - time.monotonic())
 
         return self.store.read_new(

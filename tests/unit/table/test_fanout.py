@@ -362,6 +362,36 @@ def test_own_appends_wake_the_follower_once_per_pause_not_once_per_append() -> N
     stop.set()
 
 
+def test_a_run_of_own_appends_backs_the_follower_off_and_another_writer_resets_it() -> None:
+    """Each wake that brings only this process's own appends doubles the follower's wait, up
+    to max_pause_ms: far fewer reads than one per pause_ms. Another writer's events still
+    arrive (decoded by the follower) and bring the wait back to pause_ms."""
+    store = _Recording(codec.registry())
+    fanout = TableFanout(store, block_ms=20, settle_ms=5, pause_ms=10, max_pause_ms=80)
+    stop = threading.Event()
+    got: list[int] = []
+    threading.Thread(
+        target=lambda: got.extend(e.version for e in events(fanout.listen(STREAM, 1, stop))),
+        daemon=True,
+    ).start()
+    wait_for(lambda: STREAM in fanout._hubs)
+    reads_before = len(store.reads)
+    started = time.monotonic()
+    for version in range(1, 161):  # this process's appends, ~200 a second
+        message = poker_pb2.TimedOut(seat=0)
+        fanout.publish(STREAM, version, [message], [message], 1)
+        store.append(STREAM, [message], version - 1, f"own-{version}")
+        time.sleep(0.005)
+    elapsed = time.monotonic() - started
+    assert len(store.reads) - reads_before <= elapsed / 0.08 + 6  # (~elapsed / 0.01 before)
+    assert fanout.pauses[""] == pytest.approx(0.08)
+    append(store, 2, 160)  # another instance's: nobody here publishes them
+    wait_for(lambda: len(got) == 162)
+    assert got == list(range(1, 163))
+    wait_for(lambda: fanout.pauses[""] == pytest.approx(0.01))
+    stop.set()
+
+
 def test_an_event_this_build_cannot_read_ends_only_its_own_tables_watchers() -> None:
     """A newer instance wrote a type this one does not know to one table: the follower fails
     that table's hub and goes on following the others."""
