@@ -131,10 +131,10 @@ def _redis() -> Iterator[str]:
 
 
 def _own(
-    url: str, tables: int, rate: float, seconds: float, settle: float, pause: tuple[float, float]
+    url: str, tables: int, rate: float, seconds: float, settle: float, pauses: tuple[float, float]
 ):
     def cpu_per_append(watch: bool) -> tuple[float, _Run, int]:
-        run = _Run(url, tables, watch, settle, pause)
+        run = _Run(url, tables, watch, settle, pauses)
         before, xreads, decoded = _cpu(), run.xreads, run.decoded
         n = run.write(rate, seconds, run.store, publish=True)
         time.sleep(0.1)
@@ -153,9 +153,9 @@ def _own(
 
 
 def _foreign(
-    url: str, tables: int, rate: float, seconds: float, settle: float, pause: tuple[float, float]
+    url: str, tables: int, rate: float, seconds: float, settle: float, pauses: tuple[float, float]
 ):
-    run = _Run(url, tables, True, settle, pause)
+    run = _Run(url, tables, True, settle, pauses)
     other = RedisEventStore(redis.Redis.from_url(url), codec.registry(), durability="everysec")
     own = threading.Thread(target=run.write, args=(rate, seconds, run.store, True), daemon=True)
     own.start()
@@ -174,7 +174,7 @@ def run(quick: bool) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     with _redis() as url:
         for tables, rate in ((10, 400.0), (100, 1000.0)):
-            for settle, pause in (
+            for settle, pauses in (
                 (0.0, (0.0, 0.0)),
                 (fanout.SETTLE_MS, (fanout.PAUSE_MS, fanout.MAX_PAUSE_MS)),
             ):
@@ -183,10 +183,10 @@ def run(quick: bool) -> list[dict[str, object]]:
                         "tables": tables,
                         "own_appends_per_s": rate,
                         "settle_ms": settle,
-                        "pause_ms": pause[0],
-                        "max_pause_ms": pause[1],
-                        **_own(url, tables, rate, seconds, settle, pause),
-                        **_foreign(url, tables, rate, seconds, settle, pause),
+                        "pause_ms": pauses[0],
+                        "max_pause_ms": pauses[1],
+                        **_own(url, tables, rate, seconds, settle, pauses),
+                        **_foreign(url, tables, rate, seconds, settle, pauses),
                     }
                 )
     return rows

@@ -239,13 +239,12 @@ class TableFanout:
                         del self._followers[group]
                         self.pauses.pop(group, None)
                         return
-                woken: list[bool] = []
                 try:
-                    found = self._read_new(hubs, woken)
+                    found, woken = self._read_new(hubs)
                 except EventDecodingError:
                     # A table's stream holds an event this build cannot read (written by a
                     # newer instance): that table's watchers end with the error, not all.
-                    found = self._read_each(hubs)
+                    found, woken = self._read_each(hubs), True
                 for stream, records in found.items():
                     try:
                         # One reply holds whole appends (each is one script): add it at once.
@@ -254,7 +253,7 @@ class TableFanout:
                         self._fail(hubs[stream], exc)
                         continue
                     hubs[stream].add(entries)
-                self._pause(group, bool(found), bool(woken))
+                self._pause(group, bool(found), woken)
         except BaseException as exc:
             with self._lock:
                 self._followers.pop(group, None)
@@ -295,23 +294,23 @@ class TableFanout:
             if self._hubs.get(hub.stream) is hub:
                 del self._hubs[hub.stream]  # the next watch of the table starts a fresh hub
 
-    def _read_new(self, hubs: dict[str, _Hub], woken: list[bool]) -> dict[str, list[RecordedEvent]]:
+    def _read_new(self, hubs: dict[str, _Hub]) -> tuple[dict[str, list[RecordedEvent]], bool]:
         """One wait for the events after each hub's last version, without those publish
-        delivers within SETTLE_MS of their arrival; `woken` gets True if Redis answered with
-        any entry (rather than at the end of the wait)."""
+        delivers within SETTLE_MS of their arrival; and whether Redis answered with any entry
+        (True) or at the end of the wait."""
         settled_by: list[float] = []
 
         def known(stream: str, newest: int) -> int:
             if not settled_by:  # one SETTLE_MS for the whole reply, however many tables
                 settled_by.append(time.monotonic() + self.settle_s)
-                woken.append(True)
             return hubs[stream].settle(newest, settled_by[0] - time.monotonic())
 
-        return self.store.read_new(
+        found = self.store.read_new(
             {stream: hub.last_version for stream, hub in hubs.items()},
             block_ms=FOLLOW_BLOCK_MS,
             known=known,
         )
+        return found, bool(settled_by)
 
     def publish(
         self,

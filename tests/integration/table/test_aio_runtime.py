@@ -49,6 +49,17 @@ def heads_up(
     return table_id, alice, bob
 
 
+def call_or_check(table_id: str, view: table_pb2.TableView, key: str) -> table_pb2.ActRequest:
+    """The seat to act's call, or its check when it owes nothing, under `key`."""
+    calls = any(a.action == table_pb2.ACTION_CALL for a in view.legal_actions)
+    return table_pb2.ActRequest(
+        table_id=table_id,
+        hand_number=view.hand_number,
+        action=table_pb2.ACTION_CALL if calls else table_pb2.ACTION_CHECK,
+        idempotency_key=key,
+    )
+
+
 def test_open_streams_hold_no_thread_and_every_watcher_gets_the_next_event(
     platform: Platform,
 ) -> None:
@@ -119,14 +130,7 @@ def test_an_act_whose_caller_went_away_is_applied_once(platform: Platform) -> No
             break
         stub = players[view.to_act]
         key = f"cancelled-{number}"
-        request = table_pb2.ActRequest(
-            table_id=table_id,
-            hand_number=view.hand_number,
-            action=table_pb2.ACTION_CALL
-            if any(a.action == table_pb2.ACTION_CALL for a in view.legal_actions)
-            else table_pb2.ACTION_CHECK,
-            idempotency_key=key,
-        )
+        request = call_or_check(table_id, view, key)
         future = stub.Act.future(request)
         future.cancel()
         first = stub.Act(request, timeout=30)
@@ -318,17 +322,7 @@ def test_a_view_is_read_on_the_loop_and_sees_the_move_before_it(
         if not view.hand_in_progress:
             break
         stub = players[view.to_act]
-        acted = stub.Act(
-            table_pb2.ActRequest(
-                table_id=table_id,
-                hand_number=view.hand_number,
-                action=table_pb2.ACTION_CALL
-                if any(a.action == table_pb2.ACTION_CALL for a in view.legal_actions)
-                else table_pb2.ACTION_CHECK,
-                idempotency_key=f"on-the-loop-{number}",
-            ),
-            timeout=30,
-        )
+        acted = stub.Act(call_or_check(table_id, view, f"on-the-loop-{number}"), timeout=30)
         after = view_of(bob, table_id)
         assert after.version >= acted.version
         assert (after.hand_number, after.action_number) != (view.hand_number, view.action_number)
