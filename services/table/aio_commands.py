@@ -29,8 +29,9 @@ without workers; a real-time table's swept deadlines go to the loop's SweptWrite
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import structlog
@@ -171,6 +172,16 @@ class AioEffects:
         return self.tables.appended(table, batch, messages, result.first_version, effect.folded)
 
 
+class _Turn:
+    """One table's writers' lock, and how many of them hold or await it."""
+
+    __slots__ = ("lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
+
+
 class AioCommands:
     """One writer per table on the event loop: commands of a table in order, each answered
     after its append, its triggers and process steps taken before the next."""
@@ -178,14 +189,25 @@ class AioCommands:
     def __init__(self, app: TableApplication, effects: AioEffects) -> None:
         self.app = app
         self.effects = effects
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._turns: dict[str, _Turn] = {}
         self._writers: set[asyncio.Task[Any]] = set()  # (kept: the loop holds tasks weakly)
 
-    def _lock(self, table_id: str) -> asyncio.Lock:
-        lock = self._locks.get(table_id)
-        if lock is None:
-            lock = self._locks[table_id] = asyncio.Lock()
-        return lock
+    @contextlib.asynccontextmanager
+    async def _turn(self, table_id: str) -> AsyncIterator[None]:
+        """The table's lock, held. Its entry lives while a writer holds or awaits it, so
+        ids nobody writes any more (a closed table, views asked of ids that do not exist)
+        leave nothing behind."""
+        turn = self._turns.get(table_id)
+        if turn is None:
+            turn = self._turns[table_id] = _Turn()
+        turn.users += 1
+        try:
+            async with turn.lock:
+                yield
+        finally:
+            turn.users -= 1
+            if not turn.users:
+                del self._turns[table_id]
 
     async def exclusive(self, table_id: str, run: Callable[[], Awaitable[T]]) -> T:
         """`run()` as one of the table's writers: after the steps of the moves before it and
@@ -200,7 +222,7 @@ class AioCommands:
         return await asyncio.shield(task)
 
     async def _holding(self, table_id: str, run: Callable[[], Awaitable[T]]) -> T:
-        async with self._lock(table_id):
+        async with self._turn(table_id):
             return await run()
 
     async def act(
@@ -247,7 +269,7 @@ class AioCommands:
         script: Script[tuple[Table, int]],
         answer: asyncio.Future[tuple[Table, int]],
     ) -> None:
-        async with self._lock(table_id):
+        async with self._turn(table_id):
             deferred: list[Schedule] = []
             try:
                 table, version = await self.effects.run(script, deferred)
